@@ -1,0 +1,450 @@
+package io.linerate.sketches.bloom;
+
+import io.linerate.sketches.hash.DoubleHashing;
+import io.linerate.sketches.hash.ItemHasher;
+import io.linerate.sketches.hash.Probing;
+import io.linerate.sketches.image.Family;
+import io.linerate.sketches.image.ImageReader;
+import io.linerate.sketches.image.ImageWriter;
+
+/**
+ * The Balanced Bloom filter of Kanizo, Hay &amp; Keslassy, "Access-Efficient Balanced Bloom Filters"
+ * (research notes part 1): memory blocks of B bits, each a local Bloom filter with a load counter, split
+ * into d subtables (a multi-level hash table, §7). An element goes to the first of its d blocks whose load
+ * is below the threshold h, or exactly h and a coin with probability p says yes; failing all d, or once the
+ * insertions have used the average access budget a·n, it goes to a small overflow list. With a = 1.2 and
+ * d = 3 at most 3 blocks are read per operation, 1.2 per insertion on average, about 0.5% of elements
+ * overflow, and the false-positive rate is up to two orders of magnitude below a single-choice blocked
+ * filter of the same memory (§10).
+ *
+ * <p>A query reads blocks in the same order and stops at the first block that holds all its bits (yes) or
+ * whose load is below h (no: the element would have been stored there, loads only grow). The overflow
+ * list is checked first and unconditionally — an element sent there by the budget may have a first block
+ * below h (notes §1.14 pitfall 5) — so there are no false negatives.
+ *
+ * <p>Bounded memory beyond the design capacity: when the overflow list is full, an element that finds no
+ * block is forced into the first of its blocks whose load is below h, or if all are at h or above into one
+ * of them chosen by its hash — a block the query reaches, so still no false negatives; the false-positive
+ * rate then degrades gracefully ({@link #forcedPlacements()} counts these).
+ *
+ * <p>Each block's first {@code b} bits hold its load counter; the local filter uses the other L = B − b bits
+ * with enhanced double hashing, positions (x + i·s + i³) mod L from the two 32-bit halves of h2. Block j's
+ * address is h1 + j·h2 reduced into subtable j. A put first checks whether the element is already present
+ * along its path, so duplicates neither consume capacity nor accesses beyond the lookup.
+ *
+ * <p>{@link #union} is not supported: where an element lands depends on the order of insertion.
+ */
+public final class BalancedBloomFilter implements BloomFilter {
+
+    static final int IMAGE_VERSION = 1;
+
+    private final ItemHasher hasher;
+    private final BalancedParameters params;
+    private final int blockBits;
+    private final int wordsPerBlock;
+    private final int localBits;
+    private final int counterBits;
+    private final long counterMask;
+    private final int k;
+    private final int h;
+    private final long coinThreshold; // unsigned: coin wins if coin < threshold
+    private final int d;
+    private final long[] subtableSize;
+    private final long[] subtableStart;
+    private final long totalBlocks;
+    private final int[] offsets;
+    private final long[] words;
+    private final OverflowList overflow;
+    private long accessesUsed;
+    private long forcedPlacements;
+    private long bitCount;
+
+    private BalancedBloomFilter(ItemHasher hasher, BalancedParameters params, long[] words) {
+        this.hasher = hasher;
+        this.params = params;
+        this.blockBits = params.blockBits();
+        this.wordsPerBlock = blockBits / 64;
+        this.counterBits = params.counterBits();
+        this.counterMask = (1L << counterBits) - 1;
+        this.localBits = blockBits - counterBits;
+        this.k = params.hashCount();
+        this.h = params.threshold();
+        double p = params.coinProbability();
+        this.coinThreshold = p >= 1 ? -1L : (long) (p * 0x1p63) << 1; // p·2^64 as an unsigned long
+        this.subtableSize = params.subtableBlocks();
+        this.d = subtableSize.length;
+        this.subtableStart = new long[d];
+        long start = 0;
+        for (int j = 0; j < d; j++) {
+            subtableStart[j] = start;
+            start += subtableSize[j];
+        }
+        this.totalBlocks = start;
+        long[] off = Probing.ENHANCED_CUBIC.offsets(k, localBits);
+        this.offsets = new int[k];
+        for (int i = 0; i < k; i++) {
+            offsets[i] = (int) off[i];
+        }
+        this.words = words != null ? words : new long[Math.toIntExact(totalBlocks * wordsPerBlock)];
+        this.overflow = new OverflowList(params.overflowCapacity());
+    }
+
+    /** The paper's setting (a = 1.2, d = 3, 512-bit blocks) with β chosen so the model FPR ≤ {@code fpp}. */
+    public static BalancedBloomFilter create(long expectedItems, double fpp) {
+        return create(expectedItems, fpp, ItemHasher.DEFAULT_SEED);
+    }
+
+    public static BalancedBloomFilter create(long expectedItems, double fpp, long seed) {
+        Checks.expectedItems(expectedItems);
+        Checks.fpp(fpp);
+        int blockBits = 512;
+        for (double beta = 4; beta <= 64; beta += 0.25) {
+            long blocks = Math.max(DEFAULT_CHOICES_BLOCKS, (long) Math.ceil(expectedItems * beta / blockBits));
+            if (blocks * blockBits > MAX_BITS) {
+                break;
+            }
+            BalancedParameters params = BalancedParameters.of(blocks, blockBits, blockBits * blocks
+                    / (double) expectedItems, BalancedParameters.DEFAULT_ACCESS_BUDGET,
+                    BalancedParameters.DEFAULT_CHOICES);
+            if (modelFpp(params) <= fpp) {
+                return new BalancedBloomFilter(ItemHasher.seeded(seed), params, null);
+            }
+        }
+        throw new IllegalArgumentException("expectedItems=" + expectedItems + " at fpp=" + fpp
+                + " needs more than 64 bits per element or more than " + MAX_BITS + " bits");
+    }
+
+    private static final int DEFAULT_CHOICES_BLOCKS = 3;
+
+    /**
+     * {@code bits} of 512-bit blocks, k bits per element, a = 1.2, d = 3; the design capacity follows from
+     * β = k / ln 2 (the bits per element at which k is optimal).
+     */
+    public static BalancedBloomFilter withBits(long bits, int hashCount, long seed) {
+        Checks.bits(bits);
+        Checks.hashCount(hashCount);
+        long blocks = Math.max(DEFAULT_CHOICES_BLOCKS, (bits + 511) / 512);
+        BalancedParameters params = BalancedParameters.of(blocks, 512, Math.min(512, hashCount / Math.log(2)),
+                BalancedParameters.DEFAULT_ACCESS_BUDGET, BalancedParameters.DEFAULT_CHOICES);
+        return new BalancedBloomFilter(ItemHasher.seeded(seed), params, null);
+    }
+
+    /** A filter of the given shape, e.g. {@code BalancedParameters.of(1024, 256, 40, 1.2, 3)} (§10). */
+    public static BalancedBloomFilter create(BalancedParameters params, long seed) {
+        return new BalancedBloomFilter(ItemHasher.seeded(seed), params, null);
+    }
+
+    /**
+     * Model false-positive rate of a filter at design load (notes §1.9): E(P)·Σ<sub>i</sub>
+     * P<sub>LB</sub>(i)·(1 − e<sup>−k·i/L</sup>)<sup>k</sup>, E(P) = Σ<sub>j&lt;d</sub> q<sup>j</sup> the expected
+     * blocks a non-member reads, q = P<sub>LB</sub>(h) + P<sub>LB</sub>(h+1).
+     */
+    public static double modelFpp(BalancedParameters params) {
+        double[] pLb = params.loadDistribution();
+        if (pLb.length == 0) {
+            return Double.NaN;
+        }
+        int local = params.blockBits() - params.counterBits();
+        double perBlock = 0;
+        for (int i = 0; i < pLb.length; i++) {
+            perBlock += pLb[i] * Math.pow(-Math.expm1(-(double) params.hashCount() * i / local), params.hashCount());
+        }
+        int k0 = pLb.length - 2;
+        double q = pLb[k0] + pLb[k0 + 1];
+        double reads = 0;
+        for (int j = 0; j < params.choices(); j++) {
+            reads += Math.pow(q, j);
+        }
+        return reads * perBlock;
+    }
+
+    public BalancedParameters parameters() {
+        return params;
+    }
+
+    private long blockAddress(long h1, long h2, int j) {
+        return subtableStart[j] + DoubleHashing.reduce(h1 + j * h2, subtableSize[j]);
+    }
+
+    private long counter(long block) {
+        return words[(int) (block * wordsPerBlock)] & counterMask;
+    }
+
+    private boolean coinWins(long h1, int j) {
+        return Long.compareUnsigned(ItemHasher.h2(h1 ^ (0x632BE59BD9B4E019L * (j + 1))), coinThreshold) < 0;
+    }
+
+    private boolean blockHolds(long block, int x, int step) {
+        int base = (int) (block * wordsPerBlock);
+        for (int i = 0; i < k; i++) {
+            int g = x + offsets[i];
+            if (g >= localBits) {
+                g -= localBits;
+            }
+            int bit = g + counterBits;
+            if ((words[base + (bit >>> 6)] & (1L << bit)) == 0) {
+                return false;
+            }
+            x += step;
+            if (x >= localBits) {
+                x -= localBits;
+            }
+        }
+        return true;
+    }
+
+    private void store(long block, int x, int step) {
+        int base = (int) (block * wordsPerBlock);
+        for (int i = 0; i < k; i++) {
+            int g = x + offsets[i];
+            if (g >= localBits) {
+                g -= localBits;
+            }
+            int bit = g + counterBits;
+            long old = words[base + (bit >>> 6)];
+            long now = old | (1L << bit);
+            if (now != old) {
+                words[base + (bit >>> 6)] = now;
+                bitCount++;
+            }
+            x += step;
+            if (x >= localBits) {
+                x -= localBits;
+            }
+        }
+        long c = words[base] & counterMask;
+        if (c < counterMask) {
+            words[base]++; // the counter sits in the low bits of the block's first word
+        }
+    }
+
+    @Override
+    public boolean put(long h1, long h2) {
+        if (overflow.contains(h1, h2)) {
+            return false;
+        }
+        int x = DoubleHashing.reduce32((int) h2, localBits);
+        int step = DoubleHashing.reduce32((int) (h2 >>> 32), localBits);
+        for (int j = 0; j < d && accessesUsed < params.accessBudget(); j++) {
+            long block = blockAddress(h1, h2, j);
+            accessesUsed++;
+            if (blockHolds(block, x, step)) {
+                return false;
+            }
+            long c = counter(block);
+            if (c < h || (c == h && coinWins(h1, j))) {
+                store(block, x, step);
+                return true;
+            }
+        }
+        if (!overflow.isFull()) {
+            overflow.add(h1, h2);
+            return true;
+        }
+        forcePlace(h1, h2, x, step);
+        return true;
+    }
+
+    /** Overflow list full: a block the query will reach (the first below h, else one of the d by hash). */
+    private void forcePlace(long h1, long h2, int x, int step) {
+        forcedPlacements++;
+        for (int j = 0; j < d; j++) {
+            long block = blockAddress(h1, h2, j);
+            if (blockHolds(block, x, step)) {
+                return;
+            }
+            if (counter(block) < h) {
+                store(block, x, step);
+                return;
+            }
+        }
+        store(blockAddress(h1, h2, (int) DoubleHashing.reduce(ItemHasher.h2(h2), d)), x, step);
+    }
+
+    @Override
+    public boolean mightContain(long h1, long h2) {
+        if (overflow.contains(h1, h2)) {
+            return true;
+        }
+        int x = DoubleHashing.reduce32((int) h2, localBits);
+        int step = DoubleHashing.reduce32((int) (h2 >>> 32), localBits);
+        for (int j = 0; j < d; j++) {
+            long block = blockAddress(h1, h2, j);
+            if (blockHolds(block, x, step)) {
+                return true;
+            }
+            if (counter(block) < h) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /** Block accesses used by insertions so far (overflow-list lookups are not counted, as in the paper). */
+    public long insertAccesses() {
+        return accessesUsed;
+    }
+
+    /** Elements held in the overflow list. */
+    public int overflowSize() {
+        return overflow.size();
+    }
+
+    /** Elements forced into a block because the overflow list was full (only past the design capacity). */
+    public long forcedPlacements() {
+        return forcedPlacements;
+    }
+
+    /** Elements stored: the blocks' counters plus the overflow list. */
+    public long storedElements() {
+        long sum = overflow.size();
+        for (long b = 0; b < totalBlocks; b++) {
+            sum += counter(b);
+        }
+        return sum;
+    }
+
+    /** The load counter of each block, subtable after subtable. */
+    public long[] blockLoads() {
+        long[] loads = new long[(int) totalBlocks];
+        for (int b = 0; b < loads.length; b++) {
+            loads[b] = counter(b);
+        }
+        return loads;
+    }
+
+    /** The number of element bits set in each block (the counter bits excluded). */
+    public int[] blockFill() {
+        int[] fill = new int[(int) totalBlocks];
+        for (int b = 0; b < fill.length; b++) {
+            int base = b * wordsPerBlock;
+            int set = Long.bitCount(words[base] & ~counterMask);
+            for (int w = 1; w < wordsPerBlock; w++) {
+                set += Long.bitCount(words[base + w]);
+            }
+            fill[b] = set;
+        }
+        return fill;
+    }
+
+    /** Exact element count: counters plus overflow list (see {@link #storedElements()}). */
+    @Override
+    public double approximateElementCount() {
+        return storedElements();
+    }
+
+    /**
+     * The false-positive rate of the current state, computed as the paper's §10 does from each block's set
+     * bits: with f<sub>b</sub> = (X<sub>b</sub>/L)<sup>k</sup>, A<sub>j</sub> the mean of f<sub>b</sub> over
+     * subtable j and C<sub>j</sub> the mean of [load<sub>b</sub> ≥ h]·(1 − f<sub>b</sub>), the rate is
+     * A<sub>1</sub> + C<sub>1</sub>A<sub>2</sub> + C<sub>1</sub>C<sub>2</sub>A<sub>3</sub> + …
+     */
+    @Override
+    public double expectedFpp() {
+        int[] fill = blockFill();
+        double reach = 1;
+        double fpp = 0;
+        for (int j = 0; j < d; j++) {
+            double a = 0;
+            double c = 0;
+            for (long b = subtableStart[j]; b < subtableStart[j] + subtableSize[j]; b++) {
+                double f = Math.pow((double) fill[(int) b] / localBits, k);
+                a += f;
+                c += counter(b) >= h ? 1 - f : 0;
+            }
+            fpp += reach * a / subtableSize[j];
+            reach *= c / subtableSize[j];
+        }
+        return fpp;
+    }
+
+    @Override
+    public ItemHasher hasher() {
+        return hasher;
+    }
+
+    @Override
+    public long bitSize() {
+        return totalBlocks * blockBits;
+    }
+
+    @Override
+    public int hashCount() {
+        return k;
+    }
+
+    @Override
+    public long bitCount() {
+        return bitCount;
+    }
+
+    @Override
+    public long memoryBytes() {
+        return (long) words.length * Long.BYTES + overflow.memoryBytes();
+    }
+
+    @Override
+    public void union(BloomFilter other) {
+        throw new UnsupportedOperationException("a BalancedBloomFilter cannot be unioned: where an element is "
+                + "stored depends on the order of insertion; union StandardBloomFilter or BlockedBloomFilter instead");
+    }
+
+    @Override
+    public byte[] toByteArray() {
+        long[] entries = overflow.entries();
+        long fields = 8 + 4 + 4 + 8L * d + 4 + 4 + 8 + 8 + 8 + 4 + 8 + 8 + 4 + 8L * entries.length + 8L * words.length;
+        ImageWriter out = new ImageWriter(Family.BALANCED_BLOOM, IMAGE_VERSION, fields)
+                .putLong(hasher.seed())
+                .putInt(blockBits)
+                .putInt(d);
+        for (long s : subtableSize) {
+            out.putLong(s);
+        }
+        out.putInt(k).putInt(h).putDouble(params.coinProbability()).putLong(params.designCapacity())
+                .putLong(params.accessBudget()).putInt(params.overflowCapacity())
+                .putLong(accessesUsed).putLong(forcedPlacements)
+                .putInt(overflow.size()).putLongs(entries, 0, entries.length)
+                .putLongs(words, 0, words.length);
+        return out.finish();
+    }
+
+    static BalancedBloomFilter fromImage(ImageReader in) {
+        ItemHasher hasher = ItemHasher.seeded(in.getLong("seed"));
+        int blockBits = in.getInt("blockBits", 64, 4096);
+        int d = in.getInt("choices", 1, 8);
+        long[] sizes = new long[d];
+        for (int j = 0; j < d; j++) {
+            sizes[j] = in.getLong("subtableBlocks", 1, BalancedParameters.MAX_BLOCKS);
+        }
+        int k = in.getInt("hashCount", 1, MAX_HASH_COUNT);
+        int h = in.getInt("threshold", 0, 65534);
+        double p = in.getDouble("coinProbability");
+        long n = in.getLong("designCapacity", 1, Long.MAX_VALUE);
+        long budget = in.getLong("accessBudget", 0, Long.MAX_VALUE);
+        int overflowCapacity = in.getInt("overflowCapacity", 0, Integer.MAX_VALUE / 4);
+        BalancedParameters params = BalancedParameters.explicit(blockBits, sizes, k, h, p, n, budget,
+                overflowCapacity);
+        long used = in.getLong("accessesUsed", 0, Long.MAX_VALUE);
+        long forced = in.getLong("forcedPlacements", 0, Long.MAX_VALUE);
+        int overflowSize = in.getInt("overflowSize", 0, overflowCapacity);
+        long[] entries = in.getLongs("overflowEntries", 2L * overflowSize);
+        long[] words = in.getLongs("words", params.blocks() * (blockBits / 64));
+        in.finish();
+        BalancedBloomFilter f = new BalancedBloomFilter(hasher, params, words);
+        for (int i = 0; i < entries.length; i += 2) {
+            f.overflow.add(entries[i], entries[i + 1]);
+        }
+        f.accessesUsed = used;
+        f.forcedPlacements = forced;
+        f.bitCount = 0;
+        for (int b = 0; b < f.totalBlocks; b++) {
+            f.bitCount += f.blockFill()[b];
+        }
+        return f;
+    }
+
+    @Override
+    public String toString() {
+        return "BalancedBloomFilter[" + params + ", overflow=" + overflow.size() + ", accesses=" + accessesUsed + "]";
+    }
+}

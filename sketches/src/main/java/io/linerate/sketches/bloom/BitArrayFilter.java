@@ -1,0 +1,140 @@
+package io.linerate.sketches.bloom;
+
+import io.linerate.sketches.hash.ItemHasher;
+import io.linerate.sketches.image.Family;
+import io.linerate.sketches.image.ImageReader;
+import io.linerate.sketches.image.ImageWriter;
+
+/**
+ * State shared by the filters that are one array of bits: the standard, partitioned and blocked
+ * variants. Subclasses decide only where an item's k bits go.
+ */
+abstract class BitArrayFilter implements BloomFilter {
+
+    static final int IMAGE_VERSION = 1;
+
+    final ItemHasher hasher;
+    final long bits;
+    final int k;
+    final long[] words;
+    long bitCount;
+
+    BitArrayFilter(ItemHasher hasher, long bits, int k, long[] words) {
+        this.hasher = hasher;
+        this.bits = Checks.bits(bits);
+        this.k = Checks.hashCount(k);
+        this.words = words != null ? words : new long[wordsFor(bits)];
+        this.bitCount = words != null ? countBits(this.words) : 0;
+    }
+
+    static int wordsFor(long bits) {
+        return (int) ((bits + 63) >>> 6);
+    }
+
+    /** Sets bit {@code i}; true if it was clear. */
+    final boolean setBit(long i) {
+        int w = (int) (i >>> 6);
+        long mask = 1L << i;
+        long old = words[w];
+        if ((old & mask) != 0) {
+            return false;
+        }
+        words[w] = old | mask;
+        bitCount++;
+        return true;
+    }
+
+    final boolean getBit(long i) {
+        return (words[(int) (i >>> 6)] & (1L << i)) != 0;
+    }
+
+    abstract Family family();
+
+    /** The variant's own shape parameter, stored in the image and compared by union. */
+    abstract long shapeParameter();
+
+    @Override
+    public final ItemHasher hasher() {
+        return hasher;
+    }
+
+    @Override
+    public final long bitSize() {
+        return bits;
+    }
+
+    @Override
+    public final int hashCount() {
+        return k;
+    }
+
+    @Override
+    public final long bitCount() {
+        return bitCount;
+    }
+
+    @Override
+    public final long memoryBytes() {
+        return (long) words.length * Long.BYTES;
+    }
+
+    @Override
+    public final void union(BloomFilter other) {
+        if (other == null || other.getClass() != getClass()) {
+            throw new IllegalArgumentException("cannot union a " + getClass().getSimpleName() + " with "
+                    + (other == null ? "null" : "a " + other.getClass().getSimpleName()));
+        }
+        BitArrayFilter o = (BitArrayFilter) other;
+        Checks.same("bitSize", bits, o.bits);
+        Checks.same("hashCount", k, o.k);
+        Checks.same("shape parameter", shapeParameter(), o.shapeParameter());
+        Checks.same("seed", hasher.seed(), o.hasher.seed());
+        for (int i = 0; i < words.length; i++) {
+            words[i] |= o.words[i];
+        }
+        bitCount = countBits(words);
+    }
+
+    @Override
+    public final byte[] toByteArray() {
+        return new ImageWriter(family(), IMAGE_VERSION, 8 + 8 + 4 + 8 + 8L * words.length)
+                .putLong(hasher.seed())
+                .putLong(bits)
+                .putInt(k)
+                .putLong(shapeParameter())
+                .putLongs(words, 0, words.length)
+                .finish();
+    }
+
+    /** Fields common to every bit-array image, validated before the bit array is allocated. */
+    record Image(ItemHasher hasher, long bits, int k, long shape, long[] words) {
+
+        static Image read(ImageReader in) {
+            ItemHasher hasher = ItemHasher.seeded(in.getLong("seed"));
+            long bits = in.getLong("bits", 1, BloomFilter.MAX_BITS);
+            int k = in.getInt("hashCount", 1, BloomFilter.MAX_HASH_COUNT);
+            long shape = in.getLong("shape");
+            long[] words = in.getLongs("words", wordsFor(bits));
+            in.finish();
+            int tail = (int) (bits & 63);
+            if (tail != 0 && (words[words.length - 1] >>> tail) != 0) {
+                throw new IllegalArgumentException("image corrupt: bits set beyond bitSize " + bits);
+            }
+            return new Image(hasher, bits, k, shape, words);
+        }
+    }
+
+    static long countBits(long[] words) {
+        long c = 0;
+        for (long w : words) {
+            c += Long.bitCount(w);
+        }
+        return c;
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[bits=" + bits + ", k=" + k + ", set=" + bitCount + ", seed="
+                + hasher.seed() + "]";
+    }
+}

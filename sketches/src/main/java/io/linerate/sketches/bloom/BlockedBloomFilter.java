@@ -1,0 +1,206 @@
+package io.linerate.sketches.bloom;
+
+import io.linerate.sketches.hash.DoubleHashing;
+import io.linerate.sketches.hash.ItemHasher;
+import io.linerate.sketches.image.Family;
+
+/**
+ * A cache-blocked Bloom filter (Putze, Sanders &amp; Singler 2007): h1 picks one block of B bits
+ * (default 512 = one 64-byte cache line) and all k bits of the item are set inside it, so an insert or
+ * a query touches one cache line whatever k is.
+ *
+ * <p>Inside the block the k positions are (a + i·b) mod B with a and b taken from disjoint bits of h2 and
+ * b forced odd: B is a power of two, so an odd stride makes the k positions distinct (the gcd pitfall of
+ * double hashing in a composite table, research notes §5.3). Blocks fill unevenly (Poisson), so this
+ * variant needs more bits than the standard filter for the same false-positive probability; {@link
+ * #create} sizes it with the exact model of {@link #falsePositiveProbability}, not the standard formula.
+ */
+public final class BlockedBloomFilter extends BitArrayFilter {
+
+    /** One x86-64 cache line. */
+    public static final int DEFAULT_BLOCK_BITS = 512;
+
+    private static final int MIN_BLOCK_BITS = 64;
+    private static final int MAX_BLOCK_BITS = 4096;
+
+    private final int blockBits;
+    private final int blockMask;
+    private final int blockShift;
+    private final long blocks;
+
+    private BlockedBloomFilter(ItemHasher hasher, long blocks, int blockBits, int k, long[] words) {
+        super(hasher, Math.multiplyExact(blocks, (long) blockBits), k, words);
+        this.blockBits = blockBits;
+        this.blockMask = blockBits - 1;
+        this.blockShift = Integer.numberOfTrailingZeros(blockBits);
+        this.blocks = blocks;
+    }
+
+    /** Sized for {@code expectedItems} at {@code fpp} with 512-bit blocks. */
+    public static BlockedBloomFilter create(long expectedItems, double fpp) {
+        return create(expectedItems, fpp, ItemHasher.DEFAULT_SEED, DEFAULT_BLOCK_BITS);
+    }
+
+    public static BlockedBloomFilter create(long expectedItems, double fpp, long seed) {
+        return create(expectedItems, fpp, seed, DEFAULT_BLOCK_BITS);
+    }
+
+    /**
+     * The fewest blocks (and, among equal sizes, the smallest k) for which the model false-positive
+     * probability at {@code expectedItems} is at most {@code fpp}.
+     */
+    public static BlockedBloomFilter create(long expectedItems, double fpp, long seed, int blockBits) {
+        Checks.expectedItems(expectedItems);
+        Checks.fpp(fpp);
+        checkBlockBits(blockBits);
+        long bestBlocks = Long.MAX_VALUE;
+        int bestK = 1;
+        for (int k = 1; k <= Math.min(32, blockBits / 2); k++) {
+            double lambda = maxItemsPerBlock(k, blockBits, fpp);
+            long blocks = (long) Math.ceil(expectedItems / lambda);
+            if (blocks < bestBlocks) {
+                bestBlocks = blocks;
+                bestK = k;
+            }
+        }
+        if (bestBlocks > MAX_BITS / blockBits) {
+            throw new IllegalArgumentException("expectedItems=" + expectedItems + " at fpp=" + fpp + " needs "
+                    + bestBlocks * blockBits + " bits, above the limit of " + MAX_BITS + " bits");
+        }
+        return new BlockedBloomFilter(ItemHasher.seeded(seed), Math.max(1, bestBlocks), blockBits, bestK, null);
+    }
+
+    /** {@code bits} rounded up to whole blocks of {@code blockBits}, {@code hashCount} bits per item. */
+    public static BlockedBloomFilter withBits(long bits, int hashCount, long seed, int blockBits) {
+        Checks.bits(bits);
+        checkBlockBits(blockBits);
+        Checks.hashCount(hashCount);
+        if (hashCount > blockBits) {
+            throw new IllegalArgumentException("hashCount must be at most blockBits=" + blockBits + ", got "
+                    + hashCount);
+        }
+        long blocks = (bits + blockBits - 1) / blockBits;
+        return new BlockedBloomFilter(ItemHasher.seeded(seed), blocks, blockBits, hashCount, null);
+    }
+
+    static BlockedBloomFilter fromImage(Image image) {
+        long b = image.shape();
+        if (b < MIN_BLOCK_BITS || b > MAX_BLOCK_BITS || Long.bitCount(b) != 1 || image.bits() % b != 0
+                || image.k() > b) {
+            throw new IllegalArgumentException("image corrupt: blockBits " + b + " must be a power of two in ["
+                    + MIN_BLOCK_BITS + ", " + MAX_BLOCK_BITS + "] dividing bitSize " + image.bits()
+                    + " and at least hashCount " + image.k());
+        }
+        return new BlockedBloomFilter(image.hasher(), image.bits() / b, (int) b, image.k(), image.words());
+    }
+
+    private static void checkBlockBits(int blockBits) {
+        if (blockBits < MIN_BLOCK_BITS || blockBits > MAX_BLOCK_BITS || Integer.bitCount(blockBits) != 1) {
+            throw new IllegalArgumentException("blockBits must be a power of two in [" + MIN_BLOCK_BITS + ", "
+                    + MAX_BLOCK_BITS + "], got " + blockBits);
+        }
+    }
+
+    public int blockBits() {
+        return blockBits;
+    }
+
+    public long blocks() {
+        return blocks;
+    }
+
+    @Override
+    public boolean put(long h1, long h2) {
+        long base = DoubleHashing.reduce(h1, blocks) << blockShift;
+        int x = (int) h2 & blockMask;
+        int step = ((int) (h2 >>> 32) & blockMask) | 1;
+        boolean changed = false;
+        for (int i = 0; i < k; i++) {
+            changed |= setBit(base + x);
+            x = (x + step) & blockMask;
+        }
+        return changed;
+    }
+
+    @Override
+    public boolean mightContain(long h1, long h2) {
+        long base = DoubleHashing.reduce(h1, blocks) << blockShift;
+        int x = (int) h2 & blockMask;
+        int step = ((int) (h2 >>> 32) & blockMask) | 1;
+        for (int i = 0; i < k; i++) {
+            if (!getBit(base + x)) {
+                return false;
+            }
+            x = (x + step) & blockMask;
+        }
+        return true;
+    }
+
+    /**
+     * Exact for the current state: the mean over blocks of C(X<sub>b</sub>, k)/C(B, k), the chance that k
+     * distinct positions of a uniformly chosen block all hit its X<sub>b</sub> set bits.
+     */
+    @Override
+    public double expectedFpp() {
+        int wordsPerBlock = blockBits >>> 6;
+        double sum = 0;
+        for (int b = 0; b < words.length; b += wordsPerBlock) {
+            int set = 0;
+            for (int w = b; w < b + wordsPerBlock; w++) {
+                set += Long.bitCount(words[w]);
+            }
+            sum += hitAll(set, blockBits, k);
+        }
+        return sum / blocks;
+    }
+
+    /** C(set, k) / C(B, k). */
+    static double hitAll(int set, int blockBits, int k) {
+        double p = 1;
+        for (int j = 0; j < k && p > 0; j++) {
+            p *= (double) Math.max(0, set - j) / (blockBits - j);
+        }
+        return p;
+    }
+
+    /**
+     * Model false-positive probability with λ items per block on average: Σ<sub>i</sub> Poisson(λ; i)·
+     * [(1 − (1 − k/B)<sup>i</sup>)<sup>k</sup> + 2i/B²], the block's load being Poisson, each of its i items
+     * setting k distinct bits, plus the chance 2/B² per item that the query's (a, b) pair equals that item's.
+     */
+    public static double falsePositiveProbability(double itemsPerBlock, int k, int blockBits) {
+        int max = Poisson.tailBound(itemsPerBlock);
+        double[] pmf = Poisson.pmf(itemsPerBlock, max);
+        double clear = 1.0 - (double) k / blockBits;
+        double sum = 0;
+        for (int i = 0; i <= max; i++) {
+            double fill = 1.0 - Math.pow(clear, i);
+            sum += pmf[i] * Math.min(1.0, Math.pow(fill, k) + 2.0 * i / ((double) blockBits * blockBits));
+        }
+        return sum;
+    }
+
+    private static double maxItemsPerBlock(int k, int blockBits, double fpp) {
+        double lo = 0;
+        double hi = blockBits;
+        for (int iter = 0; iter < 60; iter++) {
+            double mid = (lo + hi) / 2;
+            if (falsePositiveProbability(mid, k, blockBits) <= fpp) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return Math.max(lo, 1e-9);
+    }
+
+    @Override
+    Family family() {
+        return Family.BLOCKED_BLOOM;
+    }
+
+    @Override
+    long shapeParameter() {
+        return blockBits;
+    }
+}

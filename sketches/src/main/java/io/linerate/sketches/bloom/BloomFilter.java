@@ -1,0 +1,124 @@
+package io.linerate.sketches.bloom;
+
+import io.linerate.sketches.hash.FiveTuple;
+import io.linerate.sketches.hash.ItemHasher;
+
+/**
+ * An approximate set with no false negatives: the API every linerate Bloom filter variant shares.
+ *
+ * <p>Items are hashed once by the filter's seeded {@link ItemHasher} to a 128-bit value {@code (h1, h2)}
+ * and every index is derived from it (Kirsch &amp; Mitzenmacher, "Less Hashing, Same Performance"). Callers
+ * that feed several structures hash an item once themselves and call {@link #put(long, long)} /
+ * {@link #mightContain(long, long)} with {@code h1 = hasher().hash(item)}, {@code h2 = ItemHasher.h2(h1)}.
+ *
+ * <p>Variants: {@link StandardBloomFilter}, {@link PartitionedBloomFilter}, {@link BlockedBloomFilter} (all
+ * bits of an item in one cache line), {@link BalancedBloomFilter} (Kanizo–Hay–Keslassy, with an overflow
+ * list) and {@link CountingBloomFilter} (deletions). Read any of their images with
+ * {@link BloomFilters#fromByteArray(byte[])}.
+ *
+ * <p>Filters are not thread-safe: like a Flink operator's state, one filter belongs to one thread.
+ */
+public interface BloomFilter {
+
+    /** Upper limit on {@link #bitSize()} for every variant: 2<sup>36</sup> bits (8 GiB). */
+    long MAX_BITS = 1L << 36;
+
+    /** Upper limit on {@link #hashCount()}. */
+    int MAX_HASH_COUNT = 128;
+
+    /**
+     * Adds an item given by its hash halves.
+     *
+     * @return {@code true} if the filter changed, i.e. the item was certainly not present before
+     */
+    boolean put(long h1, long h2);
+
+    /** {@code false} if the item was certainly never added; {@code true} if it probably was. */
+    boolean mightContain(long h1, long h2);
+
+    /** The hasher (and so the seed) this filter derives its indexes with. */
+    ItemHasher hasher();
+
+    default boolean put(long item) {
+        long h1 = hasher().hash(item);
+        return put(h1, ItemHasher.h2(h1));
+    }
+
+    default boolean put(byte[] bytes, int offset, int length) {
+        long h1 = hasher().hash(bytes, offset, length);
+        return put(h1, ItemHasher.h2(h1));
+    }
+
+    default boolean put(CharSequence chars) {
+        long h1 = hasher().hash(chars);
+        return put(h1, ItemHasher.h2(h1));
+    }
+
+    default boolean put(FiveTuple tuple) {
+        long h1 = hasher().hash(tuple);
+        return put(h1, ItemHasher.h2(h1));
+    }
+
+    default boolean mightContain(long item) {
+        long h1 = hasher().hash(item);
+        return mightContain(h1, ItemHasher.h2(h1));
+    }
+
+    default boolean mightContain(byte[] bytes, int offset, int length) {
+        long h1 = hasher().hash(bytes, offset, length);
+        return mightContain(h1, ItemHasher.h2(h1));
+    }
+
+    default boolean mightContain(CharSequence chars) {
+        long h1 = hasher().hash(chars);
+        return mightContain(h1, ItemHasher.h2(h1));
+    }
+
+    default boolean mightContain(FiveTuple tuple) {
+        long h1 = hasher().hash(tuple);
+        return mightContain(h1, ItemHasher.h2(h1));
+    }
+
+    /** m: the number of bits (counters, for a counting filter) indexes are drawn from. */
+    long bitSize();
+
+    /** k: the number of indexes set per item. */
+    int hashCount();
+
+    /** Bits currently set (non-zero counters, for a counting filter). */
+    long bitCount();
+
+    /**
+     * Estimated number of distinct items added, from the fill (Swamidass &amp; Baldi):
+     * n̂ = −(m/k)·ln(1 − X/m) with X = {@link #bitCount()}.
+     */
+    default double approximateElementCount() {
+        double m = bitSize();
+        double x = bitCount();
+        if (x >= m) {
+            return Double.POSITIVE_INFINITY;
+        }
+        return -m / hashCount() * Math.log1p(-x / m);
+    }
+
+    /** Probability that an item never added is reported present, given the current fill. */
+    double expectedFpp();
+
+    /**
+     * Exact bytes of the primitive arrays that hold this filter's state (what grows with its size; object
+     * headers and the few scalar fields are not counted).
+     */
+    long memoryBytes();
+
+    /** A versioned byte image, read back by {@link BloomFilters#fromByteArray(byte[])}. */
+    byte[] toByteArray();
+
+    /**
+     * Adds every item of {@code other} to this filter: bitwise OR (counter addition for a counting filter).
+     *
+     * @throws IllegalArgumentException if {@code other} is a different variant, size, hash count, probing
+     *     or seed (the message names the first mismatch)
+     * @throws UnsupportedOperationException for variants whose placement depends on insertion order
+     */
+    void union(BloomFilter other);
+}

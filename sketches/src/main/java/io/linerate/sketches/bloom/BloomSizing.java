@@ -1,0 +1,37 @@
+package io.linerate.sketches.bloom;
+
+/**
+ * Sizing formulas of the standard Bloom filter (thesis §2.1.2): with m bits, n items and k indexes per
+ * item, the false-positive probability is f = (1 − e<sup>−kn/m</sup>)<sup>k</sup>, minimised at
+ * k = (m/n)·ln 2 where f = 2<sup>−k</sup>; reaching f needs m = −n·ln f / (ln 2)<sup>2</sup> bits.
+ */
+public final class BloomSizing {
+
+    private static final double LN2 = Math.log(2);
+
+    private BloomSizing() {
+    }
+
+    /** Bits for {@code n} items at false-positive probability {@code fpp}: ⌈−n·ln f / ln²2⌉. */
+    public static long optimalBits(long n, double fpp) {
+        Checks.expectedItems(n);
+        Checks.fpp(fpp);
+        double bits = Math.ceil(-n * Math.log(fpp) / (LN2 * LN2));
+        if (bits > BloomFilter.MAX_BITS) {
+            throw new IllegalArgumentException("expectedItems=" + n + " at fpp=" + fpp + " needs " + (long) bits
+                    + " bits, above the limit of " + BloomFilter.MAX_BITS + " bits");
+        }
+        return Math.max(64, (long) bits);
+    }
+
+    /** k = round((m/n)·ln 2), clamped to [1, {@link BloomFilter#MAX_HASH_COUNT}]. */
+    public static int optimalHashCount(long n, long bits) {
+        long k = Math.round((double) bits / n * LN2);
+        return (int) Math.max(1, Math.min(BloomFilter.MAX_HASH_COUNT, k));
+    }
+
+    /** (1 − e<sup>−kn/m</sup>)<sup>k</sup>. */
+    public static double falsePositiveProbability(long n, long bits, int k) {
+        return Math.pow(-Math.expm1(-(double) k * n / bits), k);
+    }
+}

@@ -1,0 +1,101 @@
+package io.linerate.sketches.bloom;
+
+/**
+ * The Balanced Bloom filter's overflow list: an exact set of 128-bit item hashes with a fixed capacity,
+ * open addressing with linear probing over a power-of-two table at most 3/4 full. Plays the part of the
+ * paper's CAM; its memory is allocated once, so it can never grow past its bound.
+ */
+final class OverflowList {
+
+    private final int capacity;
+    private final long[] slots; // pairs (h1, h2); (0, 0) marks an empty slot
+    private final int mask;
+    private boolean zeroPresent; // the item whose hash is (0, 0)
+    private int size;
+
+    OverflowList(int capacity) {
+        this.capacity = capacity;
+        int tableSize = Integer.highestOneBit(Math.max(2, (int) Math.ceil(capacity / 0.75)) * 2 - 1);
+        this.slots = new long[2 * tableSize];
+        this.mask = tableSize - 1;
+    }
+
+    int size() {
+        return size;
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    boolean isFull() {
+        return size >= capacity;
+    }
+
+    long memoryBytes() {
+        return (long) slots.length * Long.BYTES;
+    }
+
+    boolean contains(long h1, long h2) {
+        if (size == 0) {
+            return false;
+        }
+        if ((h1 | h2) == 0) {
+            return zeroPresent;
+        }
+        for (int i = (int) ItemHasherMix.spread(h1) & mask; ; i = (i + 1) & mask) {
+            long a = slots[2 * i];
+            long b = slots[2 * i + 1];
+            if ((a | b) == 0) {
+                return false;
+            }
+            if (a == h1 && b == h2) {
+                return true;
+            }
+        }
+    }
+
+    /** Adds the hash; the caller checks {@link #isFull()} and absence first. */
+    void add(long h1, long h2) {
+        if (size >= capacity) {
+            throw new IllegalStateException("overflow list full at " + capacity);
+        }
+        size++;
+        if ((h1 | h2) == 0) {
+            zeroPresent = true;
+            return;
+        }
+        int i = (int) ItemHasherMix.spread(h1) & mask;
+        while ((slots[2 * i] | slots[2 * i + 1]) != 0) {
+            i = (i + 1) & mask;
+        }
+        slots[2 * i] = h1;
+        slots[2 * i + 1] = h2;
+    }
+
+    /** The stored hashes as pairs, for the byte image. */
+    long[] entries() {
+        long[] out = new long[2 * size];
+        int o = 0;
+        if (zeroPresent) {
+            o += 2;
+        }
+        for (int i = 0; i <= mask; i++) {
+            if ((slots[2 * i] | slots[2 * i + 1]) != 0) {
+                out[o++] = slots[2 * i];
+                out[o++] = slots[2 * i + 1];
+            }
+        }
+        return out;
+    }
+
+    /** Small mixing step so that the table index does not reuse the bits that chose the blocks. */
+    static final class ItemHasherMix {
+        private ItemHasherMix() {
+        }
+
+        static long spread(long h) {
+            return (h ^ (h >>> 29)) * 0xBF58476D1CE4E5B9L >>> 32;
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package io.linerate.sketches.hash;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * An IP flow key: source and destination address (IPv4 or IPv6), ports and protocol.
+ *
+ * <p>Addresses are held as two longs each (network byte order; an IPv4 address occupies the low 32
+ * bits of {@code low}), so the hot path ({@link ItemHasher#hashIpv4}/{@link ItemHasher#hashIpv6}) can
+ * hash packets without creating this object at all. Equality and hashing are by value.
+ */
+public final class FiveTuple {
+
+    private final boolean ipv6;
+    private final long srcHigh;
+    private final long srcLow;
+    private final long dstHigh;
+    private final long dstLow;
+    private final int srcPort;
+    private final int dstPort;
+    private final int protocol;
+
+    private FiveTuple(boolean ipv6, long srcHigh, long srcLow, long dstHigh, long dstLow,
+                      int srcPort, int dstPort, int protocol) {
+        checkRange("srcPort", srcPort, 0xFFFF);
+        checkRange("dstPort", dstPort, 0xFFFF);
+        checkRange("protocol", protocol, 0xFF);
+        this.ipv6 = ipv6;
+        this.srcHigh = srcHigh;
+        this.srcLow = srcLow;
+        this.dstHigh = dstHigh;
+        this.dstLow = dstLow;
+        this.srcPort = srcPort;
+        this.dstPort = dstPort;
+        this.protocol = protocol;
+    }
+
+    /** An IPv4 5-tuple; addresses as 32-bit values in network order (10.0.0.1 = 0x0A000001). */
+    public static FiveTuple ipv4(int srcAddress, int dstAddress, int srcPort, int dstPort, int protocol) {
+        return new FiveTuple(false, 0, srcAddress & 0xFFFF_FFFFL, 0, dstAddress & 0xFFFF_FFFFL,
+                srcPort, dstPort, protocol);
+    }
+
+    /** An IPv6 5-tuple; each address as its high and low 64 bits in network order. */
+    public static FiveTuple ipv6(long srcHigh, long srcLow, long dstHigh, long dstLow,
+                                 int srcPort, int dstPort, int protocol) {
+        return new FiveTuple(true, srcHigh, srcLow, dstHigh, dstLow, srcPort, dstPort, protocol);
+    }
+
+    /** A 5-tuple from addresses of the same family (4 or 16 bytes each). */
+    public static FiveTuple of(InetAddress src, InetAddress dst, int srcPort, int dstPort, int protocol) {
+        byte[] s = src.getAddress();
+        byte[] d = dst.getAddress();
+        if (s.length != d.length) {
+            throw new IllegalArgumentException("src and dst must be the same IP version: src has "
+                    + s.length + " bytes, dst has " + d.length);
+        }
+        if (s.length == 4) {
+            return ipv4((int) bigEndian(s, 0, 4), (int) bigEndian(d, 0, 4), srcPort, dstPort, protocol);
+        }
+        return ipv6(bigEndian(s, 0, 8), bigEndian(s, 8, 8), bigEndian(d, 0, 8), bigEndian(d, 8, 8),
+                srcPort, dstPort, protocol);
+    }
+
+    /** Parses {@code "src dst srcPort dstPort protocol"} with literal IP addresses (no DNS lookups). */
+    public static FiveTuple parse(String text) {
+        String[] parts = text.trim().split("\\s+");
+        if (parts.length != 5) {
+            throw new IllegalArgumentException("5-tuple needs 5 fields 'src dst srcPort dstPort protocol', got "
+                    + parts.length + ": '" + text + "'");
+        }
+        return of(literal("src", parts[0]), literal("dst", parts[1]),
+                integer("srcPort", parts[2]), integer("dstPort", parts[3]), integer("protocol", parts[4]));
+    }
+
+    /** Ports, protocol and IP version packed into one long, as hashed. */
+    static long meta(boolean ipv6, int srcPort, int dstPort, int protocol) {
+        return ((long) (srcPort & 0xFFFF) << 32) | ((long) (dstPort & 0xFFFF) << 16)
+                | ((protocol & 0xFF) << 8) | (ipv6 ? 6 : 4);
+    }
+
+    public boolean isIpv6() { return ipv6; }
+    public long srcHigh() { return srcHigh; }
+    public long srcLow() { return srcLow; }
+    public long dstHigh() { return dstHigh; }
+    public long dstLow() { return dstLow; }
+    public int srcPort() { return srcPort; }
+    public int dstPort() { return dstPort; }
+    public int protocol() { return protocol; }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof FiveTuple)) {
+            return false;
+        }
+        FiveTuple t = (FiveTuple) o;
+        return ipv6 == t.ipv6 && srcHigh == t.srcHigh && srcLow == t.srcLow && dstHigh == t.dstHigh
+                && dstLow == t.dstLow && srcPort == t.srcPort && dstPort == t.dstPort && protocol == t.protocol;
+    }
+
+    @Override
+    public int hashCode() {
+        long h = srcHigh * 31 + srcLow;
+        h = h * 31 + dstHigh;
+        h = h * 31 + dstLow;
+        h = h * 31 + meta(ipv6, srcPort, dstPort, protocol);
+        return Long.hashCode(h);
+    }
+
+    @Override
+    public String toString() {
+        return address(srcHigh, srcLow) + " " + address(dstHigh, dstLow) + " " + srcPort + " " + dstPort
+                + " " + protocol;
+    }
+
+    private String address(long high, long low) {
+        byte[] b = new byte[ipv6 ? 16 : 4];
+        if (ipv6) {
+            for (int i = 0; i < 8; i++) {
+                b[i] = (byte) (high >>> (56 - 8 * i));
+                b[8 + i] = (byte) (low >>> (56 - 8 * i));
+            }
+        } else {
+            for (int i = 0; i < 4; i++) {
+                b[i] = (byte) (low >>> (24 - 8 * i));
+            }
+        }
+        try {
+            return InetAddress.getByAddress(b).getHostAddress();
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e); // unreachable: length is 4 or 16
+        }
+    }
+
+    private static long bigEndian(byte[] b, int from, int length) {
+        long v = 0;
+        for (int i = from; i < from + length; i++) {
+            v = (v << 8) | (b[i] & 0xFF);
+        }
+        return v;
+    }
+
+    private static InetAddress literal(String field, String text) {
+        boolean looksLiteral = text.indexOf(':') >= 0 || text.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+        if (!looksLiteral) {
+            throw new IllegalArgumentException(field + " must be a literal IPv4 or IPv6 address, got '" + text + "'");
+        }
+        try {
+            return InetAddress.getByName(text); // a literal: no name lookup happens
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(field + " is not a valid IP address: '" + text + "'", e);
+        }
+    }
+
+    private static int integer(String field, String text) {
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(field + " must be an integer, got '" + text + "'", e);
+        }
+    }
+
+    private static void checkRange(String field, int value, int max) {
+        if (value < 0 || value > max) {
+            throw new IllegalArgumentException(field + " must be in [0, " + max + "], got " + value);
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package io.linerate.sketches.image;
+
+/** Which structure a byte image holds. Ids are part of the binary format and never reused. */
+public enum Family {
+    STANDARD_BLOOM(1),
+    PARTITIONED_BLOOM(2),
+    BLOCKED_BLOOM(3),
+    BALANCED_BLOOM(4),
+    COUNTING_BLOOM(5);
+
+    private final int id;
+
+    Family(int id) {
+        this.id = id;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    /** The family with this id, or {@code null}. */
+    public static Family ofId(int id) {
+        for (Family f : values()) {
+            if (f.id == id) {
+                return f;
+            }
+        }
+        return null;
+    }
+}
