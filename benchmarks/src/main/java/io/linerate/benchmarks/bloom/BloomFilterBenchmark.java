@@ -1,0 +1,112 @@
+package io.linerate.benchmarks.bloom;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * {@code put} and {@code query} ({@code mightContain}) of every linerate Bloom filter variant and of the peer
+ * libraries, all sized for {@code items} keys at 1% target FPP, in one run.
+ *
+ * <ul>
+ *   <li><b>put</b>: a filter sized for n, fresh at the start of every iteration; keys are taken in order from
+ *       a pre-generated array of n random keys and cycled, so each iteration first fills the filter to its
+ *       design load and then re-inserts keys already present.</li>
+ *   <li><b>query</b>: a filter holding the n member keys; query keys are a pre-generated, shuffled array of n
+ *       keys, half members and half non-members, cycled.</li>
+ * </ul>
+ *
+ * <p>A fixed, pre-touched 4 GiB heap: without it, allocation-heavy libraries ran 2–6× slower in the first
+ * seconds of a fork on the 2-core machines this is run on.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar BloomFilterBenchmark}; one implementation:
+ * {@code ... BloomFilterBenchmark -p impl=blocked -p items=10000000}; allocation: add {@code -prof gc}.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch"})
+public class BloomFilterBenchmark {
+
+    /** Target false-positive probability of every filter. */
+    public static final double FPP = 0.01;
+
+    /** The parameters shared by both benchmarks. */
+    @State(Scope.Thread)
+    public abstract static class FilterParams {
+        @Param({"standard", "partitioned", "blocked", "balanced", "counting", "guava", "datasketches", "spark"})
+        public String impl;
+
+        @Param({"1000000", "10000000"})
+        public int items;
+    }
+
+    @State(Scope.Thread)
+    public static class PutState extends FilterParams {
+        long[] keys;
+        FilterAdapter filter;
+        int next;
+
+        @Setup(Level.Trial)
+        public void generateKeys() {
+            keys = Keys.members(items, Keys.MEMBER_SEED);
+        }
+
+        @Setup(Level.Iteration)
+        public void freshFilter() {
+            filter = null; // let the previous iteration's filter be collected before the new one is allocated
+            filter = Filters.create(impl, items, FPP);
+            next = 0;
+        }
+
+        long nextKey() {
+            int i = next;
+            next = i + 1 == keys.length ? 0 : i + 1;
+            return keys[i];
+        }
+    }
+
+    @State(Scope.Thread)
+    public static class QueryState extends FilterParams {
+        long[] queries;
+        FilterAdapter filter;
+        int next;
+
+        @Setup(Level.Trial)
+        public void populate() {
+            long[] members = Keys.members(items, Keys.MEMBER_SEED);
+            filter = Filters.create(impl, items, FPP);
+            for (long key : members) {
+                filter.put(key);
+            }
+            queries = Keys.mixedQueries(members, items, Keys.QUERY_SEED);
+        }
+
+        long nextKey() {
+            int i = next;
+            next = i + 1 == queries.length ? 0 : i + 1;
+            return queries[i];
+        }
+    }
+
+    @Benchmark
+    public void put(PutState s) {
+        s.filter.put(s.nextKey());
+    }
+
+    @Benchmark
+    public boolean query(QueryState s) {
+        return s.filter.mightContain(s.nextKey());
+    }
+}
