@@ -157,7 +157,8 @@ public final class BalancedBloomFilter implements BloomFilter {
         return params;
     }
 
-    private long blockAddress(long h1, long h2, int j) {
+    /** Global index of block choice j (package-private for tests that aim items at blocks). */
+    long blockAddress(long h1, long h2, int j) {
         return subtableStart[j] + DoubleHashing.reduce(h1 + j * h2, subtableSize[j]);
     }
 

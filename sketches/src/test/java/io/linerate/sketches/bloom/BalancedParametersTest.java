@@ -25,7 +25,7 @@ class BalancedParametersTest {
 
     @Test
     void subtablesOf1024BlocksAre853_146_25() {
-        BalancedParameters p = BalancedParameters.of(1024, 256, 40, 1.2, 3);
+        BalancedParameters p = BalancedParameters.asymptotic(1024, 256, 40, 1.2, 3);
         assertThat(p.subtableBlocks()).containsExactly(853, 146, 25);
         double gamma = p.overflowFraction();
         double pa = 1 - (1 - gamma) / 1.2;
@@ -36,7 +36,7 @@ class BalancedParametersTest {
 
     @Test
     void paperSettingB256Beta40() {
-        BalancedParameters p = BalancedParameters.of(1024, 256, 40, 1.2, 3);
+        BalancedParameters p = BalancedParameters.asymptotic(1024, 256, 40, 1.2, 3);
         assertThat(p.hashCount()).isEqualTo(28);
         assertThat(p.threshold()).isEqualTo(7);
         assertThat(p.coinProbability()).isCloseTo(0.1128, within(0.0005));
@@ -47,7 +47,7 @@ class BalancedParametersTest {
 
     @Test
     void paperSettingB512Beta40() {
-        BalancedParameters p = BalancedParameters.of(1024, 512, 40, 1.2, 3);
+        BalancedParameters p = BalancedParameters.asymptotic(1024, 512, 40, 1.2, 3);
         assertThat(p.hashCount()).isEqualTo(28);
         assertThat(p.threshold()).isEqualTo(13);
         assertThat(p.coinProbability()).isCloseTo(0.1803, within(0.0005));
@@ -94,17 +94,18 @@ class BalancedParametersTest {
 
     @Test
     void rejectsBadParametersNamingThem() {
-        assertThatThrownBy(() -> BalancedParameters.of(1024, 100, 40, 1.2, 3))
+        assertThat(BalancedParameters.of(1024, 256, 40, 1.2, 3).accessBudget()).isEqualTo(7864);
+        assertThatThrownBy(() -> BalancedParameters.asymptotic(1024, 100, 40, 1.2, 3))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blockBits");
-        assertThatThrownBy(() -> BalancedParameters.of(1024, 256, 0, 1.2, 3))
+        assertThatThrownBy(() -> BalancedParameters.asymptotic(1024, 256, 0, 1.2, 3))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bitsPerElement");
-        assertThatThrownBy(() -> BalancedParameters.of(1024, 256, 40, 3.0, 3))
+        assertThatThrownBy(() -> BalancedParameters.asymptotic(1024, 256, 40, 3.0, 3))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accessBudget");
-        assertThatThrownBy(() -> BalancedParameters.of(1024, 256, 40, 0.9, 3))
+        assertThatThrownBy(() -> BalancedParameters.asymptotic(1024, 256, 40, 0.9, 3))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accessBudget");
-        assertThatThrownBy(() -> BalancedParameters.of(0, 256, 40, 1.2, 3))
+        assertThatThrownBy(() -> BalancedParameters.asymptotic(0, 256, 40, 1.2, 3))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blocks");
-        assertThatThrownBy(() -> BalancedParameters.of(1024, 256, 40, 1.2, 9))
+        assertThatThrownBy(() -> BalancedParameters.asymptotic(1024, 256, 40, 1.2, 9))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("choices");
     }
 }
