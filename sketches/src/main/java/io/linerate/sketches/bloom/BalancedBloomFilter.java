@@ -2,7 +2,6 @@ package io.linerate.sketches.bloom;
 
 import io.linerate.sketches.hash.DoubleHashing;
 import io.linerate.sketches.hash.ItemHasher;
-import io.linerate.sketches.hash.Probing;
 import io.linerate.sketches.image.Family;
 import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
@@ -27,10 +26,10 @@ import io.linerate.sketches.image.ImageWriter;
  * of them chosen by its hash — a block the query reaches, so still no false negatives; the false-positive
  * rate then degrades gracefully ({@link #forcedPlacements()} counts these).
  *
- * <p>Each block's first {@code b} bits hold its load counter; the local filter uses the other L = B − b bits
- * with enhanced double hashing, positions (x + i·s + i³) mod L from the two 32-bit halves of h2. Block j's
+ * <p>Each block's first {@code b} bits hold its load counter; the local filter uses L bits after them, L
+ * the largest prime ≤ B − b (251 of 256, 503 of 512), with positions from {@link BlockProbes}. Block j's
  * address is h1 + j·h2 reduced into subtable j. A put first checks whether the element is already present
- * along its path, so duplicates neither consume capacity nor accesses beyond the lookup.
+ * along its path, so duplicates consume neither capacity nor accesses beyond the lookup.
  *
  * <p>{@link #union} is not supported: where an element lands depends on the order of insertion.
  */
@@ -52,8 +51,8 @@ public final class BalancedBloomFilter implements BloomFilter {
     private final long[] subtableSize;
     private final long[] subtableStart;
     private final long totalBlocks;
-    private final int[] offsets;
     private final long[] words;
+    private final int[] positions;
     private final OverflowList overflow;
     private long accessesUsed;
     private long forcedPlacements;
@@ -66,7 +65,7 @@ public final class BalancedBloomFilter implements BloomFilter {
         this.wordsPerBlock = blockBits / 64;
         this.counterBits = params.counterBits();
         this.counterMask = (1L << counterBits) - 1;
-        this.localBits = blockBits - counterBits;
+        this.localBits = BlockProbes.largestPrimeAtMost(blockBits - counterBits);
         this.k = params.hashCount();
         this.h = params.threshold();
         double p = params.coinProbability();
@@ -80,11 +79,7 @@ public final class BalancedBloomFilter implements BloomFilter {
             start += subtableSize[j];
         }
         this.totalBlocks = start;
-        long[] off = Probing.ENHANCED_CUBIC.offsets(k, localBits);
-        this.offsets = new int[k];
-        for (int i = 0; i < k; i++) {
-            offsets[i] = (int) off[i];
-        }
+        this.positions = new int[k];
         this.words = words != null ? words : new long[Math.toIntExact(totalBlocks * wordsPerBlock)];
         this.overflow = new OverflowList(params.overflowCapacity());
     }
@@ -162,7 +157,8 @@ public final class BalancedBloomFilter implements BloomFilter {
         return params;
     }
 
-    private long blockAddress(long h1, long h2, int j) {
+    /** Global index of block choice j (package-private for tests that aim items at blocks). */
+    long blockAddress(long h1, long h2, int j) {
         return subtableStart[j] + DoubleHashing.reduce(h1 + j * h2, subtableSize[j]);
     }
 
@@ -174,32 +170,20 @@ public final class BalancedBloomFilter implements BloomFilter {
         return Long.compareUnsigned(ItemHasher.h2(h1 ^ (0x632BE59BD9B4E019L * (j + 1))), coinThreshold) < 0;
     }
 
-    private boolean blockHolds(long block, int x, int step) {
+    private boolean blockHolds(long block, int[] positions) {
         int base = (int) (block * wordsPerBlock);
-        for (int i = 0; i < k; i++) {
-            int g = x + offsets[i];
-            if (g >= localBits) {
-                g -= localBits;
-            }
+        for (int g : positions) {
             int bit = g + counterBits;
             if ((words[base + (bit >>> 6)] & (1L << bit)) == 0) {
                 return false;
-            }
-            x += step;
-            if (x >= localBits) {
-                x -= localBits;
             }
         }
         return true;
     }
 
-    private void store(long block, int x, int step) {
+    private void store(long block, int[] positions) {
         int base = (int) (block * wordsPerBlock);
-        for (int i = 0; i < k; i++) {
-            int g = x + offsets[i];
-            if (g >= localBits) {
-                g -= localBits;
-            }
+        for (int g : positions) {
             int bit = g + counterBits;
             long old = words[base + (bit >>> 6)];
             long now = old | (1L << bit);
@@ -207,13 +191,8 @@ public final class BalancedBloomFilter implements BloomFilter {
                 words[base + (bit >>> 6)] = now;
                 bitCount++;
             }
-            x += step;
-            if (x >= localBits) {
-                x -= localBits;
-            }
         }
-        long c = words[base] & counterMask;
-        if (c < counterMask) {
+        if ((words[base] & counterMask) < counterMask) {
             words[base]++; // the counter sits in the low bits of the block's first word
         }
     }
@@ -223,17 +202,16 @@ public final class BalancedBloomFilter implements BloomFilter {
         if (overflow.contains(h1, h2)) {
             return false;
         }
-        int x = DoubleHashing.reduce32((int) h2, localBits);
-        int step = DoubleHashing.reduce32((int) (h2 >>> 32), localBits);
+        BlockProbes.positions(h2, localBits, positions);
         for (int j = 0; j < d && accessesUsed < params.accessBudget(); j++) {
             long block = blockAddress(h1, h2, j);
             accessesUsed++;
-            if (blockHolds(block, x, step)) {
+            if (blockHolds(block, positions)) {
                 return false;
             }
             long c = counter(block);
             if (c < h || (c == h && coinWins(h1, j))) {
-                store(block, x, step);
+                store(block, positions);
                 return true;
             }
         }
@@ -241,24 +219,24 @@ public final class BalancedBloomFilter implements BloomFilter {
             overflow.add(h1, h2);
             return true;
         }
-        forcePlace(h1, h2, x, step);
+        forcePlace(h1, h2);
         return true;
     }
 
     /** Overflow list full: a block the query will reach (the first below h, else one of the d by hash). */
-    private void forcePlace(long h1, long h2, int x, int step) {
+    private void forcePlace(long h1, long h2) {
         forcedPlacements++;
         for (int j = 0; j < d; j++) {
             long block = blockAddress(h1, h2, j);
-            if (blockHolds(block, x, step)) {
+            if (blockHolds(block, positions)) {
                 return;
             }
             if (counter(block) < h) {
-                store(block, x, step);
+                store(block, positions);
                 return;
             }
         }
-        store(blockAddress(h1, h2, (int) DoubleHashing.reduce(ItemHasher.h2(h2), d)), x, step);
+        store(blockAddress(h1, h2, (int) DoubleHashing.reduce(ItemHasher.h2(h2), d)), positions);
     }
 
     @Override
@@ -266,11 +244,10 @@ public final class BalancedBloomFilter implements BloomFilter {
         if (overflow.contains(h1, h2)) {
             return true;
         }
-        int x = DoubleHashing.reduce32((int) h2, localBits);
-        int step = DoubleHashing.reduce32((int) (h2 >>> 32), localBits);
+        BlockProbes.positions(h2, localBits, positions);
         for (int j = 0; j < d; j++) {
             long block = blockAddress(h1, h2, j);
-            if (blockHolds(block, x, step)) {
+            if (blockHolds(block, positions)) {
                 return true;
             }
             if (counter(block) < h) {

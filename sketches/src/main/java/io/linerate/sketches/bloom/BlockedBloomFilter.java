@@ -9,9 +9,10 @@ import io.linerate.sketches.image.Family;
  * (default 512 = one 64-byte cache line) and all k bits of the item are set inside it, so an insert or
  * a query touches one cache line whatever k is.
  *
- * <p>Inside the block the k positions are (a + i·b) mod B with a and b taken from disjoint bits of h2 and
- * b forced odd: B is a power of two, so an odd stride makes the k positions distinct (the gcd pitfall of
- * double hashing in a composite table, research notes §5.3). Blocks fill unevenly (Poisson), so this
+ * <p>Inside the block the item's k bits lie among the first L bits, L the largest prime ≤ B (509 of 512),
+ * at the positions of {@link BlockProbes}: enhanced double hashing with four hash values, because plain
+ * double hashing inside a block repeats bit patterns often enough to be seen in the false-positive rate.
+ * Blocks fill unevenly (Poisson), so this
  * variant needs more bits than the standard filter for the same false-positive probability; {@link
  * #create} sizes it with the exact model of {@link #falsePositiveProbability}, not the standard formula.
  */
@@ -24,14 +25,16 @@ public final class BlockedBloomFilter extends BitArrayFilter {
     private static final int MAX_BLOCK_BITS = 4096;
 
     private final int blockBits;
-    private final int blockMask;
+    private final int localBits;
+    private final int[] positions;
     private final int blockShift;
     private final long blocks;
 
     private BlockedBloomFilter(ItemHasher hasher, long blocks, int blockBits, int k, long[] words) {
         super(hasher, Math.multiplyExact(blocks, (long) blockBits), k, words);
         this.blockBits = blockBits;
-        this.blockMask = blockBits - 1;
+        this.localBits = BlockProbes.largestPrimeAtMost(blockBits);
+        this.positions = new int[k];
         this.blockShift = Integer.numberOfTrailingZeros(blockBits);
         this.blocks = blocks;
     }
@@ -112,12 +115,10 @@ public final class BlockedBloomFilter extends BitArrayFilter {
     @Override
     public boolean put(long h1, long h2) {
         long base = DoubleHashing.reduce(h1, blocks) << blockShift;
-        int x = (int) h2 & blockMask;
-        int step = ((int) (h2 >>> 32) & blockMask) | 1;
+        BlockProbes.positions(h2, localBits, positions);
         boolean changed = false;
-        for (int i = 0; i < k; i++) {
-            changed |= setBit(base + x);
-            x = (x + step) & blockMask;
+        for (int g : positions) {
+            changed |= setBit(base + g);
         }
         return changed;
     }
@@ -125,20 +126,18 @@ public final class BlockedBloomFilter extends BitArrayFilter {
     @Override
     public boolean mightContain(long h1, long h2) {
         long base = DoubleHashing.reduce(h1, blocks) << blockShift;
-        int x = (int) h2 & blockMask;
-        int step = ((int) (h2 >>> 32) & blockMask) | 1;
-        for (int i = 0; i < k; i++) {
-            if (!getBit(base + x)) {
+        BlockProbes.positions(h2, localBits, positions);
+        for (int g : positions) {
+            if (!getBit(base + g)) {
                 return false;
             }
-            x = (x + step) & blockMask;
         }
         return true;
     }
 
     /**
-     * Exact for the current state: the mean over blocks of C(X<sub>b</sub>, k)/C(B, k), the chance that k
-     * distinct positions of a uniformly chosen block all hit its X<sub>b</sub> set bits.
+     * For the current state: the mean over blocks of (X<sub>b</sub>/L)<sup>k</sup>, the chance that k
+     * positions of a uniformly chosen block all hit its X<sub>b</sub> set bits.
      */
     @Override
     public double expectedFpp() {
@@ -149,33 +148,27 @@ public final class BlockedBloomFilter extends BitArrayFilter {
             for (int w = b; w < b + wordsPerBlock; w++) {
                 set += Long.bitCount(words[w]);
             }
-            sum += hitAll(set, blockBits, k);
+            sum += Math.pow((double) set / localBits, k);
         }
         return sum / blocks;
     }
 
-    /** C(set, k) / C(B, k). */
-    static double hitAll(int set, int blockBits, int k) {
-        double p = 1;
-        for (int j = 0; j < k && p > 0; j++) {
-            p *= (double) Math.max(0, set - j) / (blockBits - j);
-        }
-        return p;
-    }
-
     /**
      * Model false-positive probability with λ items per block on average: Σ<sub>i</sub> Poisson(λ; i)·
-     * [(1 − (1 − k/B)<sup>i</sup>)<sup>k</sup> + 2i/B²], the block's load being Poisson, each of its i items
-     * setting k distinct bits, plus the chance 2/B² per item that the query's (a, b) pair equals that item's.
+     * [(1 − (1 − 1/L)<sup>k·i</sup>)<sup>k</sup> + i/P], the block's load being Poisson, each of its i items
+     * setting k bits among L, plus the chance 1/P per item that the query's bit pattern is that item's, with
+     * P = L³(L−1) patterns.
      */
     public static double falsePositiveProbability(double itemsPerBlock, int k, int blockBits) {
         int max = Poisson.tailBound(itemsPerBlock);
         double[] pmf = Poisson.pmf(itemsPerBlock, max);
-        double clear = 1.0 - (double) k / blockBits;
+        int l = BlockProbes.largestPrimeAtMost(blockBits);
+        double clear = Math.pow(1.0 - 1.0 / l, k);
+        double patterns = Math.pow(l, 3) * (l - 1);
         double sum = 0;
         for (int i = 0; i <= max; i++) {
             double fill = 1.0 - Math.pow(clear, i);
-            sum += pmf[i] * Math.min(1.0, Math.pow(fill, k) + 2.0 * i / ((double) blockBits * blockBits));
+            sum += pmf[i] * Math.min(1.0, Math.pow(fill, k) + i / patterns);
         }
         return sum;
     }

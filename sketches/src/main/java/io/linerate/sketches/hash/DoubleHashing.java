@@ -23,6 +23,11 @@ public final class DoubleHashing {
         return (int) (((hash & 0xFFFF_FFFFL) * m) >>> 32);
     }
 
+    /** ⌊u·m / 2<sup>16</sup>⌋ for the low 16 bits u of {@code hash}: uniform in [0, m) for 1 ≤ m ≤ 2<sup>15</sup>. */
+    public static int reduce16(int hash, int m) {
+        return ((hash & 0xFFFF) * m) >>> 16;
+    }
+
     /**
      * Writes the k = {@code out.length} indexes g<sub>i</sub> = (h1 + i·h2 + f(i)) mod m into {@code out}.
      *
