@@ -6,7 +6,10 @@ public enum Family {
     PARTITIONED_BLOOM(2),
     BLOCKED_BLOOM(3),
     BALANCED_BLOOM(4),
-    COUNTING_BLOOM(5);
+    COUNTING_BLOOM(5),
+    COUNT_MIN(6),
+    SPACE_SAVING(7),
+    COUNT_MIN_HEAP(8);
 
     private final int id;
 

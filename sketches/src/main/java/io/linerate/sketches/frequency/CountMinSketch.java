@@ -1,0 +1,352 @@
+package io.linerate.sketches.frequency;
+
+import io.linerate.sketches.hash.DoubleHashing;
+import io.linerate.sketches.hash.FiveTuple;
+import io.linerate.sketches.hash.ItemHasher;
+import io.linerate.sketches.hash.Primes;
+import io.linerate.sketches.image.Family;
+import io.linerate.sketches.image.ImageReader;
+import io.linerate.sketches.image.ImageWriter;
+
+/**
+ * The two-hash Count-Min sketch of Kirsch's thesis §3.8.2 (Cormode &amp; Muthukrishnan's sketch with d rows
+ * of w counters indexed from one 128-bit hash): every update adds its weight to one counter per row, a
+ * point query returns the smallest of the item's d counters.
+ *
+ * <p>Guarantee (Theorem 3.8.1, w prime, {@link RowIndexing#MOD_PRIME}): the estimate â of an item of true
+ * weight a satisfies â ≥ a always, and Pr(â &gt; a + εN) ≤ 2/(εw²) + (2/(εw))<sup>d</sup> for any ε, N the total
+ * weight. Sized from (ε, δ) by the corrected conditions of the research notes (§2.8): w the smallest prime
+ * ≥ 2e/ε, d = ⌈ln(1/(ε(1 − 1/(2e²))))⌉ rows per copy (bound ≤ ε), and r = ⌈ln(1/δ)/ln(1/ε)⌉ copies, so
+ * that the failure probability is ≤ ε<sup>r</sup> ≤ δ; the copies are simply r·d rows of one sketch, their
+ * indexes all derived from the same hash ({@link RowIndexing#FULL_WIDTH}).
+ *
+ * <p>Counters are 64-bit and saturate at {@link Long#MAX_VALUE} instead of wrapping; weights must be ≥ 0.
+ * The optional conservative update (Estan &amp; Varghese) raises each of the item's counters only as far as
+ * the new estimate, which never increases error; it is valid for non-negative weights only, and merging two
+ * conservative sketches gives upper bounds but not the conservative sketch of the joint stream.
+ *
+ * <p>Layout: row-major {@code long[d·w]}. Not thread-safe.
+ */
+public final class CountMinSketch {
+
+    static final int IMAGE_VERSION = 1;
+    /** Upper limit on width × depth: 2<sup>28</sup> counters (2 GiB). */
+    public static final long MAX_COUNTERS = 1L << 28;
+    public static final int MAX_DEPTH = 64;
+
+    private static final double E = Math.E;
+
+    private final ItemHasher hasher;
+    private final int width;
+    private final int depth;
+    private final RowIndexing indexing;
+    private final boolean conservative;
+    private final long[] counts;
+    private final int[] scratch;
+    private long totalWeight;
+
+    private CountMinSketch(ItemHasher hasher, int width, int depth, RowIndexing indexing, boolean conservative,
+                           long[] counts) {
+        if (width < 2) {
+            throw new IllegalArgumentException("width must be ≥ 2, got " + width);
+        }
+        if (depth < 1 || depth > MAX_DEPTH) {
+            throw new IllegalArgumentException("depth must be in [1, " + MAX_DEPTH + "], got " + depth);
+        }
+        if ((long) width * depth > MAX_COUNTERS) {
+            throw new IllegalArgumentException("width x depth = " + (long) width * depth + " counters, above the limit of "
+                    + MAX_COUNTERS);
+        }
+        if (indexing == RowIndexing.MOD_PRIME && !Primes.isPrime(width)) {
+            throw new IllegalArgumentException("width must be prime for MOD_PRIME row indexing (thesis §3.8.2), got "
+                    + width);
+        }
+        this.hasher = hasher;
+        this.width = width;
+        this.depth = depth;
+        this.indexing = indexing;
+        this.conservative = conservative;
+        this.counts = counts != null ? counts : new long[width * depth];
+        this.scratch = new int[depth];
+    }
+
+    /**
+     * Sized from the error ε (relative to the total weight) and failure probability δ, as described in the
+     * class comment.
+     */
+    public static CountMinSketch fromErrors(double epsilon, double delta, long seed) {
+        checkUnit("epsilon", epsilon);
+        checkUnit("delta", delta);
+        long w = Primes.nextPrime((long) Math.ceil(2 * E / epsilon));
+        int perCopy = rowsPerCopy(epsilon);
+        int copies = Math.max(1, (int) Math.ceil(Math.log(1 / delta) / Math.log(1 / epsilon)));
+        if (w > MAX_COUNTERS) {
+            throw new IllegalArgumentException("epsilon=" + epsilon + " needs width " + w + ", above " + MAX_COUNTERS);
+        }
+        return new CountMinSketch(ItemHasher.seeded(seed), (int) w, Math.min(MAX_DEPTH, perCopy * copies),
+                RowIndexing.FULL_WIDTH, false, null);
+    }
+
+    /** d = ⌈ln(1/(ε(1 − 1/(2e²))))⌉: the depth at which one copy's failure probability is at most ε. */
+    public static int rowsPerCopy(double epsilon) {
+        checkUnit("epsilon", epsilon);
+        return Math.max(1, (int) Math.ceil(Math.log(1 / (epsilon * (1 - 1 / (2 * E * E))))));
+    }
+
+    /** Exactly {@code width} × {@code depth} counters. */
+    public static CountMinSketch withShape(int width, int depth, long seed, RowIndexing indexing,
+                                           boolean conservative) {
+        return new CountMinSketch(ItemHasher.seeded(seed), width, depth, indexing, conservative, null);
+    }
+
+    /** As many counters as fit in {@code bytes} with the given depth; width rounded down to a prime. */
+    public static CountMinSketch withMemory(long bytes, int depth, long seed) {
+        if (depth < 1 || depth > MAX_DEPTH) {
+            throw new IllegalArgumentException("depth must be in [1, " + MAX_DEPTH + "], got " + depth);
+        }
+        long w = bytes / Long.BYTES / depth;
+        if (w < 2) {
+            throw new IllegalArgumentException("bytes must hold at least 2 counters per row: " + bytes + " bytes, depth "
+                    + depth + " needs at least " + 2L * Long.BYTES * depth);
+        }
+        while (w > 2 && !Primes.isPrime(w)) {
+            w--;
+        }
+        return withShape((int) Math.min(w, MAX_COUNTERS / depth), depth, seed, RowIndexing.FULL_WIDTH, false);
+    }
+
+    private static void checkUnit(String name, double v) {
+        if (!(v > 0 && v < 1)) {
+            throw new IllegalArgumentException(name + " must be in (0, 1), got " + v);
+        }
+    }
+
+    /** Fills {@link #scratch} with the item's index into {@link #counts} for each row. */
+    private void indexes(long h1, long h2) {
+        int w = width;
+        if (indexing == RowIndexing.FULL_WIDTH) {
+            long v = h1;
+            for (int j = 0; j < depth; j++) {
+                scratch[j] = j * w + (int) DoubleHashing.reduce(mix(v), w);
+                v += h2;
+            }
+        } else {
+            long x = DoubleHashing.reduce(h1, w);
+            long step = DoubleHashing.reduce(h2, w);
+            for (int j = 0; j < depth; j++) {
+                scratch[j] = j * w + (int) x;
+                x += step;
+                if (x >= w) {
+                    x -= w;
+                }
+            }
+        }
+    }
+
+    /** Multiply-xorshift: makes the rows' indexes non-linear in (h1, h2). */
+    private static long mix(long v) {
+        v = (v ^ (v >>> 32)) * 0xD6E8FEB86659FD93L;
+        return v ^ (v >>> 32);
+    }
+
+    /** Adds {@code weight} (≥ 0) to the item given by its hash halves. */
+    public void update(long h1, long h2, long weight) {
+        if (weight < 0) {
+            throw new IllegalArgumentException("weight must be ≥ 0, got " + weight);
+        }
+        indexes(h1, h2);
+        totalWeight = saturatingAdd(totalWeight, weight);
+        if (conservative) {
+            long target = saturatingAdd(min(), weight);
+            for (int j = 0; j < depth; j++) {
+                int i = scratch[j];
+                if (counts[i] < target) {
+                    counts[i] = target;
+                }
+            }
+        } else {
+            for (int j = 0; j < depth; j++) {
+                int i = scratch[j];
+                counts[i] = saturatingAdd(counts[i], weight);
+            }
+        }
+    }
+
+    public void update(long item, long weight) {
+        long h1 = hasher.hash(item);
+        update(h1, ItemHasher.h2(h1), weight);
+    }
+
+    public void update(FiveTuple item, long weight) {
+        long h1 = hasher.hash(item);
+        update(h1, ItemHasher.h2(h1), weight);
+    }
+
+    public void update(byte[] bytes, int offset, int length, long weight) {
+        long h1 = hasher.hash(bytes, offset, length);
+        update(h1, ItemHasher.h2(h1), weight);
+    }
+
+    public void update(CharSequence item, long weight) {
+        long h1 = hasher.hash(item);
+        update(h1, ItemHasher.h2(h1), weight);
+    }
+
+    /** The point estimate: the smallest of the item's d counters, never below its true weight. */
+    public long estimate(long h1, long h2) {
+        indexes(h1, h2);
+        return min();
+    }
+
+    public long estimate(long item) {
+        long h1 = hasher.hash(item);
+        return estimate(h1, ItemHasher.h2(h1));
+    }
+
+    public long estimate(FiveTuple item) {
+        long h1 = hasher.hash(item);
+        return estimate(h1, ItemHasher.h2(h1));
+    }
+
+    public long estimate(byte[] bytes, int offset, int length) {
+        long h1 = hasher.hash(bytes, offset, length);
+        return estimate(h1, ItemHasher.h2(h1));
+    }
+
+    public long estimate(CharSequence item) {
+        long h1 = hasher.hash(item);
+        return estimate(h1, ItemHasher.h2(h1));
+    }
+
+    private long min() {
+        long m = Long.MAX_VALUE;
+        for (int j = 0; j < depth; j++) {
+            m = Math.min(m, counts[scratch[j]]);
+        }
+        return m;
+    }
+
+    private static long saturatingAdd(long a, long b) {
+        long s = a + b;
+        return s < a ? Long.MAX_VALUE : s; // b ≥ 0
+    }
+
+    /** ε of this sketch's guarantee at its own sizing: 2e/w (thesis §3.8.2). */
+    public double epsilon() {
+        return 2 * E / width;
+    }
+
+    /** The additive error bound ε·N of a point query, ε = {@link #epsilon()}. */
+    public double errorBound() {
+        return epsilon() * totalWeight;
+    }
+
+    /**
+     * Theorem 3.8.1's bound on Pr(â &gt; a + εN): 2/(εw²) + (2/(εw))<sup>d</sup> for
+     * {@link RowIndexing#MOD_PRIME}. For {@link RowIndexing#FULL_WIDTH} two items share all rows only if their
+     * whole hashes agree, so the all-rows term 2/(εw²) is dropped and (2/(εw))<sup>d</sup> remains.
+     */
+    public double failureProbability(double epsilon) {
+        double rows = Math.pow(Math.min(1, 2 / (epsilon * width)), depth);
+        double allRows = indexing == RowIndexing.MOD_PRIME ? 2 / (epsilon * width * (double) width) : 0;
+        return Math.min(1, allRows + rows);
+    }
+
+    /** Adds {@code other}'s counters to this sketch's; both must have the same shape, indexing and seed. */
+    public void merge(CountMinSketch other) {
+        if (other.width != width || other.depth != depth) {
+            throw new IllegalArgumentException("cannot merge Count-Min sketches of different shape: " + width + "x"
+                    + depth + " vs " + other.width + "x" + other.depth);
+        }
+        if (other.indexing != indexing) {
+            throw new IllegalArgumentException("cannot merge Count-Min sketches with different row indexing: "
+                    + indexing + " vs " + other.indexing);
+        }
+        if (other.hasher.seed() != hasher.seed()) {
+            throw new IllegalArgumentException("cannot merge Count-Min sketches with different seeds: "
+                    + hasher.seed() + " vs " + other.hasher.seed());
+        }
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = saturatingAdd(counts[i], other.counts[i]);
+        }
+        totalWeight = saturatingAdd(totalWeight, other.totalWeight);
+    }
+
+    public ItemHasher hasher() {
+        return hasher;
+    }
+
+    public int width() {
+        return width;
+    }
+
+    public int depth() {
+        return depth;
+    }
+
+    public RowIndexing indexing() {
+        return indexing;
+    }
+
+    public boolean isConservative() {
+        return conservative;
+    }
+
+    /** N, the sum of all weights added (saturating). */
+    public long totalWeight() {
+        return totalWeight;
+    }
+
+    /** Bytes of the counter array. */
+    public long memoryBytes() {
+        return (long) counts.length * Long.BYTES;
+    }
+
+    /** Counter {@code column} of row {@code row}, for inspection and tests. */
+    public long counter(int row, int column) {
+        return counts[row * width + column];
+    }
+
+    public byte[] toByteArray() {
+        return new ImageWriter(Family.COUNT_MIN, IMAGE_VERSION, 8 + 4 + 4 + 4 + 4 + 8 + 8L * counts.length)
+                .putLong(hasher.seed())
+                .putInt(width)
+                .putInt(depth)
+                .putInt(indexing.ordinal())
+                .putInt(conservative ? 1 : 0)
+                .putLong(totalWeight)
+                .putLongs(counts, 0, counts.length)
+                .finish();
+    }
+
+    /** Reads an image; validates every field and size before allocating. */
+    public static CountMinSketch fromByteArray(byte[] image) {
+        ImageReader in = ImageReader.open(image, Family.COUNT_MIN, IMAGE_VERSION);
+        ItemHasher hasher = ItemHasher.seeded(in.getLong("seed"));
+        int width = in.getInt("width", 2, (int) MAX_COUNTERS);
+        int depth = in.getInt("depth", 1, MAX_DEPTH);
+        if ((long) width * depth > MAX_COUNTERS) {
+            throw new IllegalArgumentException("image declares " + (long) width * depth + " counters, limit "
+                    + MAX_COUNTERS);
+        }
+        RowIndexing indexing = RowIndexing.ofId(in.getInt("indexing"));
+        int conservative = in.getInt("conservative", 0, 1);
+        long total = in.getLong("totalWeight", 0, Long.MAX_VALUE);
+        long[] counts = in.getLongs("counts", (long) width * depth);
+        in.finish();
+        for (long c : counts) {
+            if (c < 0) {
+                throw new IllegalArgumentException("image corrupt: negative counter " + c);
+            }
+        }
+        CountMinSketch s = new CountMinSketch(hasher, width, depth, indexing, conservative == 1, counts);
+        s.totalWeight = total;
+        return s;
+    }
+
+    @Override
+    public String toString() {
+        return "CountMinSketch[" + width + "x" + depth + ", " + indexing + (conservative ? ", conservative" : "")
+                + ", N=" + totalWeight + "]";
+    }
+}

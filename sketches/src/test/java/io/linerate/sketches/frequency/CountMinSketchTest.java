@@ -1,0 +1,216 @@
+package io.linerate.sketches.frequency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.linerate.sketches.hash.ItemHasher;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** Count-Min against Kirsch's thesis §3.8.2 (research notes §2.7–2.8). */
+class CountMinSketchTest {
+
+    /** Distinct keys 0..n−1 with Zipf(s) weights scaled so the heaviest has {@code top}. */
+    static long[] zipfWeights(int n, double s, long top) {
+        long[] w = new long[n];
+        for (int i = 0; i < n; i++) {
+            w[i] = Math.max(1, Math.round(top / Math.pow(i + 1, s)));
+        }
+        return w;
+    }
+
+    static long[] uniformWeights(int n, SplittableRandom random) {
+        long[] w = new long[n];
+        for (int i = 0; i < n; i++) {
+            w[i] = 1 + random.nextInt(20);
+        }
+        return w;
+    }
+
+    /** Fraction of the keys whose estimate exceeds truth + εN; asserts estimate ≥ truth for every key. */
+    static double failureFraction(CountMinSketch sketch, long[] weights, long keyOffset, double epsilon) {
+        for (int i = 0; i < weights.length; i++) {
+            sketch.update(keyOffset + i, weights[i]);
+        }
+        double bound = epsilon * sketch.totalWeight();
+        int failures = 0;
+        for (int i = 0; i < weights.length; i++) {
+            long estimate = sketch.estimate(keyOffset + i);
+            assertThat(estimate).as("estimate >= true weight").isGreaterThanOrEqualTo(weights[i]);
+            failures += estimate - weights[i] > bound ? 1 : 0;
+        }
+        return (double) failures / weights.length;
+    }
+
+    /**
+     * Theorem 3.8.1 over 200 independent seeds: the mean fraction of failed point queries is at most
+     * 2/(εw²) + (2/(εw))^d plus 4 standard errors of that mean (the per-seed fractions are i.i.d.).
+     */
+    @Test
+    void theorem381BoundHoldsOverIndependentSeeds() {
+        int w = 547; // smallest prime ≥ 2e/0.01
+        int d = CountMinSketch.rowsPerCopy(0.01);
+        assertThat(d).isEqualTo(5);
+        double epsilon = 0.01;
+        for (RowIndexing indexing : RowIndexing.values()) {
+            for (String input : new String[] {"uniform", "zipf"}) {
+                double[] fractions = new double[200];
+                for (int seed = 0; seed < fractions.length; seed++) {
+                    SplittableRandom random = new SplittableRandom(seed);
+                    long[] weights = input.equals("uniform") ? uniformWeights(5000, random)
+                            : zipfWeights(5000, 1.0, 100_000);
+                    CountMinSketch sketch = CountMinSketch.withShape(w, d, 1000 + seed, indexing, false);
+                    fractions[seed] = failureFraction(sketch, weights, (long) seed << 32, epsilon);
+                }
+                double mean = Arrays.stream(fractions).average().orElseThrow();
+                double sd = Math.sqrt(Arrays.stream(fractions).map(f -> (f - mean) * (f - mean)).sum()
+                        / (fractions.length - 1));
+                double bound = 2 / (epsilon * w * w) + Math.pow(2 / (epsilon * w), d);
+                assertThat(mean).as("%s %s: mean failure fraction vs Theorem 3.8.1 bound %s", indexing, input, bound)
+                        .isLessThanOrEqualTo(bound + 4 * sd / Math.sqrt(fractions.length));
+            }
+        }
+    }
+
+    /**
+     * The all-rows collision: with indexes (h1 + j·h2) mod w two items with equal h1 mod w and h2 mod w
+     * share every row (probability 1/w² per pair), so a light key that fully collides with a key heavier
+     * than εN has error above εN whatever d is. Expected number of such light keys: Σ over heavy keys of
+     * (light keys)/w². Full-width row indexing needs the whole hash to agree.
+     */
+    @Test
+    void fullWidthIndexingRemovesTheAllRowsCollision() {
+        int w = 2053; // prime next to 2^11
+        int d = 7;
+        double epsilon = Math.E / w;
+        long[] weights = zipfWeights(1_000_000, 1.1, 10_000_000);
+        long total = Arrays.stream(weights).sum();
+        long heavy = Arrays.stream(weights).filter(x -> x > epsilon * total).count();
+        double expectedFullCollisions = (double) heavy * (weights.length - heavy) / ((double) w * w);
+        int seeds = 3;
+        double modPrime = 0;
+        double fullWidth = 0;
+        for (int seed = 0; seed < seeds; seed++) {
+            modPrime += failures(CountMinSketch.withShape(w, d, seed, RowIndexing.MOD_PRIME, false), weights, epsilon);
+            fullWidth += failures(CountMinSketch.withShape(w, d, seed, RowIndexing.FULL_WIDTH, false), weights,
+                    epsilon);
+        }
+        // MOD_PRIME: at least the full collisions (Poisson mean λ·seeds, 4 SD below); FULL_WIDTH: far fewer
+        double lambda = expectedFullCollisions * seeds;
+        assertThat(lambda).as("the setting must make full collisions likely to be seen").isGreaterThan(10);
+        assertThat(modPrime).as("light keys over εN with MOD_PRIME (expected ≥ %.1f)", lambda)
+                .isGreaterThanOrEqualTo(lambda - 4 * Math.sqrt(lambda));
+        assertThat(fullWidth).as("light keys over εN with FULL_WIDTH").isLessThan(modPrime / 4);
+    }
+
+    private static int failures(CountMinSketch sketch, long[] weights, double epsilon) {
+        for (int i = 0; i < weights.length; i++) {
+            sketch.update(i, weights[i]);
+        }
+        double bound = epsilon * sketch.totalWeight();
+        int failures = 0;
+        for (int i = 0; i < weights.length; i++) {
+            failures += sketch.estimate(i) - weights[i] > bound ? 1 : 0;
+        }
+        return failures;
+    }
+
+    @Test
+    void sizingFromErrorsFollowsTheCorrectedConditions() {
+        // notes §2.8 table: (ε, δ) = (0.001, 0.001) → w = 5437, d = 7, one copy; (0.01, 1e-6) → 547, 5, 3 copies
+        CountMinSketch a = CountMinSketch.fromErrors(0.001, 0.001, 1);
+        assertThat(a.width()).isEqualTo(5437);
+        assertThat(a.depth()).isEqualTo(7);
+        CountMinSketch b = CountMinSketch.fromErrors(0.01, 1e-6, 1);
+        assertThat(b.width()).isEqualTo(547);
+        assertThat(b.depth()).isEqualTo(15);
+        assertThat(CountMinSketch.fromErrors(0.001, 0.01, 1).memoryBytes()).isEqualTo(5437L * 7 * 8);
+    }
+
+    @Test
+    void mergeEqualsTheSketchOfTheUnion() {
+        for (boolean conservative : new boolean[] {false}) {
+            CountMinSketch a = CountMinSketch.withShape(1021, 5, 7, RowIndexing.FULL_WIDTH, conservative);
+            CountMinSketch b = CountMinSketch.withShape(1021, 5, 7, RowIndexing.FULL_WIDTH, conservative);
+            CountMinSketch union = CountMinSketch.withShape(1021, 5, 7, RowIndexing.FULL_WIDTH, conservative);
+            SplittableRandom random = new SplittableRandom(5);
+            for (int i = 0; i < 50_000; i++) {
+                long key = random.nextInt(20_000);
+                long weight = 1 + random.nextInt(1500);
+                (i % 3 == 0 ? a : b).update(key, weight);
+                union.update(key, weight);
+            }
+            a.merge(b);
+            assertThat(a.toByteArray()).isEqualTo(union.toByteArray());
+        }
+    }
+
+    @Test
+    void conservativeUpdateNeverUnderestimatesAndNeverHasMoreError() {
+        CountMinSketch plain = CountMinSketch.withShape(503, 4, 3, RowIndexing.FULL_WIDTH, false);
+        CountMinSketch cu = CountMinSketch.withShape(503, 4, 3, RowIndexing.FULL_WIDTH, true);
+        long[] truth = new long[10_000];
+        SplittableRandom random = new SplittableRandom(3);
+        for (int i = 0; i < 200_000; i++) {
+            int key = (int) Math.min(truth.length - 1, (long) (1 / Math.pow(random.nextDouble() + 1e-9, 0.9)));
+            long weight = 40 + random.nextInt(1460);
+            truth[key] += weight;
+            plain.update(key, weight);
+            cu.update(key, weight);
+        }
+        for (int key = 0; key < truth.length; key++) {
+            assertThat(cu.estimate(key)).isBetween(truth[key], plain.estimate(key));
+        }
+    }
+
+    @Test
+    void countersSaturateInsteadOfWrapping() {
+        CountMinSketch s = CountMinSketch.withShape(11, 2, 1, RowIndexing.MOD_PRIME, false);
+        s.update(1L, Long.MAX_VALUE - 5);
+        s.update(1L, 100);
+        assertThat(s.estimate(1L)).isEqualTo(Long.MAX_VALUE);
+        assertThat(s.totalWeight()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void imageRoundTripAndValidation() {
+        CountMinSketch s = CountMinSketch.fromErrors(0.01, 0.01, 42);
+        for (int i = 0; i < 10_000; i++) {
+            s.update("key-" + (i % 777), i);
+        }
+        byte[] image = s.toByteArray();
+        CountMinSketch back = CountMinSketch.fromByteArray(image);
+        assertThat(back.toByteArray()).isEqualTo(image);
+        assertThat(back.estimate("key-5")).isEqualTo(s.estimate("key-5"));
+        for (int cut = 0; cut < image.length; cut += 101) {
+            byte[] truncated = Arrays.copyOf(image, cut);
+            assertThatThrownBy(() -> CountMinSketch.fromByteArray(truncated))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+        byte[] flipped = image.clone();
+        flipped[40] ^= 1;
+        assertThatThrownBy(() -> CountMinSketch.fromByteArray(flipped))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("CRC32C");
+    }
+
+    @Test
+    void badInputNamesTheParameter() {
+        assertThatThrownBy(() -> CountMinSketch.fromErrors(0, 0.01, 1)).hasMessageContaining("epsilon");
+        assertThatThrownBy(() -> CountMinSketch.fromErrors(0.01, 1.0, 1)).hasMessageContaining("delta");
+        assertThatThrownBy(() -> CountMinSketch.fromErrors(Double.NaN, 0.1, 1)).hasMessageContaining("epsilon");
+        assertThatThrownBy(() -> CountMinSketch.withShape(0, 5, 1, RowIndexing.FULL_WIDTH, false))
+                .hasMessageContaining("width");
+        assertThatThrownBy(() -> CountMinSketch.withShape(100, 5, 1, RowIndexing.MOD_PRIME, false))
+                .hasMessageContaining("prime");
+        assertThatThrownBy(() -> CountMinSketch.withShape(101, 0, 1, RowIndexing.FULL_WIDTH, false))
+                .hasMessageContaining("depth");
+        CountMinSketch s = CountMinSketch.withShape(101, 3, 1, RowIndexing.FULL_WIDTH, false);
+        assertThatThrownBy(() -> s.update(1L, -1)).hasMessageContaining("weight");
+        CountMinSketch other = CountMinSketch.withShape(101, 3, 2, RowIndexing.FULL_WIDTH, false);
+        assertThatThrownBy(() -> s.merge(other)).hasMessageContaining("seed");
+        CountMinSketch shape = CountMinSketch.withShape(103, 3, 1, RowIndexing.FULL_WIDTH, false);
+        assertThatThrownBy(() -> s.merge(shape)).hasMessageContaining("shape");
+        assertThat(ItemHasher.seeded(1)).isEqualTo(s.hasher());
+    }
+}
