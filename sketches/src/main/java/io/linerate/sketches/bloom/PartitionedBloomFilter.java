@@ -129,6 +129,11 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
     }
 
     @Override
+    String shapeParameterName() {
+        return "partitionBits";
+    }
+
+    @Override
     long shapeParameter() {
         return partitionBits;
     }

@@ -99,6 +99,11 @@ public final class StandardBloomFilter extends BitArrayFilter {
     }
 
     @Override
+    String shapeParameterName() {
+        return "probing id";
+    }
+
+    @Override
     long shapeParameter() {
         return probing.id();
     }
