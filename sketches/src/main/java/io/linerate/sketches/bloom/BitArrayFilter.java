@@ -53,6 +53,9 @@ abstract class BitArrayFilter implements BloomFilter {
     /** The variant's own shape parameter, stored in the image and compared by union. */
     abstract long shapeParameter();
 
+    /** What {@link #shapeParameter()} is, as union's mismatch message names it. */
+    abstract String shapeParameterName();
+
     @Override
     public final ItemHasher hasher() {
         return hasher;
@@ -87,7 +90,7 @@ abstract class BitArrayFilter implements BloomFilter {
         BitArrayFilter o = (BitArrayFilter) other;
         Checks.same("bitSize", bits, o.bits);
         Checks.same("hashCount", k, o.k);
-        Checks.same("shape parameter", shapeParameter(), o.shapeParameter());
+        Checks.same(shapeParameterName(), shapeParameter(), o.shapeParameter());
         Checks.same("seed", hasher.seed(), o.hasher.seed());
         for (int i = 0; i < words.length; i++) {
             words[i] |= o.words[i];

@@ -193,6 +193,11 @@ public final class BlockedBloomFilter extends BitArrayFilter {
     }
 
     @Override
+    String shapeParameterName() {
+        return "blockBits";
+    }
+
+    @Override
     long shapeParameter() {
         return blockBits;
     }

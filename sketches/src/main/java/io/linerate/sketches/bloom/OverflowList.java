@@ -43,7 +43,7 @@ final class OverflowList {
         if ((h1 | h2) == 0) {
             return zeroPresent;
         }
-        for (int i = (int) ItemHasherMix.spread(h1) & mask; ; i = (i + 1) & mask) {
+        for (int i = (int) spread(h1) & mask; ; i = (i + 1) & mask) {
             long a = slots[2 * i];
             long b = slots[2 * i + 1];
             if ((a | b) == 0) {
@@ -65,7 +65,7 @@ final class OverflowList {
             zeroPresent = true;
             return;
         }
-        int i = (int) ItemHasherMix.spread(h1) & mask;
+        int i = (int) spread(h1) & mask;
         while ((slots[2 * i] | slots[2 * i + 1]) != 0) {
             i = (i + 1) & mask;
         }
@@ -89,13 +89,8 @@ final class OverflowList {
         return out;
     }
 
-    /** Small mixing step so that the table index does not reuse the bits that chose the blocks. */
-    static final class ItemHasherMix {
-        private ItemHasherMix() {
-        }
-
-        static long spread(long h) {
-            return (h ^ (h >>> 29)) * 0xBF58476D1CE4E5B9L >>> 32;
-        }
+    /** Table index from bits that did not choose the item's blocks. */
+    private static long spread(long h) {
+        return (h ^ (h >>> 29)) * 0xBF58476D1CE4E5B9L >>> 32;
     }
 }

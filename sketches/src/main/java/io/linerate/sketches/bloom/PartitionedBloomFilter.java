@@ -50,7 +50,8 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
 
     static PartitionedBloomFilter fromImage(Image image) {
         long p = image.shape();
-        if (p < 2 || p * image.k() != image.bits() || !Primes.isPrime(p)) {
+        // p ≤ bitSize ≤ MAX_BITS first, so that p·k cannot overflow and wrap around to bitSize
+        if (p < 2 || p > image.bits() || p * image.k() != image.bits() || !Primes.isPrime(p)) {
             throw new IllegalArgumentException("image corrupt: partition size " + p + " is not a prime with "
                     + image.k() + " x " + p + " = bitSize " + image.bits());
         }
@@ -126,6 +127,11 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
     @Override
     Family family() {
         return Family.PARTITIONED_BLOOM;
+    }
+
+    @Override
+    String shapeParameterName() {
+        return "partitionBits";
     }
 
     @Override

@@ -44,8 +44,12 @@ public final class StandardBloomFilter extends BitArrayFilter {
     }
 
     static StandardBloomFilter fromImage(Image image) {
-        return new StandardBloomFilter(image.hasher(), image.bits(), image.k(), Probing.ofId((int) Math.min(Integer.MAX_VALUE, image.shape())),
-                image.words());
+        long id = image.shape();
+        if (id < 0 || id >= Probing.values().length) {
+            throw new IllegalArgumentException("image corrupt: probing id is " + id + ", must be in [0, "
+                    + (Probing.values().length - 1) + "]");
+        }
+        return new StandardBloomFilter(image.hasher(), image.bits(), image.k(), Probing.ofId((int) id), image.words());
     }
 
     public Probing probing() {
@@ -96,6 +100,11 @@ public final class StandardBloomFilter extends BitArrayFilter {
     @Override
     Family family() {
         return Family.STANDARD_BLOOM;
+    }
+
+    @Override
+    String shapeParameterName() {
+        return "probing id";
     }
 
     @Override

@@ -151,6 +151,11 @@ public final class CountMinSketch {
 
     /** Adds {@code weight} (≥ 0) to the item given by its hash halves. */
     public void update(long h1, long h2, long weight) {
+        updateAndEstimate(h1, h2, weight);
+    }
+
+    /** {@link #update(long, long, long)}, returning the item's estimate afterwards (one index computation). */
+    public long updateAndEstimate(long h1, long h2, long weight) {
         if (weight < 0) {
             throw new IllegalArgumentException("weight must be ≥ 0, got " + weight);
         }
@@ -164,12 +169,16 @@ public final class CountMinSketch {
                     counts[i] = target;
                 }
             }
-        } else {
-            for (int j = 0; j < depth; j++) {
-                int i = scratch[j];
-                counts[i] = saturatingAdd(counts[i], weight);
-            }
+            return target;
         }
+        long min = Long.MAX_VALUE;
+        for (int j = 0; j < depth; j++) {
+            int i = scratch[j];
+            long c = saturatingAdd(counts[i], weight);
+            counts[i] = c;
+            min = Math.min(min, c);
+        }
+        return min;
     }
 
     public void update(long item, long weight) {

@@ -142,12 +142,30 @@ public final class FiveTuple {
     }
 
     private static InetAddress literal(String field, String text) {
-        boolean looksLiteral = text.indexOf(':') >= 0 || text.matches("\\d{1,3}(\\.\\d{1,3}){3}");
-        if (!looksLiteral) {
+        boolean dottedQuad = text.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+        // InetAddress.getByName parses a string as a literal (and never resolves it) only if it starts with a
+        // hex digit or ':'; anything else it sends to the name service, and so does an invalid dotted quad
+        // such as 10.0.0.256. Dotted quads are therefore parsed here, and IPv6 text must start as a literal.
+        boolean ipv6 = text.indexOf(':') >= 0
+                && (text.charAt(0) == ':' || Character.digit(text.charAt(0), 16) >= 0);
+        if (!dottedQuad && !ipv6) {
             throw new IllegalArgumentException(field + " must be a literal IPv4 or IPv6 address, got '" + text + "'");
         }
         try {
-            return InetAddress.getByName(text); // a literal: no name lookup happens
+            if (dottedQuad) {
+                String[] octets = text.split("\\.");
+                byte[] address = new byte[4];
+                for (int i = 0; i < 4; i++) {
+                    int v = Integer.parseInt(octets[i]);
+                    if (v > 255) {
+                        throw new IllegalArgumentException(field + " is not a valid IP address: '" + text
+                                + "' (octet " + v + " > 255)");
+                    }
+                    address[i] = (byte) v;
+                }
+                return InetAddress.getByAddress(address);
+            }
+            return InetAddress.getByName(text); // starts with a hex digit or ':': a literal, no name lookup
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException(field + " is not a valid IP address: '" + text + "'", e);
         }

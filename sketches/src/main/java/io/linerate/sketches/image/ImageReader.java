@@ -67,11 +67,16 @@ public final class ImageReader {
         return new ImageReader(b, family, version);
     }
 
-    /** Family of an image, read from its preamble without validating the rest. */
+    /** Family of an image, read from its preamble (after checking the magic) without validating the rest. */
     public static Family peekFamily(byte[] image) {
         if (image == null || image.length < ImageWriter.PREAMBLE_BYTES) {
             throw new IllegalArgumentException("image truncated: fewer than " + ImageWriter.PREAMBLE_BYTES
                     + " bytes of preamble");
+        }
+        int magic = ByteBuffer.wrap(image, 0, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+        if (magic != ImageWriter.MAGIC) {
+            throw new IllegalArgumentException(String.format(
+                    "not a linerate image: magic is 0x%08X, expected 0x%08X", magic, ImageWriter.MAGIC));
         }
         Family f = Family.ofId(image[4] & 0xFF);
         if (f == null) {

@@ -1,0 +1,294 @@
+package io.linerate.sketches.frequency;
+
+import io.linerate.sketches.hash.FiveTuple;
+import io.linerate.sketches.hash.ItemHasher;
+import io.linerate.sketches.image.Family;
+import io.linerate.sketches.image.ImageReader;
+import io.linerate.sketches.image.ImageWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The "CM-heap" of network measurement (Cormode &amp; Muthukrishnan; research notes part 2 §2.7): a
+ * {@link CountMinSketch} (conservative update by default) plus a bounded set of C candidate items kept in
+ * a min-heap on their estimates. Each update adds to the sketch and reads the item's new estimate in the
+ * same pass; a candidate's stored estimate is refreshed, a new item displaces the lightest candidate if its
+ * estimate is larger.
+ *
+ * <p><b>Why no item of weight ≥ φN is missed.</b> A candidate's stored count never falls below the true
+ * weight it has when stored (sketch estimates never underestimate, and later weight is counted exactly).
+ * An item not in the set at the end was either displaced, with a stored count ≥ its true weight then, or
+ * turned away at its last update, with an estimate ≥ its true weight then — and in both cases it has had
+ * no weight since. So {@link #unmonitoredBound()}, the largest count ever displaced or estimate ever
+ * turned away, bounds the weight of every item outside the set, and {@link #heavyHitters(double)} misses
+ * nothing whenever φN &gt; {@link #unmonitoredBound()} ({@link #isComplete(double)}), deterministically. With
+ * C ≥ 1/(φ − ε) candidates and estimates within εN (probability ≥ 1 − δ each, Theorem 3.8.1), that holds.
+ */
+public final class CountMinHeap implements HeavyHitters {
+
+    static final int IMAGE_VERSION = 1;
+
+    private final CountMinSketch sketch;
+    private final MonitoredItems candidates;
+    private long unmonitoredBound;
+
+    private CountMinHeap(KeyKind kind, int capacity, CountMinSketch sketch) {
+        if (capacity < 1 || capacity > SpaceSaving.MAX_CAPACITY) {
+            throw new IllegalArgumentException("capacity must be in [1, " + SpaceSaving.MAX_CAPACITY + "], got "
+                    + capacity);
+        }
+        this.sketch = sketch;
+        this.candidates = new MonitoredItems(kind, capacity, true, sketch.hasher());
+    }
+
+    /**
+     * @param capacity C, candidates kept
+     */
+    public static CountMinHeap create(KeyKind kind, int capacity, int width, int depth, boolean conservative,
+                                      long seed) {
+        return new CountMinHeap(kind, capacity,
+                CountMinSketch.withShape(width, depth, seed, RowIndexing.FULL_WIDTH, conservative));
+    }
+
+    /**
+     * Fits in {@code bytes}: a third of it for candidates, the rest for a conservative-update sketch of depth
+     * 4 and prime width.
+     */
+    public static CountMinHeap withMemory(KeyKind kind, long bytes, long seed) {
+        int capacity = SpaceSaving.MAX_CAPACITY;
+        while (capacity > 1 && SpaceSaving.bytesFor(kind, capacity) > bytes / 3) {
+            capacity = SpaceSaving.bytesFor(kind, capacity / 2) > bytes / 3 ? capacity / 2 : capacity - 1;
+        }
+        long rest = bytes - SpaceSaving.bytesFor(kind, capacity);
+        CountMinSketch sketch = CountMinSketch.withMemory(rest, 4, seed);
+        CountMinSketch cu = CountMinSketch.withShape(sketch.width(), 4, seed, RowIndexing.FULL_WIDTH, true);
+        return new CountMinHeap(kind, capacity, cu);
+    }
+
+    @Override
+    public void update(long item, long weight) {
+        candidates.kind.require(KeyKind.Type.LONG);
+        candidates.probe[0] = item;
+        updateHashed(sketch.hasher().hash(item), weight);
+    }
+
+    @Override
+    public void update(FiveTuple item, long weight) {
+        candidates.kind.require(KeyKind.Type.FIVE_TUPLE);
+        KeyKind.encode(item, candidates.probe, 0);
+        updateHashed(sketch.hasher().hash(item), weight);
+    }
+
+    @Override
+    public void update(byte[] bytes, int offset, int length, long weight) {
+        candidates.kind.require(KeyKind.Type.BYTES);
+        candidates.kind.encode(bytes, offset, length, candidates.probe, 0);
+        updateHashed(sketch.hasher().hash(bytes, offset, length), weight);
+    }
+
+    private void updateHashed(long h1, long weight) {
+        HeavyHitters.checkWeight(weight);
+        long estimate = sketch.updateAndEstimate(h1, ItemHasher.h2(h1), weight);
+        int s = candidates.find(h1);
+        if (s >= 0) {
+            // counted exactly since admission: upper bound = admission estimate + weight since, or the
+            // sketch's estimate if smaller; lower bound = weight since admission
+            long upper = Math.min(add(candidates.counts[s], weight), estimate);
+            long lower = candidates.counts[s] - candidates.errors[s] + weight;
+            candidates.errors[s] = upper - lower;
+            candidates.increase(s, upper);
+        } else if (candidates.size < candidates.capacity) {
+            candidates.add(h1, estimate, estimate - weight);
+        } else {
+            long lightest = candidates.minCount();
+            if (estimate > lightest) {
+                unmonitoredBound = Math.max(unmonitoredBound, lightest);
+                candidates.replaceMin(h1, estimate, estimate - weight);
+            } else {
+                unmonitoredBound = Math.max(unmonitoredBound, estimate);
+            }
+        }
+    }
+
+    private static long add(long a, long b) {
+        long s = a + b;
+        return s < a ? Long.MAX_VALUE : s;
+    }
+
+    /** The largest weight any item outside the candidate set can have (see class comment). */
+    public long unmonitoredBound() {
+        return unmonitoredBound;
+    }
+
+    /** Whether {@link #heavyHitters(double)} is certain to contain every item of weight ≥ φN. */
+    public boolean isComplete(double phi) {
+        return phi * sketch.totalWeight() > unmonitoredBound;
+    }
+
+    public CountMinSketch sketch() {
+        return sketch;
+    }
+
+    public int capacity() {
+        return candidates.capacity;
+    }
+
+    @Override
+    public List<HeavyHitter> topK(int k) {
+        if (k < 0) {
+            throw new IllegalArgumentException("k must be ≥ 0, got " + k);
+        }
+        List<HeavyHitter> all = refreshed(0);
+        return all.subList(0, Math.min(k, all.size()));
+    }
+
+    @Override
+    public List<HeavyHitter> heavyHitters(double phi) {
+        HeavyHitters.checkPhi(phi);
+        return refreshed(phi * sketch.totalWeight());
+    }
+
+    /**
+     * Candidates ranked by guaranteed weight, heaviest first, with deterministic bounds: the upper bound is
+     * the smaller of the sketch's current estimate and the admission estimate plus the weight counted since;
+     * the lower bound is the weight counted since admission. Items whose upper bound is below
+     * {@code threshold} are left out.
+     */
+    private List<HeavyHitter> refreshed(double threshold) {
+        List<HeavyHitter> out = new ArrayList<>();
+        for (int s : candidates.slotsByCountDescending()) {
+            long h1 = candidates.keyHash(s);
+            long upper = Math.min(candidates.counts[s], sketch.estimate(h1, ItemHasher.h2(h1)));
+            long lower = candidates.counts[s] - candidates.errors[s];
+            if (upper >= threshold) {
+                out.add(new HeavyHitter(candidates.kind.decode(candidates.keys, s * candidates.width), upper,
+                        lower, upper));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public long totalWeight() {
+        return sketch.totalWeight();
+    }
+
+    /** Merges the sketches, then keeps the C heaviest of both candidate sets by merged estimate. */
+    @Override
+    public void merge(HeavyHitters other) {
+        if (!(other instanceof CountMinHeap)) {
+            throw new IllegalArgumentException("cannot merge a CountMinHeap with "
+                    + (other == null ? "null" : "a " + other.getClass().getSimpleName()));
+        }
+        CountMinHeap o = (CountMinHeap) other;
+        if (!o.candidates.kind.toString().equals(candidates.kind.toString()) || o.candidates.capacity != candidates.capacity) {
+            throw new IllegalArgumentException("cannot merge CountMinHeaps of different key kind or capacity: "
+                    + candidates.kind + "/" + candidates.capacity + " vs " + o.candidates.kind + "/"
+                    + o.candidates.capacity);
+        }
+        sketch.merge(o.sketch); // checks shape and seed
+        int w = candidates.width;
+        int n = candidates.size + o.candidates.size;
+        long[] keys = new long[n * w];
+        long[] hashes = new long[n];
+        long[] estimates = new long[n];
+        int count = 0;
+        for (MonitoredItems set : new MonitoredItems[] {candidates, o.candidates}) {
+            for (int s = 0; s < set.size; s++) {
+                long h1 = set.keyHash(s);
+                boolean duplicate = false;
+                for (int i = 0; i < count && !duplicate; i++) {
+                    duplicate = hashes[i] == h1 && Arrays.equals(keys, i * w, i * w + w, set.keys, s * w, s * w + w);
+                }
+                if (duplicate) {
+                    continue;
+                }
+                System.arraycopy(set.keys, s * w, keys, count * w, w);
+                hashes[count] = h1;
+                estimates[count] = sketch.estimate(h1, ItemHasher.h2(h1));
+                count++;
+            }
+        }
+        Integer[] order = new Integer[count];
+        for (int i = 0; i < count; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> Long.compare(estimates[b], estimates[a]));
+        long bound = Math.max(unmonitoredBound, o.unmonitoredBound);
+        for (int r = candidates.capacity; r < count; r++) {
+            bound = Math.max(bound, estimates[order[r]]);
+        }
+        MonitoredItems merged = new MonitoredItems(candidates.kind, candidates.capacity, true, sketch.hasher());
+        for (int r = 0; r < Math.min(count, candidates.capacity); r++) {
+            int i = order[r];
+            System.arraycopy(keys, i * w, merged.probe, 0, w);
+            merged.add(hashes[i], estimates[i], estimates[i]); // merged: only the sketch's bound is known
+        }
+        candidates.copyFrom(merged);
+        // an item outside both sets may have weight up to the sum of both bounds
+        unmonitoredBound = Math.max(bound, unmonitoredBound + o.unmonitoredBound);
+    }
+
+    @Override
+    public long memoryBytes() {
+        return sketch.memoryBytes() + candidates.memoryBytes();
+    }
+
+    @Override
+    public byte[] toByteArray() {
+        byte[] cm = sketch.toByteArray();
+        int w = candidates.width;
+        ImageWriter out = new ImageWriter(Family.COUNT_MIN_HEAP, IMAGE_VERSION,
+                4 + 4 + 4 + 8 + 4 + (cm.length + 7) / 8 * 8L + 4 + (long) candidates.size * 8L * (w + 2))
+                .putInt(candidates.kind.id()).putInt(candidates.kind.maxBytes()).putInt(candidates.capacity)
+                .putLong(unmonitoredBound).putInt(cm.length);
+        long[] packed = new long[(cm.length + 7) / 8];
+        java.nio.ByteBuffer.wrap(Arrays.copyOf(cm, packed.length * 8)).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .asLongBuffer().get(packed);
+        out.putLongs(packed, 0, packed.length).putInt(candidates.size);
+        for (int s = 0; s < candidates.size; s++) {
+            out.putLongs(candidates.keys, s * w, w).putLong(candidates.counts[s]).putLong(candidates.errors[s]);
+        }
+        return out.finish();
+    }
+
+    public static CountMinHeap fromByteArray(byte[] image) {
+        ImageReader in = ImageReader.open(image, Family.COUNT_MIN_HEAP, IMAGE_VERSION);
+        KeyKind kind = KeyKind.of(in.getInt("keyKind", 0, 2), in.getInt("maxBytes", 1, KeyKind.MAX_BYTES_LIMIT));
+        int capacity = in.getInt("capacity", 1, SpaceSaving.MAX_CAPACITY);
+        long bound = in.getLong("unmonitoredBound", 0, Long.MAX_VALUE);
+        int cmLength = in.getInt("sketchBytes", 0, Integer.MAX_VALUE - 16);
+        long[] packed = in.getLongs("sketch", (cmLength + 7L) / 8);
+        byte[] cm = new byte[packed.length * 8];
+        java.nio.ByteBuffer.wrap(cm).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(packed);
+        CountMinSketch sketch = CountMinSketch.fromByteArray(Arrays.copyOf(cm, cmLength));
+        int size = in.getInt("size", 0, capacity);
+        int w = kind.width();
+        long[] entries = in.getLongs("candidates", (long) size * (w + 2));
+        in.finish();
+        CountMinHeap heap = new CountMinHeap(kind, capacity, sketch);
+        for (int s = 0; s < size; s++) {
+            int at = s * (w + 2);
+            System.arraycopy(entries, at, heap.candidates.probe, 0, w);
+            long count = entries[at + w];
+            long error = entries[at + w + 1];
+            if (count < 0 || error < 0 || error > count) {
+                throw new IllegalArgumentException("image corrupt: candidate " + s + " has count " + count
+                        + ", error " + error);
+            }
+            long h1 = kind.hash(sketch.hasher(), entries, at);
+            if (heap.candidates.find(h1) >= 0) {
+                throw new IllegalArgumentException("image corrupt: candidate " + s + " repeats an item");
+            }
+            heap.candidates.add(h1, count, error);
+        }
+        heap.unmonitoredBound = bound;
+        return heap;
+    }
+
+    @Override
+    public String toString() {
+        return "CountMinHeap[" + sketch + ", candidates=" + candidates.size + "/" + candidates.capacity + "]";
+    }
+}

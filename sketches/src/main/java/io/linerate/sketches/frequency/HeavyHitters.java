@@ -1,0 +1,53 @@
+package io.linerate.sketches.frequency;
+
+import io.linerate.sketches.hash.FiveTuple;
+import java.util.List;
+
+/**
+ * A bounded-memory tracker of the heaviest items of a weighted stream: {@link SpaceSaving} and
+ * {@link CountMinHeap}. Not thread-safe.
+ */
+public interface HeavyHitters {
+
+    /** Adds {@code weight} (≥ 0) to a {@code long} item. */
+    void update(long item, long weight);
+
+    /** Adds {@code weight} (≥ 0) to a 5-tuple item. */
+    void update(FiveTuple item, long weight);
+
+    /** Adds {@code weight} (≥ 0) to a byte-string item (the bytes are copied only if it is kept). */
+    void update(byte[] bytes, int offset, int length, long weight);
+
+    /** The (at most) {@code k} items with the largest estimates, heaviest first. */
+    List<HeavyHitter> topK(int k);
+
+    /**
+     * Every item whose weight may be ≥ φ·N (upper bound ≥ φ·N), heaviest first; see each implementation
+     * for its no-miss guarantee.
+     */
+    List<HeavyHitter> heavyHitters(double phi);
+
+    /** N, the total weight seen. */
+    long totalWeight();
+
+    /** Adds {@code other}'s summary into this one (same kind, capacity and seed). */
+    void merge(HeavyHitters other);
+
+    /** Exact bytes of the primitive arrays holding the state. */
+    long memoryBytes();
+
+    /** A versioned byte image. */
+    byte[] toByteArray();
+
+    static void checkWeight(long weight) {
+        if (weight < 0) {
+            throw new IllegalArgumentException("weight must be ≥ 0, got " + weight);
+        }
+    }
+
+    static void checkPhi(double phi) {
+        if (!(phi > 0 && phi < 1)) {
+            throw new IllegalArgumentException("phi must be in (0, 1), got " + phi);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package io.linerate.sketches.frequency;
+
+import io.linerate.sketches.hash.FiveTuple;
+import io.linerate.sketches.hash.ItemHasher;
+import java.util.Arrays;
+
+/**
+ * What a heavy-hitter tracker keeps of each item so it can report it: a {@code long}, an IP 5-tuple, or
+ * a byte string of bounded length. Keys are stored as fixed-width runs of longs in one primitive array.
+ */
+public final class KeyKind {
+
+    /** Byte strings longer than this are rejected (the slot width is fixed at construction). */
+    public static final int MAX_BYTES_LIMIT = 1024;
+
+    enum Type { LONG, FIVE_TUPLE, BYTES }
+
+    private final Type type;
+    private final int maxBytes;
+
+    private KeyKind(Type type, int maxBytes) {
+        this.type = type;
+        this.maxBytes = maxBytes;
+    }
+
+    public static KeyKind longs() {
+        return new KeyKind(Type.LONG, 8);
+    }
+
+    public static KeyKind fiveTuples() {
+        return new KeyKind(Type.FIVE_TUPLE, 40);
+    }
+
+    /** Byte strings of at most {@code maxBytes} bytes. */
+    public static KeyKind bytes(int maxBytes) {
+        if (maxBytes < 1 || maxBytes > MAX_BYTES_LIMIT) {
+            throw new IllegalArgumentException("maxBytes must be in [1, " + MAX_BYTES_LIMIT + "], got " + maxBytes);
+        }
+        return new KeyKind(Type.BYTES, maxBytes);
+    }
+
+    Type type() {
+        return type;
+    }
+
+    int maxBytes() {
+        return maxBytes;
+    }
+
+    /** Longs per stored key. */
+    int width() {
+        switch (type) {
+            case LONG:
+                return 1;
+            case FIVE_TUPLE:
+                return 5;
+            default:
+                return 1 + (maxBytes + 7) / 8; // length, then the bytes
+        }
+    }
+
+    int id() {
+        return type.ordinal();
+    }
+
+    static KeyKind of(int id, int maxBytes) {
+        if (id == Type.LONG.ordinal()) {
+            return longs();
+        }
+        if (id == Type.FIVE_TUPLE.ordinal()) {
+            return fiveTuples();
+        }
+        if (id == Type.BYTES.ordinal()) {
+            return bytes(maxBytes);
+        }
+        throw new IllegalArgumentException("key kind id must be 0, 1 or 2, got " + id);
+    }
+
+    void require(Type expected) {
+        if (type != expected) {
+            throw new IllegalArgumentException("this tracker keeps " + this + " keys, not " + expected);
+        }
+    }
+
+    /** Writes a 5-tuple's fields into {@code out} at {@code at}. */
+    static void encode(FiveTuple t, long[] out, int at) {
+        out[at] = t.srcHigh();
+        out[at + 1] = t.srcLow();
+        out[at + 2] = t.dstHigh();
+        out[at + 3] = t.dstLow();
+        out[at + 4] = ((long) t.srcPort() << 32) | ((long) t.dstPort() << 16) | (t.protocol() << 8)
+                | (t.isIpv6() ? 6 : 4);
+    }
+
+    /** Writes a byte string (length first) into {@code out} at {@code at}, zero-padded. */
+    void encode(byte[] b, int off, int len, long[] out, int at) {
+        if (len > maxBytes) {
+            throw new IllegalArgumentException("key length " + len + " exceeds maxBytes " + maxBytes);
+        }
+        Arrays.fill(out, at, at + width(), 0L);
+        out[at] = len;
+        for (int i = 0; i < len; i++) {
+            out[at + 1 + (i >>> 3)] |= (b[off + i] & 0xFFL) << ((i & 7) * 8);
+        }
+    }
+
+    /** The reportable item stored at {@code at}: a {@code Long}, a {@link FiveTuple} or a {@code byte[]}. */
+    Object decode(long[] keys, int at) {
+        switch (type) {
+            case LONG:
+                return keys[at];
+            case FIVE_TUPLE: {
+                long meta = keys[at + 4];
+                int sp = (int) (meta >>> 32) & 0xFFFF;
+                int dp = (int) (meta >>> 16) & 0xFFFF;
+                int proto = (int) (meta >>> 8) & 0xFF;
+                return (meta & 0xFF) == 6
+                        ? FiveTuple.ipv6(keys[at], keys[at + 1], keys[at + 2], keys[at + 3], sp, dp, proto)
+                        : FiveTuple.ipv4((int) keys[at + 1], (int) keys[at + 3], sp, dp, proto);
+            }
+            default: {
+                int len = (int) keys[at];
+                byte[] b = new byte[len];
+                for (int i = 0; i < len; i++) {
+                    b[i] = (byte) (keys[at + 1 + (i >>> 3)] >>> ((i & 7) * 8));
+                }
+                return b;
+            }
+        }
+    }
+
+    /** h1 of the key stored at {@code at}, as the tracker's hasher computes it for the original item. */
+    long hash(ItemHasher hasher, long[] keys, int at) {
+        switch (type) {
+            case LONG:
+                return hasher.hash(keys[at]);
+            case FIVE_TUPLE:
+                return hasher.hash((FiveTuple) decode(keys, at));
+            default: {
+                byte[] b = (byte[]) decode(keys, at);
+                return hasher.hash(b, 0, b.length);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return type == Type.BYTES ? "BYTES(" + maxBytes + ")" : type.name();
+    }
+}

@@ -1,0 +1,289 @@
+package io.linerate.sketches.frequency;
+
+import io.linerate.sketches.hash.FiveTuple;
+import io.linerate.sketches.hash.ItemHasher;
+import io.linerate.sketches.image.Family;
+import io.linerate.sketches.image.ImageReader;
+import io.linerate.sketches.image.ImageWriter;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Space-Saving (Metwally, Agrawal &amp; El Abbadi, "Efficient Computation of Frequent and Top-k Elements in
+ * Data Streams", 2005) with m counters in primitive arrays ({@link MonitoredItems}).
+ *
+ * <p>A monitored item's weight is added to its counter; an unmonitored item replaces the item with the
+ * smallest counter c<sub>min</sub>, inheriting c<sub>min</sub> as its error. Deterministic guarantees, for
+ * every item with counter c and error e: c − e ≤ true weight ≤ c, and c<sub>min</sub> ≤ N/m; every item
+ * heavier than c<sub>min</sub> — so every item heavier than N/m — is monitored. Hence
+ * {@link #heavyHitters(double)} with φ ≥ 1/m misses no item of weight ≥ φN.
+ */
+public final class SpaceSaving implements HeavyHitters {
+
+    static final int IMAGE_VERSION = 1;
+    public static final int MAX_CAPACITY = 1 << 26;
+
+    private final ItemHasher hasher;
+    private final MonitoredItems items;
+    private long totalWeight;
+    /** Upper bound on the weight of any unmonitored item, beyond c_min (raised by merges). */
+    private long floor;
+
+    private SpaceSaving(KeyKind kind, int capacity, long seed) {
+        if (capacity < 1 || capacity > MAX_CAPACITY) {
+            throw new IllegalArgumentException("capacity must be in [1, " + MAX_CAPACITY + "], got " + capacity);
+        }
+        this.hasher = ItemHasher.seeded(seed);
+        this.items = new MonitoredItems(kind, capacity, true, hasher);
+    }
+
+    /** A tracker with {@code capacity} counters. */
+    public static SpaceSaving withCapacity(KeyKind kind, int capacity, long seed) {
+        return new SpaceSaving(kind, capacity, seed);
+    }
+
+    /** As many counters as fit in {@code bytes} (exactly: {@link #memoryBytes()} ≤ bytes). */
+    public static SpaceSaving withMemory(KeyKind kind, long bytes, long seed) {
+        int lo = 1;
+        int hi = MAX_CAPACITY;
+        if (bytesFor(kind, 1) > bytes) {
+            throw new IllegalArgumentException("bytes=" + bytes + " cannot hold a single counter");
+        }
+        while (lo < hi) {
+            int mid = (int) (((long) lo + hi + 1) / 2);
+            if (bytesFor(kind, mid) <= bytes) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return new SpaceSaving(kind, lo, seed);
+    }
+
+    static long bytesFor(KeyKind kind, int capacity) {
+        return MonitoredItems.bytesFor(kind, capacity, true);
+    }
+
+    @Override
+    public void update(long item, long weight) {
+        items.kind.require(KeyKind.Type.LONG);
+        items.probe[0] = item;
+        updateHashed(hasher.hash(item), weight);
+    }
+
+    @Override
+    public void update(FiveTuple item, long weight) {
+        items.kind.require(KeyKind.Type.FIVE_TUPLE);
+        KeyKind.encode(item, items.probe, 0);
+        updateHashed(hasher.hash(item), weight);
+    }
+
+    @Override
+    public void update(byte[] bytes, int offset, int length, long weight) {
+        items.kind.require(KeyKind.Type.BYTES);
+        items.kind.encode(bytes, offset, length, items.probe, 0);
+        updateHashed(hasher.hash(bytes, offset, length), weight);
+    }
+
+    private void updateHashed(long h1, long weight) {
+        HeavyHitters.checkWeight(weight);
+        totalWeight = add(totalWeight, weight);
+        int s = items.find(h1);
+        if (s >= 0) {
+            items.increase(s, add(items.counts[s], weight));
+        } else if (items.size < items.capacity) {
+            items.add(h1, add(floor, weight), floor);
+        } else {
+            long error = Math.max(items.minCount(), floor);
+            items.replaceMin(h1, add(error, weight), error);
+        }
+    }
+
+    private static long add(long a, long b) {
+        long s = a + b;
+        return s < a ? Long.MAX_VALUE : s;
+    }
+
+    /** The largest weight an unmonitored item can have. */
+    public long unmonitoredBound() {
+        return items.size < items.capacity ? floor : Math.max(items.minCount(), floor);
+    }
+
+    public int capacity() {
+        return items.capacity;
+    }
+
+    @Override
+    public List<HeavyHitter> topK(int k) {
+        if (k < 0) {
+            throw new IllegalArgumentException("k must be ≥ 0, got " + k);
+        }
+        List<HeavyHitter> out = new ArrayList<>();
+        for (int s : items.slotsByCountDescending()) {
+            if (out.size() == k) {
+                break;
+            }
+            out.add(report(s));
+        }
+        return out;
+    }
+
+    @Override
+    public List<HeavyHitter> heavyHitters(double phi) {
+        HeavyHitters.checkPhi(phi);
+        double threshold = phi * totalWeight;
+        List<HeavyHitter> out = new ArrayList<>();
+        for (int s : items.slotsByCountDescending()) {
+            if (items.counts[s] >= threshold) {
+                out.add(report(s)); // upper bound ≥ φN: nothing heavier than c_min is left out
+            }
+        }
+        return out;
+    }
+
+    private HeavyHitter report(int s) {
+        long c = items.counts[s];
+        return new HeavyHitter(items.kind.decode(items.keys, s * items.width), c, c - items.errors[s], c);
+    }
+
+    @Override
+    public long totalWeight() {
+        return totalWeight;
+    }
+
+    /**
+     * Mergeable summaries (Agarwal et al. 2012): an item's upper bound in the union is the sum of its upper
+     * bounds in both (its counter, or the other side's {@link #unmonitoredBound()}), its lower bound the sum
+     * of lower bounds; the m items with the largest upper bounds are kept, and the largest upper bound
+     * dropped becomes a bound for every unmonitored item.
+     */
+    @Override
+    public void merge(HeavyHitters other) {
+        if (!(other instanceof SpaceSaving)) {
+            throw new IllegalArgumentException("cannot merge a SpaceSaving with "
+                    + (other == null ? "null" : "a " + other.getClass().getSimpleName()));
+        }
+        SpaceSaving o = (SpaceSaving) other;
+        if (!o.items.kind.toString().equals(items.kind.toString()) || o.items.capacity != items.capacity
+                || o.hasher.seed() != hasher.seed()) {
+            throw new IllegalArgumentException("cannot merge SpaceSaving trackers of different kind, capacity or seed: "
+                    + items.kind + "/" + items.capacity + "/" + hasher.seed() + " vs " + o.items.kind + "/"
+                    + o.items.capacity + "/" + o.hasher.seed());
+        }
+        int w = items.width;
+        int n = items.size + o.items.size;
+        long[] keys = new long[n * w];
+        long[] hashes = new long[n];
+        long[] upper = new long[n];
+        long[] lower = new long[n];
+        long myBound = unmonitoredBound();
+        long theirBound = o.unmonitoredBound();
+        int count = 0;
+        for (int s = 0; s < items.size; s++) {
+            System.arraycopy(items.keys, s * w, items.probe, 0, w);
+            long h1 = items.keyHash(s);
+            int t = o.items.findKey(h1, items.probe);
+            long c = items.counts[s];
+            long low = c - items.errors[s];
+            long up = add(c, t >= 0 ? o.items.counts[t] : theirBound);
+            if (t >= 0) {
+                low = add(low, o.items.counts[t] - o.items.errors[t]);
+            }
+            System.arraycopy(items.keys, s * w, keys, count * w, w);
+            hashes[count] = h1;
+            upper[count] = up;
+            lower[count] = low;
+            count++;
+        }
+        for (int t = 0; t < o.items.size; t++) {
+            System.arraycopy(o.items.keys, t * w, items.probe, 0, w);
+            long h1 = o.items.keyHash(t);
+            if (items.find(h1) >= 0) {
+                continue; // merged above
+            }
+            long c = o.items.counts[t];
+            System.arraycopy(o.items.keys, t * w, keys, count * w, w);
+            hashes[count] = h1;
+            upper[count] = add(c, myBound);
+            lower[count] = c - o.items.errors[t];
+            count++;
+        }
+        Integer[] order = new Integer[count];
+        for (int i = 0; i < count; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, (a, b) -> Long.compare(upper[b], upper[a]));
+        long newFloor = add(myBound, theirBound);
+        MonitoredItems merged = new MonitoredItems(items.kind, items.capacity, true, hasher);
+        for (int r = 0; r < count; r++) {
+            int i = order[r];
+            if (r < items.capacity) {
+                System.arraycopy(keys, i * w, merged.probe, 0, w);
+                merged.add(hashes[i], upper[i], upper[i] - lower[i]);
+            } else {
+                newFloor = Math.max(newFloor, upper[i]);
+            }
+        }
+        items.copyFrom(merged);
+        floor = newFloor;
+        totalWeight = add(totalWeight, o.totalWeight);
+    }
+
+    @Override
+    public long memoryBytes() {
+        return items.memoryBytes();
+    }
+
+    @Override
+    public byte[] toByteArray() {
+        int w = items.width;
+        ImageWriter out = new ImageWriter(Family.SPACE_SAVING, IMAGE_VERSION,
+                8 + 4 + 4 + 4 + 8 + 8 + 4 + (long) items.size * (8L * w + 16))
+                .putLong(hasher.seed()).putInt(items.kind.id()).putInt(items.kind.maxBytes())
+                .putInt(items.capacity).putLong(totalWeight).putLong(floor).putInt(items.size);
+        for (int s = 0; s < items.size; s++) {
+            out.putLongs(items.keys, s * w, w).putLong(items.counts[s]).putLong(items.errors[s]);
+        }
+        return out.finish();
+    }
+
+    public static SpaceSaving fromByteArray(byte[] image) {
+        ImageReader in = ImageReader.open(image, Family.SPACE_SAVING, IMAGE_VERSION);
+        long seed = in.getLong("seed");
+        int kindId = in.getInt("keyKind", 0, 2);
+        int maxBytes = in.getInt("maxBytes", 1, KeyKind.MAX_BYTES_LIMIT);
+        KeyKind kind = KeyKind.of(kindId, maxBytes);
+        int capacity = in.getInt("capacity", 1, MAX_CAPACITY);
+        long total = in.getLong("totalWeight", 0, Long.MAX_VALUE);
+        long floor = in.getLong("floor", 0, Long.MAX_VALUE);
+        int size = in.getInt("size", 0, capacity);
+        // every entry needs (width + 2) longs: check the image holds them before allocating the tracker
+        long[] entries = in.getLongs("entries", (long) size * (kind.width() + 2));
+        in.finish();
+        SpaceSaving ss = new SpaceSaving(kind, capacity, seed);
+        int w = kind.width();
+        for (int e = 0; e < size; e++) {
+            int at = e * (w + 2);
+            System.arraycopy(entries, at, ss.items.probe, 0, w);
+            long count = entries[at + w];
+            long error = entries[at + w + 1];
+            if (count < 0 || error < 0 || error > count) {
+                throw new IllegalArgumentException("image corrupt: entry " + e + " has count " + count + ", error " + error);
+            }
+            long h1 = kind.hash(ss.hasher, entries, at);
+            if (ss.items.find(h1) >= 0) {
+                throw new IllegalArgumentException("image corrupt: entry " + e + " repeats an item");
+            }
+            ss.items.add(h1, count, error);
+        }
+        ss.totalWeight = total;
+        ss.floor = floor;
+        return ss;
+    }
+
+    @Override
+    public String toString() {
+        return "SpaceSaving[" + items.kind + ", capacity=" + items.capacity + ", size=" + items.size + ", N="
+                + totalWeight + "]";
+    }
+}

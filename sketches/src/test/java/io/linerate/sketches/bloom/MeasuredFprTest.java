@@ -1,0 +1,135 @@
+package io.linerate.sketches.bloom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Filters sized by create(n, 1%, seed) at n = 200,000, queried with 10<sup>6</sup> keys never inserted.
+ *
+ * <p>Given the filter, each absent key is a false positive independently with probability R (the false-positive
+ * rate, thesis Def. 3.6.1), so the count is Binomial(10<sup>6</sup>, R): the measured rate must lie within
+ * 4·√(R(1−R)/N) of R, with R estimated by the filter's own {@link BloomFilter#expectedFpp()}.
+ */
+class MeasuredFprTest {
+
+    static final long N = 200_000;
+    static final int QUERIES = 1_000_000;
+    static final double TARGET = 0.01;
+
+    /**
+     * Inserted keys are 0..n−1; absent keys start at 2^40. Hashing is seeded, so key order is irrelevant.
+     * Sequential: filters are not thread-safe, even for queries (the blocked filter reuses a scratch array).
+     */
+    static double measuredFpr(BloomFilter f) {
+        long fp = LongStream.range(1L << 40, (1L << 40) + QUERIES).filter(f::mightContain).count();
+        return (double) fp / QUERIES;
+    }
+
+    static BloomFilter filled(Variant v, long seed) {
+        BloomFilter f = v.create(N, TARGET, seed);
+        for (long i = 0; i < N; i++) {
+            f.put(i);
+        }
+        return f;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void measuredRateIsWithinABinomialIntervalOfExpectedFppAndNearTheTarget(Variant v) {
+        BloomFilter f = filled(v, 0xF00D + v.ordinal());
+        for (long i = 0; i < N; i++) {
+            assertThat(f.mightContain(i)).isTrue();
+        }
+        double expected = f.expectedFpp();
+        double measured = measuredFpr(f);
+        double se = Math.sqrt(expected * (1 - expected) / QUERIES);
+        System.out.printf("%s: m=%d k=%d measured FPR %.5f, expectedFpp %.5f (SE %.5f)%n", v, f.bitSize(),
+                f.hashCount(), measured, expected, se);
+        assertThat(Math.abs(measured - expected)).as("%s measured %.5f vs expectedFpp %.5f", v, measured, expected)
+                .isLessThanOrEqualTo(4 * se);
+        double cap = v == Variant.BLOCKED ? 1.5 : 1.1;
+        assertThat(measured).as("%s measured FPR vs target", v).isLessThanOrEqualTo(cap * TARGET);
+    }
+
+    /**
+     * Sizing of notes part 3 item 11: for ε = 1% the standard filter uses ≈ −ln ε/ln²2 = 9.585 bits per element
+     * and k = round(9.585·ln 2) = 7; its model FPP (1 − e^{−kn/m})^k is then ≤ 1.1ε.
+     */
+    @Test
+    void sizingForOnePercent() {
+        StandardBloomFilter f = StandardBloomFilter.create(N, TARGET, 1);
+        double bitsPerItem = (double) f.bitSize() / N;
+        assertThat(bitsPerItem).isCloseTo(-Math.log(TARGET) / (Math.log(2) * Math.log(2)),
+                org.assertj.core.data.Offset.offset(1e-4));
+        assertThat(bitsPerItem).isBetween(9.58, 9.59);
+        assertThat(f.hashCount()).isEqualTo(7);
+        assertThat(BloomSizing.falsePositiveProbability(N, f.bitSize(), f.hashCount())).isBetween(0.0095, 0.011);
+        assertThat(PartitionedBloomFilter.create(N, TARGET, 1).bitSize()).isBetween(f.bitSize(), f.bitSize() + 7 * 200);
+        assertThat(CountingBloomFilter.create(N, TARGET, 1).bitSize()).isEqualTo(f.bitSize());
+        // the blocked variant is sized by its own model and needs more bits than the standard one
+        BlockedBloomFilter b = BlockedBloomFilter.create(N, TARGET, 1);
+        assertThat(b.bitSize()).isGreaterThan(f.bitSize());
+        assertThat(BlockedBloomFilter.falsePositiveProbability((double) N / b.blocks(), b.hashCount(), b.blockBits()))
+                .isLessThanOrEqualTo(TARGET);
+    }
+
+    /**
+     * Fill ratio of the standard filter ≈ 1 − e^{−kn/m} (notes part 3 item 10; ≈ ½ at the optimal k). The number
+     * of set bits has variance at most that of Binomial(m, q) (occupancy counts are negatively correlated), so the
+     * tolerance is 4·√(q(1−q)/m), plus the O(1/m) gap between 1 − (1 − 1/m)^{kn} and 1 − e^{−kn/m}.
+     */
+    @Test
+    void standardFillRatioMatchesTheFormulaAndElementCountIsEstimated() {
+        BloomFilter f = filled(Variant.STANDARD, 0xF11L);
+        long m = f.bitSize();
+        int k = f.hashCount();
+        double q = -Math.expm1(-(double) k * N / m);
+        double exact = 1 - Math.pow(1 - 1.0 / m, (double) k * N);
+        double fill = (double) f.bitCount() / m;
+        double tolerance = 4 * Math.sqrt(q * (1 - q) / m) + Math.abs(exact - q);
+        assertThat(Math.abs(fill - q)).as("fill %.5f vs 1 - e^{-kn/m} = %.5f", fill, q).isLessThanOrEqualTo(tolerance);
+        assertThat(fill).isBetween(0.45, 0.55);
+        // n̂ = −(m/k) ln(1 − X/m): by the delta method SE(n̂) = (m/k)·SD(X)/(m − X) ≤ √(m q/(1−q))/k.
+        double se = Math.sqrt(m * q / (1 - q)) / k;
+        assertThat(Math.abs(f.approximateElementCount() - N)).isLessThanOrEqualTo(4 * se);
+        // expectedFpp is (X/m)^k
+        assertThat(f.expectedFpp()).isCloseTo(Math.pow(fill, k), org.assertj.core.data.Offset.offset(1e-12));
+    }
+
+    @Test
+    void emptyFiltersReportNothingAndFullFiltersEverything() {
+        for (Variant v : Variant.values()) {
+            BloomFilter f = v.withBits(4096, 3, 5);
+            assertThat(f.bitCount()).isZero();
+            assertThat(f.expectedFpp()).isZero();
+            assertThat(f.approximateElementCount()).isZero();
+            assertThat(LongStream.range(0, 10_000).noneMatch(f::mightContain)).isTrue();
+            for (long i = 0; i < 200_000; i++) {
+                f.put(i);
+            }
+            if (v == Variant.BLOCKED) {
+                // only the first L bits of each block (L the largest prime ≤ B) are ever used
+                BlockedBloomFilter b = (BlockedBloomFilter) f;
+                assertThat(f.bitCount()).isEqualTo(b.blocks() * BlockProbes.largestPrimeAtMost(b.blockBits()));
+            } else {
+                assertThat(f.bitCount()).isEqualTo(f.bitSize());
+                assertThat(f.approximateElementCount()).isInfinite();
+            }
+            assertThat(f.expectedFpp()).isEqualTo(1.0);
+            assertThat(LongStream.range(1L << 40, (1L << 40) + 1000).allMatch(f::mightContain)).isTrue();
+        }
+    }
+
+    @Test
+    void memoryBytesIsTheSizeOfTheStateArrays() {
+        assertThat(StandardBloomFilter.withBits(1000, 3, 1).memoryBytes()).isEqualTo(16 * 8);
+        assertThat(StandardBloomFilter.withBits(1024, 3, 1).memoryBytes()).isEqualTo(16 * 8);
+        assertThat(BlockedBloomFilter.withBits(1000, 3, 1, 512).memoryBytes()).isEqualTo(16 * 8);
+        assertThat(CountingBloomFilter.withCounters(1000, 3, 4, 1).memoryBytes()).isEqualTo(63 * 8);
+        assertThat(CountingBloomFilter.withCounters(1000, 3, 16, 1).memoryBytes()).isEqualTo(250 * 8);
+    }
+}

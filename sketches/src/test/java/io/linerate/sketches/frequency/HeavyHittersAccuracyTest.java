@@ -1,0 +1,142 @@
+package io.linerate.sketches.frequency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.datasketches.frequencies.ErrorType;
+import org.apache.datasketches.frequencies.LongsSketch;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Both trackers against exact counts and against DataSketches' {@code frequencies.LongsSketch} on 10M-item
+ * Zipf streams over 1M keys (s = 0.8, 1.0, 1.2), every tracker at 64 KiB. LongsSketch's map sizes are powers
+ * of two and it holds 18 bytes per map slot (two long arrays and a short array), so it gets its 4096-slot
+ * map, 73,728 bytes: more memory than ours, never less.
+ */
+class HeavyHittersAccuracyTest {
+
+    private static final int KEYS = 1_000_000;
+    private static final int STREAM = 10_000_000;
+    private static final long MEMORY = 64 * 1024;
+    private static final int LONGS_SKETCH_MAP = 2048;
+
+    record Quality(double recall, double precision, double averageRelativeError) {
+    }
+
+    @Test
+    void zipf08() {
+        compare(0.8);
+    }
+
+    @Test
+    void zipf10() {
+        compare(1.0);
+    }
+
+    @Test
+    void zipf12() {
+        compare(1.2);
+    }
+
+    private static void compare(double s) {
+        ZipfStream stream = new ZipfStream(KEYS, s, 42);
+        long[] exact = new long[KEYS];
+        Map<Long, Integer> rankOfKey = new HashMap<>();
+        SpaceSaving spaceSaving = SpaceSaving.withMemory(KeyKind.longs(), MEMORY, 7);
+        CountMinHeap cmHeap = CountMinHeap.withMemory(KeyKind.longs(), MEMORY, 7);
+        LongsSketch longsSketch = new LongsSketch(LONGS_SKETCH_MAP);
+        assertThat(spaceSaving.memoryBytes()).isLessThanOrEqualTo(MEMORY);
+        assertThat(cmHeap.memoryBytes()).isLessThanOrEqualTo(MEMORY);
+        for (int i = 0; i < STREAM; i++) {
+            int rank = stream.nextRank();
+            long key = stream.key(rank);
+            exact[rank]++;
+            spaceSaving.update(key, 1);
+            cmHeap.update(key, 1);
+            longsSketch.update(key, 1);
+        }
+        for (int r = 0; r < KEYS; r++) {
+            rankOfKey.put(stream.key(r), r);
+        }
+        Integer[] byWeight = new Integer[KEYS];
+        for (int i = 0; i < KEYS; i++) {
+            byWeight[i] = i;
+        }
+        Arrays.sort(byWeight, (a, b) -> Long.compare(exact[b], exact[a]));
+        Set<Long> trueTop = new HashSet<>();
+        for (int i = 0; i < 100; i++) {
+            trueTop.add(stream.key(byWeight[i]));
+        }
+
+        Quality ss0 = quality(topOf(spaceSaving), trueTop, exact, rankOfKey);
+        Quality cm0 = quality(topOf(cmHeap), trueTop, exact, rankOfKey);
+        Quality ds0 = quality(topOf(longsSketch), trueTop, exact, rankOfKey);
+        System.out.println("s=" + s + " SS " + ss0 + " CM " + cm0 + " DS " + ds0 + " bounds " + spaceSaving.unmonitoredBound() + " " + cmHeap.unmonitoredBound());
+        // φ = 1e-3: recall 1.0 for both trackers
+        double phi = 1e-3;
+        assertThat(cmHeap.isComplete(phi)).as("CM-heap answer provably complete at phi").isTrue();
+        assertThat(phi * STREAM).as("SpaceSaving answer provably complete at phi")
+                .isGreaterThan(spaceSaving.unmonitoredBound());
+        for (HeavyHitters tracker : new HeavyHitters[] {spaceSaving, cmHeap}) {
+            Set<Long> reported = new HashSet<>();
+            for (HeavyHitter h : tracker.heavyHitters(phi)) {
+                reported.add((Long) h.item());
+                long truth = exact[rankOfKey.get((Long) h.item())];
+                assertThat(truth).as("true weight within the reported bounds")
+                        .isBetween(h.lowerBound(), h.upperBound());
+            }
+            for (int i = 0; i < KEYS && exact[byWeight[i]] >= phi * STREAM; i++) {
+                assertThat(reported).as("%s, s=%s: heavy hitter of rank %d", tracker.getClass().getSimpleName(), s, i)
+                        .contains(stream.key(byWeight[i]));
+            }
+        }
+        Quality ss = quality(topOf(spaceSaving), trueTop, exact, rankOfKey);
+        Quality cm = quality(topOf(cmHeap), trueTop, exact, rankOfKey);
+        Quality ds = quality(topOf(longsSketch), trueTop, exact, rankOfKey);
+        String report = String.format("s=%.1f top-100 recall/precision/ARE: SpaceSaving %s, CountMinHeap %s,"
+                + " LongsSketch %s", s, ss, cm, ds);
+        System.out.println(report);
+        for (Quality q : new Quality[] {ss, cm}) {
+            assertThat(q.recall()).as(report).isGreaterThanOrEqualTo(ds.recall());
+            assertThat(q.precision()).as(report).isGreaterThanOrEqualTo(ds.precision());
+            assertThat(q.averageRelativeError()).as(report).isLessThanOrEqualTo(ds.averageRelativeError());
+        }
+    }
+
+    /** item, estimate pairs of a top-100, heaviest first. */
+    private static List<long[]> topOf(HeavyHitters tracker) {
+        List<long[]> out = new ArrayList<>();
+        for (HeavyHitter h : tracker.topK(100)) {
+            out.add(new long[] {(Long) h.item(), h.estimate()});
+        }
+        return out;
+    }
+
+    private static List<long[]> topOf(LongsSketch sketch) {
+        LongsSketch.Row[] rows = sketch.getFrequentItems(0, ErrorType.NO_FALSE_NEGATIVES);
+        Arrays.sort(rows, (a, b) -> Long.compare(b.getEstimate(), a.getEstimate()));
+        List<long[]> out = new ArrayList<>();
+        for (int i = 0; i < Math.min(100, rows.length); i++) {
+            out.add(new long[] {rows[i].getItem(), rows[i].getEstimate()});
+        }
+        return out;
+    }
+
+    private static Quality quality(List<long[]> top, Set<Long> trueTop, long[] exact, Map<Long, Integer> rankOfKey) {
+        int hits = 0;
+        double relativeError = 0;
+        for (long[] entry : top) {
+            hits += trueTop.contains(entry[0]) ? 1 : 0;
+            long truth = exact[rankOfKey.get(entry[0])];
+            relativeError += Math.abs(entry[1] - truth) / (double) Math.max(1, truth);
+        }
+        return new Quality(hits / 100.0, top.isEmpty() ? 0 : hits / (double) top.size(),
+                top.isEmpty() ? Double.POSITIVE_INFINITY : relativeError / top.size());
+    }
+}

@@ -1,0 +1,79 @@
+package io.linerate.sketches.hash;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.math.BigInteger;
+import java.util.BitSet;
+import org.junit.jupiter.api.Test;
+
+class PrimesTest {
+
+    /** Sieve of Eratosthenes on [0, limit). */
+    static BitSet composites(int limit) {
+        BitSet composite = new BitSet(limit);
+        composite.set(0);
+        composite.set(1);
+        for (int i = 2; (long) i * i < limit; i++) {
+            if (!composite.get(i)) {
+                for (int j = i * i; j < limit; j += i) {
+                    composite.set(j);
+                }
+            }
+        }
+        return composite;
+    }
+
+    @Test
+    void isPrimeAgreesWithASieveBelowTheTrialDivisionLimit() {
+        int limit = 200_000;
+        BitSet composite = composites(limit);
+        for (int n = -5; n < limit; n++) {
+            boolean prime = n >= 0 && !composite.get(n);
+            assertThat(Primes.isPrime(n)).as("isPrime(%d)", n).isEqualTo(prime);
+        }
+    }
+
+    /** Around 10^6, where isPrime switches from trial division to Miller–Rabin. */
+    @Test
+    void isPrimeAgreesWithASieveAcrossTheMethodBoundary() {
+        int limit = 1_020_000;
+        BitSet composite = composites(limit);
+        for (int n = 980_000; n < limit; n++) {
+            assertThat(Primes.isPrime(n)).as("isPrime(%d)", n).isEqualTo(!composite.get(n));
+        }
+    }
+
+    @Test
+    void nextPrimeAgreesWithASieve() {
+        int limit = 100_100;
+        BitSet composite = composites(limit);
+        for (int n = 0; n < 100_000; n++) {
+            int expected = composite.nextClearBit(Math.max(n, 2));
+            assertThat(Primes.nextPrime(n)).as("nextPrime(%d)", n).isEqualTo(expected);
+        }
+        assertThat(Primes.nextPrime(-10)).isEqualTo(2);
+    }
+
+    @Test
+    void knownValues() {
+        // Carmichael numbers and strong pseudoprimes are composite
+        for (long c : new long[] {561, 1105, 1729, 41041, 825265, 3215031751L, 2152302898747L, 3474749660383L,
+            341550071728321L, 3825123056546413051L}) {
+            assertThat(Primes.isPrime(c)).as("%d", c).isFalse();
+        }
+        // Mersenne primes, the largest prime below 10^6 and known large primes
+        for (long p : new long[] {2, 3, 8191, 131071, 524287, 999_983, 1_000_003, 2_147_483_647L,
+            999_999_999_989L, 2_305_843_009_213_693_951L, 9_223_372_036_854_775_783L}) {
+            assertThat(Primes.isPrime(p)).as("%d", p).isTrue();
+        }
+        assertThat(Primes.isPrime(2_147_483_647L * 2_147_483_647L)).isFalse();
+        assertThat(Primes.isPrime(1_000_003L * 1_000_033L)).isFalse();
+        assertThat(Primes.nextPrime(1_000_000)).isEqualTo(1_000_003);
+        assertThat(Primes.nextPrime(2_305_843_009_213_693_950L)).isEqualTo(2_305_843_009_213_693_951L);
+        // the partition sizes of the thesis settings (notes §4.4(a)): smallest prime ≥ ⌈cn/k⌉
+        assertThat(Primes.nextPrime(6667)).isEqualTo(6673);
+        assertThat(Primes.nextPrime(7273)).isEqualTo(7283);
+        assertThat(Primes.nextPrime(7500)).isEqualTo(7507);
+        assertThat(Primes.nextPrime(6667)).isEqualTo(BigInteger.valueOf(6666).nextProbablePrime().longValue());
+    }
+}
