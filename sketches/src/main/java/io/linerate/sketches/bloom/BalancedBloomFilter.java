@@ -26,10 +26,10 @@ import io.linerate.sketches.image.ImageWriter;
  * of them chosen by its hash — a block the query reaches, so still no false negatives; the false-positive
  * rate then degrades gracefully ({@link #forcedPlacements()} counts these).
  *
- * <p>Each block's first {@code b} bits hold its load counter; the local filter uses L bits after them, L
- * the largest prime ≤ B − b (251 of 256, 503 of 512), with positions from {@link BlockProbes}. Block j's
- * address is h1 + j·h2 reduced into subtable j. A put first checks whether the element is already present
- * along its path, so duplicates consume neither capacity nor accesses beyond the lookup.
+ * <p>Each block's first {@code b} bits hold its load counter; the local filter uses the other L = B − b bits,
+ * at positions from independent 16-bit fields of h2 ({@link BlockProbes}). Block j's address is h1 + j·h2
+ * reduced into subtable j. A put first checks whether the element is already present along its path, so
+ * repeats cost neither capacity nor access budget.
  *
  * <p>{@link #union} is not supported: where an element lands depends on the order of insertion.
  */
@@ -65,7 +65,7 @@ public final class BalancedBloomFilter implements BloomFilter {
         this.wordsPerBlock = blockBits / 64;
         this.counterBits = params.counterBits();
         this.counterMask = (1L << counterBits) - 1;
-        this.localBits = BlockProbes.largestPrimeAtMost(blockBits - counterBits);
+        this.localBits = blockBits - counterBits;
         this.k = params.hashCount();
         this.h = params.threshold();
         double p = params.coinProbability();
@@ -181,6 +181,28 @@ public final class BalancedBloomFilter implements BloomFilter {
         return true;
     }
 
+    /** {@link #blockHolds(long, int[])} with the positions generated as it goes: no shared scratch. */
+    private boolean blockHolds(long block, long h2) {
+        int base = (int) (block * wordsPerBlock);
+        long state = h2;
+        long v = h2;
+        int left = 4;
+        for (int i = 0; i < k; i++) {
+            if (left == 0) {
+                state = BlockProbes.remix(state);
+                v = state;
+                left = 4;
+            }
+            int bit = ((((int) v & 0xFFFF) * localBits) >>> 16) + counterBits;
+            if ((words[base + (bit >>> 6)] & (1L << bit)) == 0) {
+                return false;
+            }
+            v >>>= 16;
+            left--;
+        }
+        return true;
+    }
+
     private void store(long block, int[] positions) {
         int base = (int) (block * wordsPerBlock);
         for (int g : positions) {
@@ -197,24 +219,39 @@ public final class BalancedBloomFilter implements BloomFilter {
         }
     }
 
+    /**
+     * Inserts along the element's path. The access budget is charged only for elements that are stored (in
+     * a block or in the overflow list): an element found present costs its lookup and nothing of the
+     * budget, so a stream of repeats cannot use it up. Once the budget is spent, the path is still read to
+     * find repeats, as a query would, before a new element goes to the overflow list.
+     */
     @Override
     public boolean put(long h1, long h2) {
         if (overflow.contains(h1, h2)) {
             return false;
         }
         BlockProbes.positions(h2, localBits, positions);
-        for (int j = 0; j < d && accessesUsed < params.accessBudget(); j++) {
+        long budget = params.accessBudget();
+        int charged = 0;
+        for (int j = 0; j < d; j++) {
             long block = blockAddress(h1, h2, j);
-            accessesUsed++;
             if (blockHolds(block, positions)) {
                 return false;
             }
             long c = counter(block);
-            if (c < h || (c == h && coinWins(h1, j))) {
-                store(block, positions);
-                return true;
+            if (accessesUsed + j + 1 <= budget) {
+                charged = j + 1;
+                if (c < h || (c == h && coinWins(h1, j))) {
+                    store(block, positions);
+                    accessesUsed += charged;
+                    return true;
+                }
+            }
+            if (c < h) {
+                break; // a query stops here: the element is new, and only the budget kept it out
             }
         }
+        accessesUsed += charged;
         if (!overflow.isFull()) {
             overflow.add(h1, h2);
             return true;
@@ -244,10 +281,9 @@ public final class BalancedBloomFilter implements BloomFilter {
         if (overflow.contains(h1, h2)) {
             return true;
         }
-        BlockProbes.positions(h2, localBits, positions);
         for (int j = 0; j < d; j++) {
             long block = blockAddress(h1, h2, j);
-            if (blockHolds(block, positions)) {
+            if (blockHolds(block, h2)) {
                 return true;
             }
             if (counter(block) < h) {

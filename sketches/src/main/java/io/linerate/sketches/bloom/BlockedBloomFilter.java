@@ -9,10 +9,8 @@ import io.linerate.sketches.image.Family;
  * (default 512 = one 64-byte cache line) and all k bits of the item are set inside it, so an insert or
  * a query touches one cache line whatever k is.
  *
- * <p>Inside the block the item's k bits lie among the first L bits, L the largest prime ≤ B (509 of 512),
- * at the positions of {@link BlockProbes}: enhanced double hashing with four hash values, because plain
- * double hashing inside a block repeats bit patterns often enough to be seen in the false-positive rate.
- * Blocks fill unevenly (Poisson), so this
+ * <p>Inside the block the item's k bits are at independent fields of h2 ({@link BlockProbes}): block sizes
+ * are powers of two, so a position is a shift and a mask. Blocks fill unevenly (Poisson), so this
  * variant needs more bits than the standard filter for the same false-positive probability; {@link
  * #create} sizes it with the exact model of {@link #falsePositiveProbability}, not the standard formula.
  */
@@ -25,17 +23,17 @@ public final class BlockedBloomFilter extends BitArrayFilter {
     private static final int MAX_BLOCK_BITS = 4096;
 
     private final int blockBits;
-    private final int localBits;
-    private final int[] positions;
+    private final int blockMask;
+    private final int fieldsPerValue;
     private final int blockShift;
     private final long blocks;
 
     private BlockedBloomFilter(ItemHasher hasher, long blocks, int blockBits, int k, long[] words) {
         super(hasher, Math.multiplyExact(blocks, (long) blockBits), k, words);
         this.blockBits = blockBits;
-        this.localBits = BlockProbes.largestPrimeAtMost(blockBits);
-        this.positions = new int[k];
+        this.blockMask = blockBits - 1;
         this.blockShift = Integer.numberOfTrailingZeros(blockBits);
+        this.fieldsPerValue = 64 / blockShift;
         this.blocks = blocks;
     }
 
@@ -115,10 +113,19 @@ public final class BlockedBloomFilter extends BitArrayFilter {
     @Override
     public boolean put(long h1, long h2) {
         long base = DoubleHashing.reduce(h1, blocks) << blockShift;
-        BlockProbes.positions(h2, localBits, positions);
+        long state = h2;
+        long v = h2;
+        int left = fieldsPerValue;
         boolean changed = false;
-        for (int g : positions) {
-            changed |= setBit(base + g);
+        for (int i = 0; i < k; i++) {
+            if (left == 0) {
+                state = BlockProbes.remix(state);
+                v = state;
+                left = fieldsPerValue;
+            }
+            changed |= setBit(base + ((int) v & blockMask));
+            v >>>= blockShift;
+            left--;
         }
         return changed;
     }
@@ -126,13 +133,44 @@ public final class BlockedBloomFilter extends BitArrayFilter {
     @Override
     public boolean mightContain(long h1, long h2) {
         long base = DoubleHashing.reduce(h1, blocks) << blockShift;
-        BlockProbes.positions(h2, localBits, positions);
-        for (int g : positions) {
-            if (!getBit(base + g)) {
+        long state = h2;
+        long v = h2;
+        int left = fieldsPerValue;
+        for (int i = 0; i < k; i++) {
+            if (left == 0) {
+                state = BlockProbes.remix(state);
+                v = state;
+                left = fieldsPerValue;
+            }
+            if (!getBit(base + ((int) v & blockMask))) {
                 return false;
             }
+            v >>>= blockShift;
+            left--;
         }
         return true;
+    }
+
+    /**
+     * Σ over blocks of ln(1 − X<sub>b</sub>/L) / (k·ln(1 − 1/L)): the Swamidass–Baldi estimate applied per
+     * block, since blocks fill unevenly and the whole-filter formula underestimates.
+     */
+    @Override
+    public double approximateElementCount() {
+        int wordsPerBlock = blockBits >>> 6;
+        double perItem = k * Math.log1p(-1.0 / blockBits);
+        double sum = 0;
+        for (int b = 0; b < words.length; b += wordsPerBlock) {
+            int set = 0;
+            for (int w = b; w < b + wordsPerBlock; w++) {
+                set += Long.bitCount(words[w]);
+            }
+            if (set >= blockBits) {
+                return Double.POSITIVE_INFINITY;
+            }
+            sum += Math.log1p(-(double) set / blockBits) / perItem;
+        }
+        return sum;
     }
 
     /**
@@ -148,27 +186,24 @@ public final class BlockedBloomFilter extends BitArrayFilter {
             for (int w = b; w < b + wordsPerBlock; w++) {
                 set += Long.bitCount(words[w]);
             }
-            sum += Math.pow((double) set / localBits, k);
+            sum += Math.pow((double) set / blockBits, k);
         }
         return sum / blocks;
     }
 
     /**
      * Model false-positive probability with λ items per block on average: Σ<sub>i</sub> Poisson(λ; i)·
-     * [(1 − (1 − 1/L)<sup>k·i</sup>)<sup>k</sup> + i/P], the block's load being Poisson, each of its i items
-     * setting k bits among L, plus the chance 1/P per item that the query's bit pattern is that item's, with
-     * P = L³(L−1) patterns.
+     * (1 − (1 − 1/B)<sup>k·i</sup>)<sup>k</sup>, the block's load being Poisson and each of its i items
+     * setting k uniformly drawn bits of B.
      */
     public static double falsePositiveProbability(double itemsPerBlock, int k, int blockBits) {
         int max = Poisson.tailBound(itemsPerBlock);
         double[] pmf = Poisson.pmf(itemsPerBlock, max);
-        int l = BlockProbes.largestPrimeAtMost(blockBits);
-        double clear = Math.pow(1.0 - 1.0 / l, k);
-        double patterns = Math.pow(l, 3) * (l - 1);
+        double clear = Math.pow(1.0 - 1.0 / blockBits, k);
         double sum = 0;
         for (int i = 0; i <= max; i++) {
             double fill = 1.0 - Math.pow(clear, i);
-            sum += pmf[i] * Math.min(1.0, Math.pow(fill, k) + i / patterns);
+            sum += pmf[i] * Math.pow(fill, k);
         }
         return sum;
     }

@@ -1,6 +1,7 @@
 package io.linerate.sketches.bloom;
 
 import io.linerate.sketches.hash.DoubleHashing;
+import io.linerate.sketches.hash.FiveTuple;
 import io.linerate.sketches.hash.ItemHasher;
 import io.linerate.sketches.hash.Probing;
 import io.linerate.sketches.image.Family;
@@ -180,6 +181,11 @@ public final class CountingBloomFilter implements BloomFilter {
         return remove(h1, ItemHasher.h2(h1));
     }
 
+    public boolean remove(FiveTuple tuple) {
+        long h1 = hasher.hash(tuple);
+        return remove(h1, ItemHasher.h2(h1));
+    }
+
     @Override
     public boolean mightContain(long h1, long h2) {
         long m = counters;
@@ -335,6 +341,10 @@ public final class CountingBloomFilter implements BloomFilter {
         int perWord = 64 / counterBits;
         long[] words = in.getLongs("words", (counters + perWord - 1) / perWord);
         in.finish();
+        int usedBits = (int) (counters % perWord) * counterBits;
+        if (usedBits != 0 && (words[words.length - 1] >>> usedBits) != 0) {
+            throw new IllegalArgumentException("image corrupt: counter bits set beyond counter " + counters);
+        }
         CountingBloomFilter f = new CountingBloomFilter(hasher, counters, k, counterBits, probing, words);
         f.lostIncrements = lost;
         f.rejectedRemovals = rejected;

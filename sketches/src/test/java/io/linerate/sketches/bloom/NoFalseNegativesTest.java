@@ -222,12 +222,12 @@ class NoFalseNegativesTest {
         }
     }
 
-    /** All k bits in the block chosen by h1, at the {@link BlockProbes} positions (among its first L bits). */
+    /** All k bits in the block chosen by h1, at independent log2(B)-bit fields of h2 (re-mixed when used up). */
     @Test
     void blockedFilterSetsTheProbePositionsInOneBlock() {
         SplittableRandom rnd = new SplittableRandom(24);
         for (int block : new int[] {64, 128, 512, 4096}) {
-            int l = BlockProbes.largestPrimeAtMost(block);
+            int shift = Integer.numberOfTrailingZeros(block);
             for (int trial = 0; trial < 200; trial++) {
                 int k = 1 + rnd.nextInt(Math.min(block, 64));
                 BlockedBloomFilter f = BlockedBloomFilter.withBits(1 + rnd.nextLong(1 << 16), k, rnd.nextLong(), block);
@@ -236,12 +236,16 @@ class NoFalseNegativesTest {
                 f.put(item);
                 long h1 = f.hasher().hash(item);
                 long start = DoubleHashing.reduce(h1, f.blocks()) * block;
-                int[] positions = new int[k];
-                BlockProbes.positions(ItemHasher.h2(h1), l, positions);
                 Set<Long> expected = new HashSet<>();
-                for (int p : positions) {
-                    assertThat(p).isBetween(0, l - 1);
-                    expected.add(start + p);
+                long state = ItemHasher.h2(h1);
+                long v = state;
+                for (int i = 0; i < k; i++) {
+                    if (i > 0 && i % (64 / shift) == 0) {
+                        state = BlockProbes.remix(state);
+                        v = state;
+                    }
+                    expected.add(start + (v & (block - 1)));
+                    v >>>= shift;
                 }
                 assertThat(setBits(f)).isEqualTo(expected);
             }
