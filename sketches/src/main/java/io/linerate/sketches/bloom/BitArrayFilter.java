@@ -31,17 +31,23 @@ abstract class BitArrayFilter implements BloomFilter {
         return (int) ((bits + 63) >>> 6);
     }
 
-    /** Sets bit {@code i}; true if it was clear. */
+    /**
+     * Sets bit {@code i}; true if it was clear. Branch-free on purpose: whether a bit was already set is
+     * unpredictable while a filter fills, and a mispredicted branch would also throw away the next
+     * operation's memory access that the CPU had already started.
+     */
     final boolean setBit(long i) {
         int w = (int) (i >>> 6);
-        long mask = 1L << i;
         long old = words[w];
-        if ((old & mask) != 0) {
-            return false;
-        }
-        words[w] = old | mask;
-        bitCount++;
-        return true;
+        long added = (~old >>> i) & 1;
+        words[w] = old | (1L << i);
+        bitCount += added;
+        return added != 0;
+    }
+
+    /** Bit {@code i} as 0 or 1. */
+    final long bit(long i) {
+        return (words[(int) (i >>> 6)] >>> i) & 1;
     }
 
     final boolean getBit(long i) {

@@ -25,6 +25,7 @@ public final class BlockedBloomFilter extends BitArrayFilter {
     private final int blockBits;
     private final int blockMask;
     private final int fieldsPerValue;
+    private final int wordShift;
     private final int blockShift;
     private final long blocks;
 
@@ -34,6 +35,7 @@ public final class BlockedBloomFilter extends BitArrayFilter {
         this.blockMask = blockBits - 1;
         this.blockShift = Integer.numberOfTrailingZeros(blockBits);
         this.fieldsPerValue = 64 / blockShift;
+        this.wordShift = blockShift - 6;
         this.blocks = blocks;
     }
 
@@ -112,43 +114,69 @@ public final class BlockedBloomFilter extends BitArrayFilter {
 
     @Override
     public boolean put(long h1, long h2) {
-        long base = DoubleHashing.reduce(h1, blocks) << blockShift;
-        long state = h2;
+        int base = (int) DoubleHashing.reduce(h1, blocks) << wordShift;
         long v = h2;
-        int left = fieldsPerValue;
-        boolean changed = false;
-        for (int i = 0; i < k; i++) {
+        long added = 0;
+        if (k <= fieldsPerValue) {
+            for (int i = 0; i < k; i++) {
+                int bit = (int) v & blockMask;
+                int w = base + (bit >>> 6);
+                long old = words[w];
+                added += (~old >>> bit) & 1;
+                words[w] = old | (1L << bit);
+                v >>>= blockShift;
+            }
+            bitCount += added;
+            return added != 0;
+        }
+        long state = h2;
+        for (int i = 0, left = fieldsPerValue; i < k; i++, left--) {
             if (left == 0) {
                 state = BlockProbes.remix(state);
                 v = state;
                 left = fieldsPerValue;
             }
-            changed |= setBit(base + ((int) v & blockMask));
+            int bit = (int) v & blockMask;
+            int w = base + (bit >>> 6);
+            long old = words[w];
+            added += (~old >>> bit) & 1; // shifts use the low 6 bits: bit mod 64
+            words[w] = old | (1L << bit);
             v >>>= blockShift;
-            left--;
         }
-        return changed;
+        bitCount += added;
+        return added != 0;
     }
 
+    /**
+     * Tests all k bits without an early exit: they share one cache line, so an exit would save no memory
+     * access, and its unpredictable branch (half the queries of a dedup stream are absent) would throw
+     * away the next query's memory access that the CPU had already started.
+     */
     @Override
     public boolean mightContain(long h1, long h2) {
-        long base = DoubleHashing.reduce(h1, blocks) << blockShift;
-        long state = h2;
+        int base = (int) DoubleHashing.reduce(h1, blocks) << wordShift;
         long v = h2;
-        int left = fieldsPerValue;
-        for (int i = 0; i < k; i++) {
+        long all = 1;
+        if (k <= fieldsPerValue) { // the usual case (k ≤ 7 for 512-bit blocks): one value, a plain counted loop
+            for (int i = 0; i < k; i++) {
+                int bit = (int) v & blockMask;
+                all &= words[base + (bit >>> 6)] >>> bit;
+                v >>>= blockShift;
+            }
+            return (all & 1) != 0;
+        }
+        long state = h2;
+        for (int i = 0, left = fieldsPerValue; i < k; i++, left--) {
             if (left == 0) {
                 state = BlockProbes.remix(state);
                 v = state;
                 left = fieldsPerValue;
             }
-            if (!getBit(base + ((int) v & blockMask))) {
-                return false;
-            }
+            int bit = (int) v & blockMask;
+            all &= words[base + (bit >>> 6)] >>> bit;
             v >>>= blockShift;
-            left--;
         }
-        return true;
+        return (all & 1) != 0;
     }
 
     /**
