@@ -129,16 +129,33 @@ public final class KeyKind {
         }
     }
 
-    /** h1 of the key stored at {@code at}, as the tracker's hasher computes it for the original item. */
-    long hash(ItemHasher hasher, long[] keys, int at) {
+    /**
+     * h1 of the key stored at {@code at}, as the hasher computes it for the original item. No allocation:
+     * 5-tuples are hashed from their fields, byte strings are unpacked into {@code scratch} (at least
+     * {@link #maxBytes()} long; may be {@code null} for other kinds).
+     */
+    long hash(ItemHasher hasher, long[] keys, int at, byte[] scratch) {
         switch (type) {
             case LONG:
                 return hasher.hash(keys[at]);
-            case FIVE_TUPLE:
-                return hasher.hash((FiveTuple) decode(keys, at));
+            case FIVE_TUPLE: {
+                long meta = keys[at + 4];
+                int sp = (int) (meta >>> 32) & 0xFFFF;
+                int dp = (int) (meta >>> 16) & 0xFFFF;
+                int proto = (int) (meta >>> 8) & 0xFF;
+                return (meta & 0xFF) == 6
+                        ? hasher.hashIpv6(keys[at], keys[at + 1], keys[at + 2], keys[at + 3], sp, dp, proto)
+                        : hasher.hashIpv4((int) keys[at + 1], (int) keys[at + 3], sp, dp, proto);
+            }
             default: {
-                byte[] b = (byte[]) decode(keys, at);
-                return hasher.hash(b, 0, b.length);
+                int len = (int) keys[at];
+                if (len < 0 || len > maxBytes) {
+                    throw new IllegalArgumentException("stored key length " + len + " outside [0, " + maxBytes + "]");
+                }
+                for (int i = 0; i < len; i++) {
+                    scratch[i] = (byte) (keys[at + 1 + (i >>> 3)] >>> ((i & 7) * 8));
+                }
+                return hasher.hash(scratch, 0, len);
             }
         }
     }

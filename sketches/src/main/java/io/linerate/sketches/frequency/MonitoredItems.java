@@ -65,27 +65,7 @@ final class MonitoredItems {
 
     /** h1 of the key in slot {@code s}, as the hasher computes it for the original item; no allocation. */
     long keyHash(int s) {
-        int at = s * width;
-        switch (kind.type()) {
-            case LONG:
-                return hasher.hash(keys[at]);
-            case FIVE_TUPLE: {
-                long meta = keys[at + 4];
-                int sp = (int) (meta >>> 32) & 0xFFFF;
-                int dp = (int) (meta >>> 16) & 0xFFFF;
-                int proto = (int) (meta >>> 8) & 0xFF;
-                return (meta & 0xFF) == 6
-                        ? hasher.hashIpv6(keys[at], keys[at + 1], keys[at + 2], keys[at + 3], sp, dp, proto)
-                        : hasher.hashIpv4((int) keys[at + 1], (int) keys[at + 3], sp, dp, proto);
-            }
-            default: {
-                int len = (int) keys[at];
-                for (int i = 0; i < len; i++) {
-                    scratchBytes[i] = (byte) (keys[at + 1 + (i >>> 3)] >>> ((i & 7) * 8));
-                }
-                return hasher.hash(scratchBytes, 0, len);
-            }
-        }
+        return kind.hash(hasher, keys, s * width, scratchBytes);
     }
 
     private static int home(long h1) {
