@@ -143,10 +143,12 @@ public final class CountMinSketch {
         }
     }
 
-    /** Multiply-xorshift: makes the rows' indexes non-linear in (h1, h2). */
+    /**
+     * Xorshift-multiply: makes the rows' indexes non-linear in (h1, h2). The range reduction that follows
+     * reads the product's high bits, which depend on every input bit.
+     */
     private static long mix(long v) {
-        v = (v ^ (v >>> 32)) * 0xD6E8FEB86659FD93L;
-        return v ^ (v >>> 32);
+        return (v ^ (v >>> 32)) * 0xD6E8FEB86659FD93L;
     }
 
     /** Adds {@code weight} (≥ 0) to the item given by its hash halves. */
@@ -159,8 +161,22 @@ public final class CountMinSketch {
         if (weight < 0) {
             throw new IllegalArgumentException("weight must be ≥ 0, got " + weight);
         }
-        indexes(h1, h2);
         totalWeight = saturatingAdd(totalWeight, weight);
+        if (!conservative && indexing == RowIndexing.FULL_WIDTH) {
+            // the hot path: index, add and take the minimum in one pass, no scratch array
+            int w = width;
+            long v = h1;
+            long min = Long.MAX_VALUE;
+            for (int j = 0, base = 0; j < depth; j++, base += w) {
+                int i = base + (int) DoubleHashing.reduce(mix(v), w);
+                long c = saturatingAdd(counts[i], weight);
+                counts[i] = c;
+                min = Math.min(min, c);
+                v += h2;
+            }
+            return min;
+        }
+        indexes(h1, h2);
         if (conservative) {
             long target = saturatingAdd(min(), weight);
             for (int j = 0; j < depth; j++) {
@@ -203,6 +219,16 @@ public final class CountMinSketch {
 
     /** The point estimate: the smallest of the item's d counters, never below its true weight. */
     public long estimate(long h1, long h2) {
+        if (indexing == RowIndexing.FULL_WIDTH) {
+            int w = width;
+            long v = h1;
+            long min = Long.MAX_VALUE;
+            for (int j = 0, base = 0; j < depth; j++, base += w) {
+                min = Math.min(min, counts[base + (int) DoubleHashing.reduce(mix(v), w)]);
+                v += h2;
+            }
+            return min;
+        }
         indexes(h1, h2);
         return min();
     }
