@@ -92,6 +92,23 @@ public final class KeyKind {
                 | (t.isIpv6() ? 6 : 4);
     }
 
+    /** Fields of the packed ports/protocol/version long written by {@link #encode(FiveTuple, long[], int)}. */
+    private static int srcPort(long meta) {
+        return (int) (meta >>> 32) & 0xFFFF;
+    }
+
+    private static int dstPort(long meta) {
+        return (int) (meta >>> 16) & 0xFFFF;
+    }
+
+    private static int protocol(long meta) {
+        return (int) (meta >>> 8) & 0xFF;
+    }
+
+    private static boolean isIpv6(long meta) {
+        return (meta & 0xFF) == 6;
+    }
+
     /** Writes a byte string (length first) into {@code out} at {@code at}, zero-padded. */
     void encode(byte[] b, int off, int len, long[] out, int at) {
         if (len > maxBytes) {
@@ -111,12 +128,11 @@ public final class KeyKind {
                 return keys[at];
             case FIVE_TUPLE: {
                 long meta = keys[at + 4];
-                int sp = (int) (meta >>> 32) & 0xFFFF;
-                int dp = (int) (meta >>> 16) & 0xFFFF;
-                int proto = (int) (meta >>> 8) & 0xFF;
-                return (meta & 0xFF) == 6
-                        ? FiveTuple.ipv6(keys[at], keys[at + 1], keys[at + 2], keys[at + 3], sp, dp, proto)
-                        : FiveTuple.ipv4((int) keys[at + 1], (int) keys[at + 3], sp, dp, proto);
+                return isIpv6(meta)
+                        ? FiveTuple.ipv6(keys[at], keys[at + 1], keys[at + 2], keys[at + 3], srcPort(meta),
+                                dstPort(meta), protocol(meta))
+                        : FiveTuple.ipv4((int) keys[at + 1], (int) keys[at + 3], srcPort(meta), dstPort(meta),
+                                protocol(meta));
             }
             default: {
                 int len = (int) keys[at];
@@ -140,12 +156,11 @@ public final class KeyKind {
                 return hasher.hash(keys[at]);
             case FIVE_TUPLE: {
                 long meta = keys[at + 4];
-                int sp = (int) (meta >>> 32) & 0xFFFF;
-                int dp = (int) (meta >>> 16) & 0xFFFF;
-                int proto = (int) (meta >>> 8) & 0xFF;
-                return (meta & 0xFF) == 6
-                        ? hasher.hashIpv6(keys[at], keys[at + 1], keys[at + 2], keys[at + 3], sp, dp, proto)
-                        : hasher.hashIpv4((int) keys[at + 1], (int) keys[at + 3], sp, dp, proto);
+                return isIpv6(meta)
+                        ? hasher.hashIpv6(keys[at], keys[at + 1], keys[at + 2], keys[at + 3], srcPort(meta),
+                                dstPort(meta), protocol(meta))
+                        : hasher.hashIpv4((int) keys[at + 1], (int) keys[at + 3], srcPort(meta), dstPort(meta),
+                                protocol(meta));
             }
             default: {
                 int len = (int) keys[at];
