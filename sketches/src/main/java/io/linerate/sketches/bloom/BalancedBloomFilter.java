@@ -193,7 +193,7 @@ public final class BalancedBloomFilter implements BloomFilter {
                 v = state;
                 left = 4;
             }
-            int bit = ((((int) v & 0xFFFF) * localBits) >>> 16) + counterBits;
+            int bit = DoubleHashing.reduce16((int) v, localBits) + counterBits;
             if ((words[base + (bit >>> 6)] & (1L << bit)) == 0) {
                 return false;
             }

@@ -1,5 +1,7 @@
 package io.linerate.sketches.bloom;
 
+import io.linerate.sketches.hash.DoubleHashing;
+
 /**
  * Bit positions of an item inside one block, for the blocked and balanced filters: k independent fields
  * carved from h2 — ⌊64/f⌋ fields of f bits per 64-bit value, the value then re-mixed (a multiply-xorshift
@@ -37,7 +39,7 @@ final class BlockProbes {
                 v = state;
                 left = 4;
             }
-            out[i] = (((int) v & 0xFFFF) * l) >>> 16;
+            out[i] = DoubleHashing.reduce16((int) v, l);
             v >>>= 16;
             left--;
         }
