@@ -127,7 +127,7 @@ public final class CountMinSketch {
         if (indexing == RowIndexing.FULL_WIDTH) {
             long v = h1;
             for (int j = 0; j < depth; j++) {
-                scratch[j] = j * w + (int) DoubleHashing.reduce(mix(v), w);
+                scratch[j] = j * w + (int) DoubleHashing.reduce(DoubleHashing.mix(v), w);
                 v += h2;
             }
         } else {
@@ -147,10 +147,6 @@ public final class CountMinSketch {
      * Xorshift-multiply: makes the rows' indexes non-linear in (h1, h2). The range reduction that follows
      * reads the product's high bits, which depend on every input bit.
      */
-    private static long mix(long v) {
-        return (v ^ (v >>> 32)) * 0xD6E8FEB86659FD93L;
-    }
-
     /** Adds {@code weight} (≥ 0) to the item given by its hash halves. */
     public void update(long h1, long h2, long weight) {
         updateAndEstimate(h1, h2, weight);
@@ -168,7 +164,7 @@ public final class CountMinSketch {
             long v = h1;
             long min = Long.MAX_VALUE;
             for (int j = 0, base = 0; j < depth; j++, base += w) {
-                int i = base + (int) DoubleHashing.reduce(mix(v), w);
+                int i = base + (int) DoubleHashing.reduce(DoubleHashing.mix(v), w);
                 long c = saturatingAdd(counts[i], weight);
                 counts[i] = c;
                 min = Math.min(min, c);
@@ -224,7 +220,7 @@ public final class CountMinSketch {
             long v = h1;
             long min = Long.MAX_VALUE;
             for (int j = 0, base = 0; j < depth; j++, base += w) {
-                min = Math.min(min, counts[base + (int) DoubleHashing.reduce(mix(v), w)]);
+                min = Math.min(min, counts[base + (int) DoubleHashing.reduce(DoubleHashing.mix(v), w)]);
                 v += h2;
             }
             return min;

@@ -18,6 +18,16 @@ public final class DoubleHashing {
         return Math.multiplyHigh(hash, m) + ((hash >> 63) & m);
     }
 
+    /**
+     * A multiply-xorshift mixer for a value of the progression h1 + i·h2 before it is reduced: a linear
+     * progression reduced by its high bits makes two items that collide at two indexes collide at all of
+     * them (their differences are linear in i); the xorshift breaks that linearity, so a full collision
+     * needs the whole 128-bit hash to agree. Used by Count-Min rows and the flow table's sub-tables.
+     */
+    public static long mix(long v) {
+        return (v ^ (v >>> 32)) * 0xD6E8FEB86659FD93L;
+    }
+
     /** ⌊u·m / 2<sup>32</sup>⌋ for the unsigned 32-bit value u: uniform in [0, m) for 1 ≤ m ≤ 2<sup>31</sup>. */
     public static int reduce32(int hash, int m) {
         return (int) (((hash & 0xFFFF_FFFFL) * m) >>> 32);
