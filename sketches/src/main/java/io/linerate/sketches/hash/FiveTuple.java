@@ -74,8 +74,12 @@ public final class FiveTuple {
                 integer("srcPort", parts[2]), integer("dstPort", parts[3]), integer("protocol", parts[4]));
     }
 
-    /** Ports, protocol and IP version packed into one long, as hashed. */
-    static long meta(boolean ipv6, int srcPort, int dstPort, int protocol) {
+    /**
+     * Ports, protocol and IP version packed into one long, as hashed: source port in bits 32–47,
+     * destination port in bits 16–31, protocol in bits 8–15, and 4 or 6 in bits 0–7 (never 0, so a
+     * zeroed key word can mark an empty slot). Bits 48–63 are 0.
+     */
+    public static long meta(boolean ipv6, int srcPort, int dstPort, int protocol) {
         return ((long) (srcPort & 0xFFFF) << 32) | ((long) (dstPort & 0xFFFF) << 16)
                 | ((protocol & 0xFF) << 8) | (ipv6 ? 6 : 4);
     }

@@ -9,7 +9,8 @@ public enum Family {
     COUNTING_BLOOM(5),
     COUNT_MIN(6),
     SPACE_SAVING(7),
-    COUNT_MIN_HEAP(8);
+    COUNT_MIN_HEAP(8),
+    FLOW_TABLE(9);
 
     private final int id;
 

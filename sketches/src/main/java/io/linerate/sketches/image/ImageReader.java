@@ -133,6 +133,25 @@ public final class ImageReader {
         return v;
     }
 
+    /** Reads {@code count} bytes, after checking the image holds them. */
+    public byte[] getBytes(String field, long count) {
+        if (count < 0 || count > (Integer.MAX_VALUE - 8)) {
+            throw new IllegalArgumentException("image field " + field + " declares " + count + " bytes, limit is "
+                    + (Integer.MAX_VALUE - 8));
+        }
+        need(field, count);
+        byte[] out = new byte[(int) count];
+        buffer.get(out);
+        return out;
+    }
+
+    /** Reads {@code count} longs into {@code out} at {@code offset}, after checking the image holds them. */
+    public void getLongs(String field, long[] out, int offset, int count) {
+        need(field, (long) count * Long.BYTES);
+        buffer.asLongBuffer().get(out, offset, count);
+        buffer.position(buffer.position() + count * Long.BYTES);
+    }
+
     /** Reads {@code count} longs, after checking the image holds them. */
     public long[] getLongs(String field, long count) {
         if (count < 0 || count > (Integer.MAX_VALUE - 8)) {

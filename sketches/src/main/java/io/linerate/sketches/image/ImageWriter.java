@@ -58,6 +58,11 @@ public final class ImageWriter {
         return this;
     }
 
+    public ImageWriter putBytes(byte[] values, int from, int count) {
+        buffer.put(values, from, count);
+        return this;
+    }
+
     public ImageWriter putLongs(long[] values, int from, int count) {
         buffer.asLongBuffer().put(values, from, count);
         buffer.position(buffer.position() + count * Long.BYTES);

@@ -1,0 +1,1152 @@
+package io.linerate.sketches.flowtable;
+
+import io.linerate.sketches.hash.FiveTuple;
+import io.linerate.sketches.hash.ItemHasher;
+import java.util.function.Consumer;
+
+/**
+ * A bounded per-flow table: a multilevel hash table (Kirsch's thesis, chapters 4 and 5) of flow entries
+ * keyed by IP 5-tuple, with NetFlow-style idle and active timeouts and a documented overflow policy.
+ *
+ * <p><b>Placement.</b> d sub-tables of ⌊α<sub>i</sub>·capacity⌋ buckets (Table 5.1's α for the chosen
+ * {@link InsertionScheme} and d, by default second chance with d = 4), one or two entries per bucket, and
+ * an overflow stash of fixed size (64 by default) searched on every miss. One hash per packet: every
+ * sub-table index is derived from the flow key's 128-bit hash value. An insertion moves at most one
+ * existing entry. Optional multiple-Bloom-filter summary ({@link Builder#summary}) so a lookup reads one
+ * bucket; its false positives and failures are counted and fall back to reading all d buckets.
+ *
+ * <p><b>Entries</b> live in one {@code long[]}, {@link #entryLongs()} longs per slot: the key (2 longs for
+ * {@link FlowKeyFormat#IPV4_ONLY}, 5 for {@link FlowKeyFormat#IPV4_AND_IPV6}; the OR of TCP flags shares
+ * the ports/protocol long), packets, bytes, first and last timestamp, then the user-defined long slots.
+ * No per-entry objects; memory is fixed at construction whatever the input.
+ *
+ * <p><b>Time and expiry.</b> Timestamps are longs in any unit (milliseconds in the usual case); timeouts
+ * are in the same unit. "Now" is the largest timestamp seen ({@link #advanceTime} moves it without a
+ * packet). A packet for a flow that has been idle for the idle timeout, or that started at least the
+ * active timeout ago, first exports the old record and then starts a new one. Idle flows nobody touches are
+ * found by an amortised sweep: each update examines {@link Builder#sweepSlotsPerUpdate} slots (no
+ * full-table scan on the update path). Exported records go to the {@link FlowExporter}.
+ *
+ * <p><b>Overflow.</b> When a new flow finds its d buckets and the stash full, the {@link OverflowPolicy}
+ * exports one flow early as {@link ExportReason#EVICTED} (by default the least recently updated of those
+ * the new flow could displace) and counts it. No packet's counts are ever dropped: every packet is in a
+ * live entry or in an exported record.
+ *
+ * <p>Work per operation is O(d·bucketCapacity + stash) (O(d²) for extreme second chance) whatever the
+ * keys, and the hash is seeded, so crafted keys cannot grow memory or work. Not thread-safe.
+ */
+public final class FlowTable {
+
+    static final int IMAGE_VERSION = 1;
+    /** Upper limit on user-defined long slots per entry. */
+    public static final int MAX_USER_SLOTS = 16;
+    /** Upper limit on the entry array: 2<sup>31</sup> − 8 longs. */
+    static final long MAX_ENTRY_LONGS = Integer.MAX_VALUE - 8;
+
+    static final long KEY_MASK = 0xFFFF_FFFF_FFFFL; // the meta word's key bits; bits 48-63 hold TCP flags
+    private static final int PACKETS = 0;
+    private static final int BYTES = 1;
+    private static final int FIRST = 2;
+    private static final int LAST = 3;
+    private static final int COUNTERS = 4;
+
+    private final Builder config;
+    private final ItemHasher hasher;
+    private final FlowKeyFormat format;
+    private final int keyLongs;
+    private final int stride;
+    private final int userSlots;
+    private final long idleTimeout;
+    private final long activeTimeout;
+    private final int sweepPerUpdate;
+    private final OverflowPolicy policy;
+    private final FlowExporter exporter;
+    private final MultilevelTable table;
+    private final TypeSummary summary;
+    private final long[] entries;
+    private final int scratchSlot; // one extra slot: the record of a packet exported without entering the table
+    private final FlowRecord view;
+    private final long[] exports = new long[ExportReason.values().length];
+
+    private long now = Long.MIN_VALUE;
+    private int cursor;
+    private long packets;
+    private long newFlows;
+    private long summaryLookups;
+    private long summaryFalsePositives;
+    private long summaryFailures;
+
+    private FlowTable(Builder b) {
+        this.config = b.copy();
+        this.hasher = ItemHasher.seeded(b.seed);
+        this.format = b.keyFormat;
+        this.keyLongs = format.keyLongs();
+        this.userSlots = b.userSlots;
+        this.stride = keyLongs + COUNTERS + userSlots;
+        this.idleTimeout = b.idleTimeout;
+        this.activeTimeout = b.activeTimeout;
+        this.sweepPerUpdate = b.sweepSlotsPerUpdate;
+        this.policy = b.overflowPolicy;
+        this.exporter = b.exporter;
+        TableLayout layout = b.layout();
+        this.summary = b.summary ? new TypeSummary(layout, b.capacity, b.seed) : null;
+        Occupants occupants = new Occupants() {
+            @Override
+            public long hashOf(int slot) {
+                return hashAt(slot);
+            }
+
+            @Override
+            public void move(int from, int to) {
+                System.arraycopy(entries, from * stride, entries, to * stride, stride);
+                clearKey(from);
+            }
+        };
+        this.table = new MultilevelTable(layout, b.scheme, occupants, summary);
+        long longs = (long) (table.totalSlots() + 1) * stride;
+        if (longs > MAX_ENTRY_LONGS) {
+            throw new IllegalArgumentException("capacity " + b.capacity + " needs " + longs + " longs of entries ("
+                    + stride + " per slot), limit is " + MAX_ENTRY_LONGS + ": lower capacity or userSlots");
+        }
+        this.entries = new long[(int) longs];
+        this.scratchSlot = table.totalSlots();
+        this.view = new FlowRecord(this);
+    }
+
+    /** A builder; {@link Builder#capacity} is the one required setting. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---------------------------------------------------------------- updates
+
+    /**
+     * Accounts one IPv4 packet: finds or creates its flow and adds one packet, {@code bytes} and the TCP
+     * flags. Addresses are 32-bit values in network order (10.0.0.1 = 0x0A000001).
+     *
+     * @return the flow's slot handle, valid until the next change to the table (for {@link #addToUserSlot});
+     *     −1 if the packet was exported at once ({@link OverflowPolicy#EXPORT_NEW})
+     * @throws IllegalArgumentException if a port, the protocol, the flags or bytes are out of range
+     */
+    public int updateIpv4(int srcAddress, int dstAddress, int srcPort, int dstPort, int protocol,
+                          int tcpFlags, long bytes, long timestamp) {
+        checkPacket(srcPort, dstPort, protocol, tcpFlags, bytes);
+        long h1 = hasher.hashIpv4(srcAddress, dstAddress, srcPort, dstPort, protocol);
+        long h2 = ItemHasher.h2(h1);
+        long meta = FiveTuple.meta(false, srcPort, dstPort, protocol);
+        int slot;
+        if (keyLongs == 2) {
+            long addresses = ((long) srcAddress << 32) | (dstAddress & 0xFFFF_FFFFL);
+            slot = find2(h1, h2, addresses, meta);
+            if (slot < 0) {
+                slot = insert(h1, h2);
+                int e = (slot >= 0 ? slot : scratchSlot) * stride;
+                entries[e] = addresses;
+                entries[e + 1] = meta;
+            }
+        } else {
+            long src = srcAddress & 0xFFFF_FFFFL;
+            long dst = dstAddress & 0xFFFF_FFFFL;
+            slot = find5(h1, h2, 0, src, 0, dst, meta);
+            if (slot < 0) {
+                slot = insert(h1, h2);
+                writeKey5(slot >= 0 ? slot : scratchSlot, 0, src, 0, dst, meta);
+            }
+        }
+        return account(slot, tcpFlags, bytes, timestamp);
+    }
+
+    /**
+     * Accounts one IPv6 packet; each address as its high and low 64 bits in network order.
+     *
+     * @throws IllegalStateException if the table was built for {@link FlowKeyFormat#IPV4_ONLY}
+     * @see #updateIpv4
+     */
+    public int updateIpv6(long srcHigh, long srcLow, long dstHigh, long dstLow, int srcPort, int dstPort,
+                          int protocol, int tcpFlags, long bytes, long timestamp) {
+        requireIpv6();
+        checkPacket(srcPort, dstPort, protocol, tcpFlags, bytes);
+        long h1 = hasher.hashIpv6(srcHigh, srcLow, dstHigh, dstLow, srcPort, dstPort, protocol);
+        long h2 = ItemHasher.h2(h1);
+        long meta = FiveTuple.meta(true, srcPort, dstPort, protocol);
+        int slot = find5(h1, h2, srcHigh, srcLow, dstHigh, dstLow, meta);
+        if (slot < 0) {
+            slot = insert(h1, h2);
+            writeKey5(slot >= 0 ? slot : scratchSlot, srcHigh, srcLow, dstHigh, dstLow, meta);
+        }
+        return account(slot, tcpFlags, bytes, timestamp);
+    }
+
+    /** Accounts one packet of the flow {@code key} (convenience; the primitive methods allocate nothing). */
+    public int update(FiveTuple key, int tcpFlags, long bytes, long timestamp) {
+        return key.isIpv6()
+                ? updateIpv6(key.srcHigh(), key.srcLow(), key.dstHigh(), key.dstLow(), key.srcPort(), key.dstPort(),
+                        key.protocol(), tcpFlags, bytes, timestamp)
+                : updateIpv4((int) key.srcLow(), (int) key.dstLow(), key.srcPort(), key.dstPort(), key.protocol(),
+                        tcpFlags, bytes, timestamp);
+    }
+
+    private static void checkPacket(int srcPort, int dstPort, int protocol, int tcpFlags, long bytes) {
+        if (((srcPort | dstPort) >>> 16) != 0 || (protocol >>> 8) != 0 || (tcpFlags >>> 16) != 0 || bytes < 0) {
+            throw new IllegalArgumentException(packetError(srcPort, dstPort, protocol, tcpFlags, bytes));
+        }
+    }
+
+    private static String packetError(int srcPort, int dstPort, int protocol, int tcpFlags, long bytes) {
+        if ((srcPort >>> 16) != 0) {
+            return "srcPort must be in [0, 65535], got " + srcPort;
+        }
+        if ((dstPort >>> 16) != 0) {
+            return "dstPort must be in [0, 65535], got " + dstPort;
+        }
+        if ((protocol >>> 8) != 0) {
+            return "protocol must be in [0, 255], got " + protocol;
+        }
+        if ((tcpFlags >>> 16) != 0) {
+            return "tcpFlags must be in [0, 65535], got " + tcpFlags;
+        }
+        return "bytes must be >= 0, got " + bytes;
+    }
+
+    private void requireIpv6() {
+        if (keyLongs != 5) {
+            throw new IllegalStateException("this flow table stores IPv4 keys only (keyFormat IPV4_ONLY); build it "
+                    + "with keyFormat(FlowKeyFormat.IPV4_AND_IPV6) to meter IPv6 flows");
+        }
+    }
+
+    /** Adds the packet to the flow in {@code slot} (or, for −1, exports it from the scratch slot), then sweeps. */
+    private int account(int slot, int tcpFlags, long bytes, long timestamp) {
+        packets++;
+        if (timestamp > now) {
+            now = timestamp;
+        }
+        int target = slot >= 0 ? slot : scratchSlot;
+        int base = target * stride + keyLongs;
+        if (entries[base + PACKETS] == 0) {
+            entries[base + FIRST] = timestamp;
+            entries[base + LAST] = timestamp;
+        } else {
+            ExportReason reason = expired(base);
+            if (reason != null) { // the old record ends before this packet starts a new one
+                export(target, reason);
+                resetCounters(target);
+                entries[base + FIRST] = timestamp;
+                entries[base + LAST] = timestamp;
+            }
+        }
+        entries[base + PACKETS]++;
+        long total = entries[base + BYTES] + bytes;
+        entries[base + BYTES] = total < 0 ? Long.MAX_VALUE : total; // saturate, never wrap
+        if (timestamp < entries[base + FIRST]) {
+            entries[base + FIRST] = timestamp;
+        }
+        if (timestamp > entries[base + LAST]) {
+            entries[base + LAST] = timestamp;
+        }
+        entries[base - 1] |= (long) tcpFlags << 48; // the key's meta word carries the flags
+        if (slot < 0) {
+            export(scratchSlot, ExportReason.EVICTED);
+            clearKey(scratchSlot);
+        }
+        sweep(sweepPerUpdate);
+        return slot;
+    }
+
+    private ExportReason expired(int counterBase) {
+        if (now - entries[counterBase + LAST] >= idleTimeout) {
+            return ExportReason.IDLE_TIMEOUT;
+        }
+        if (now - entries[counterBase + FIRST] >= activeTimeout) {
+            return ExportReason.ACTIVE_TIMEOUT;
+        }
+        return null;
+    }
+
+    /** A slot for a new flow, evicting one flow first if the policy says so; −1 for EXPORT_NEW overflow. */
+    private int insert(long h1, long h2) {
+        newFlows++;
+        int slot = table.place(h1, h2);
+        if (slot >= 0) {
+            return slot;
+        }
+        int victim = policy == OverflowPolicy.EVICT_LEAST_RECENT ? leastRecent(h1, h2) : -1;
+        if (victim < 0) {
+            return -1;
+        }
+        export(victim, ExportReason.EVICTED);
+        removeAt(victim);
+        slot = table.place(h1, h2);
+        if (slot < 0) {
+            throw new IllegalStateException("flow table invariant broken: no slot after evicting slot " + victim);
+        }
+        return slot;
+    }
+
+    /** The live entry with the smallest last timestamp among the new flow's d buckets and the stash. */
+    private int leastRecent(long h1, long h2) {
+        int best = -1;
+        long bestLast = Long.MAX_VALUE;
+        int cap = table.bucketCapacity();
+        for (int i = 0; i < table.levels(); i++) {
+            int base = table.bucketSlot(i, h1, h2);
+            for (int s = base; s < base + cap; s++) {
+                if (table.isLive(s) && entries[s * stride + keyLongs + LAST] < bestLast) {
+                    best = s;
+                    bestLast = entries[s * stride + keyLongs + LAST];
+                }
+            }
+        }
+        int stashEnd = table.stashBase() + table.stashSize();
+        for (int s = table.stashBase(); s < stashEnd; s++) {
+            if (entries[s * stride + keyLongs + LAST] < bestLast) {
+                best = s;
+                bestLast = entries[s * stride + keyLongs + LAST];
+            }
+        }
+        return best;
+    }
+
+    // ---------------------------------------------------------------- lookups
+
+    private int find2(long h1, long h2, long addresses, long meta) {
+        int cap = table.bucketCapacity();
+        int named = -1;
+        if (summary != null) {
+            summaryLookups++;
+            named = summary.level(h1, h2);
+            if (named < 0) {
+                return findInStash2(addresses, meta); // B0 says: in no sub-table
+            }
+            int base = table.bucketSlot(named, h1, h2);
+            for (int s = base; s < base + cap; s++) {
+                if (matches2(s, addresses, meta)) {
+                    return s;
+                }
+            }
+        }
+        for (int i = 0; i < table.levels(); i++) {
+            if (i == named) {
+                continue;
+            }
+            int base = table.bucketSlot(i, h1, h2);
+            for (int s = base; s < base + cap; s++) {
+                if (matches2(s, addresses, meta)) {
+                    if (named >= 0) {
+                        summaryFailures++; // the summary named the wrong sub-table for a stored key
+                    }
+                    return s;
+                }
+            }
+        }
+        if (named >= 0) {
+            summaryFalsePositives++; // B0 claimed a key that is in no sub-table
+        }
+        return findInStash2(addresses, meta);
+    }
+
+    private int findInStash2(long addresses, long meta) {
+        int end = table.stashBase() + table.stashSize();
+        for (int s = table.stashBase(); s < end; s++) {
+            if (matches2(s, addresses, meta)) {
+                return s;
+            }
+        }
+        return -1;
+    }
+
+    private boolean matches2(int slot, long addresses, long meta) {
+        int e = slot * stride;
+        // an empty slot's key words are 0 and a meta word never is, so the key test comes first
+        return entries[e] == addresses && (entries[e + 1] & KEY_MASK) == meta && table.isLive(slot);
+    }
+
+    private int find5(long h1, long h2, long a, long b, long c, long d, long meta) {
+        int cap = table.bucketCapacity();
+        int named = -1;
+        if (summary != null) {
+            summaryLookups++;
+            named = summary.level(h1, h2);
+            if (named < 0) {
+                return findInStash5(a, b, c, d, meta); // B0 says: in no sub-table
+            }
+            int base = table.bucketSlot(named, h1, h2);
+            for (int s = base; s < base + cap; s++) {
+                if (matches5(s, a, b, c, d, meta)) {
+                    return s;
+                }
+            }
+        }
+        for (int i = 0; i < table.levels(); i++) {
+            if (i == named) {
+                continue;
+            }
+            int base = table.bucketSlot(i, h1, h2);
+            for (int s = base; s < base + cap; s++) {
+                if (matches5(s, a, b, c, d, meta)) {
+                    if (named >= 0) {
+                        summaryFailures++; // the summary named the wrong sub-table for a stored key
+                    }
+                    return s;
+                }
+            }
+        }
+        if (named >= 0) {
+            summaryFalsePositives++; // B0 claimed a key that is in no sub-table
+        }
+        return findInStash5(a, b, c, d, meta);
+    }
+
+    private int findInStash5(long a, long b, long c, long d, long meta) {
+        int end = table.stashBase() + table.stashSize();
+        for (int s = table.stashBase(); s < end; s++) {
+            if (matches5(s, a, b, c, d, meta)) {
+                return s;
+            }
+        }
+        return -1;
+    }
+
+    private boolean matches5(int slot, long a, long b, long c, long d, long meta) {
+        int e = slot * stride;
+        return (entries[e + 4] & KEY_MASK) == meta && entries[e + 1] == b && entries[e + 3] == d
+                && entries[e] == a && entries[e + 2] == c && table.isLive(slot);
+    }
+
+    // ---------------------------------------------------------------- expiry, removal, flush
+
+    /**
+     * Moves "now" to {@code timestamp} (if later) and examines up to {@code maxSlots} slots for expired
+     * flows; for timers when no packets arrive. Returns the number of flows exported.
+     */
+    public int advanceTime(long timestamp, int maxSlots) {
+        if (maxSlots < 0) {
+            throw new IllegalArgumentException("maxSlots must be >= 0, got " + maxSlots);
+        }
+        if (timestamp > now) {
+            now = timestamp;
+        }
+        return sweep(maxSlots);
+    }
+
+    private int sweep(int budget) {
+        int exported = 0;
+        for (int n = 0; n < budget; n++) {
+            int end = table.stashBase() + table.stashSize();
+            if (cursor >= end) {
+                cursor = 0;
+            }
+            int slot = cursor;
+            ExportReason reason = table.isLive(slot) ? expired(slot * stride + keyLongs) : null;
+            if (reason != null) {
+                export(slot, reason);
+                removeAt(slot);
+                exported++;
+                if (slot < table.stashBase()) {
+                    cursor++;
+                } // a freed stash slot is refilled by the stash's last entry: examine it next
+            } else {
+                cursor++;
+            }
+        }
+        return exported;
+    }
+
+    /** Exports (as {@link ExportReason#REMOVED}) and deletes the flow at once (§5.9). */
+    public boolean remove(FiveTuple key) {
+        int slot = find(key);
+        if (slot < 0) {
+            return false;
+        }
+        export(slot, ExportReason.REMOVED);
+        removeAt(slot);
+        return true;
+    }
+
+    /**
+     * Exports (as {@link ExportReason#REMOVED}) and lazily deletes the flow (§4.10.1): it disappears from
+     * lookups at once, but its slot is reused only after {@link #rebuild}.
+     */
+    public boolean removeLazily(FiveTuple key) {
+        int slot = find(key);
+        if (slot < 0) {
+            return false;
+        }
+        export(slot, ExportReason.REMOVED);
+        long h1 = hashAt(slot);
+        table.markDeleted(slot, h1, ItemHasher.h2(h1));
+        return true;
+    }
+
+    /** The lazy-deletion rebuild of §4.10.1: entries move left where they can; returns the moves made. */
+    public long rebuild() {
+        long moved = table.rebuild();
+        for (int s = 0; s < table.totalSlots(); s++) {
+            if (!table.isOccupied(s)) {
+                clearKey(s);
+            }
+        }
+        return moved;
+    }
+
+    /** Exports every live flow as {@link ExportReason#FLUSHED} (end of input) and empties the table. */
+    public void flush() {
+        for (int s = 0; s < table.stashBase() + table.stashSize(); s++) {
+            if (table.isLive(s)) {
+                export(s, ExportReason.FLUSHED);
+            }
+        }
+        for (int s = table.stashBase() + table.stashSize() - 1; s >= 0; s--) {
+            if (table.isOccupied(s)) {
+                removeAt(s);
+            }
+        }
+        cursor = 0;
+    }
+
+    private void removeAt(int slot) {
+        long h1 = hashAt(slot);
+        table.free(slot, h1, ItemHasher.h2(h1));
+        int last = table.stashBase() + table.stashSize();
+        if (slot < table.stashBase()) {
+            clearKey(slot);
+        } else {
+            clearKey(last); // the stash's last entry moved into slot (or slot was last)
+        }
+    }
+
+    private void export(int slot, ExportReason reason) {
+        exports[reason.ordinal()]++;
+        if (exporter != null) {
+            exporter.export(view.at(slot, reason));
+        }
+    }
+
+    private void resetCounters(int slot) {
+        int base = slot * stride + keyLongs;
+        for (int i = 0; i < COUNTERS + userSlots; i++) {
+            entries[base + i] = 0;
+        }
+        entries[slot * stride + keyLongs - 1] &= KEY_MASK; // TCP flags
+    }
+
+    private void clearKey(int slot) {
+        java.util.Arrays.fill(entries, slot * stride, slot * stride + stride, 0L);
+    }
+
+    private void writeKey5(int slot, long a, long b, long c, long d, long meta) {
+        int e = slot * stride;
+        entries[e] = a;
+        entries[e + 1] = b;
+        entries[e + 2] = c;
+        entries[e + 3] = d;
+        entries[e + 4] = meta;
+    }
+
+    /** h1 of the key stored in {@code slot}, recomputed (the table does not store hashes). */
+    long hashAt(int slot) {
+        long meta = meta(slot);
+        int sp = (int) (meta >>> 32) & 0xFFFF;
+        int dp = (int) (meta >>> 16) & 0xFFFF;
+        int proto = (int) (meta >>> 8) & 0xFF;
+        if (isIpv6(slot)) {
+            return hasher.hashIpv6(srcHigh(slot), srcLow(slot), dstHigh(slot), dstLow(slot), sp, dp, proto);
+        }
+        return hasher.hashIpv4((int) srcLow(slot), (int) dstLow(slot), sp, dp, proto);
+    }
+
+    // ---------------------------------------------------------------- reading entries
+
+    /** The slot of the flow {@code key}, or −1. The handle is valid until the next change to the table. */
+    public int find(FiveTuple key) {
+        if (key.isIpv6()) {
+            if (keyLongs != 5) {
+                return -1;
+            }
+            long h1 = hasher.hash(key);
+            return find5(h1, ItemHasher.h2(h1), key.srcHigh(), key.srcLow(), key.dstHigh(), key.dstLow(),
+                    FiveTuple.meta(true, key.srcPort(), key.dstPort(), key.protocol()));
+        }
+        long h1 = hasher.hash(key);
+        long meta = FiveTuple.meta(false, key.srcPort(), key.dstPort(), key.protocol());
+        if (keyLongs == 2) {
+            return find2(h1, ItemHasher.h2(h1), (key.srcLow() << 32) | key.dstLow(), meta);
+        }
+        return find5(h1, ItemHasher.h2(h1), 0, key.srcLow(), 0, key.dstLow(), meta);
+    }
+
+    /** A view of the live flow in {@code slot} (from {@link #find} or an update), valid until the next change. */
+    public FlowRecord record(int slot) {
+        checkLive(slot);
+        return view.at(slot, null);
+    }
+
+    /** Calls {@code action} with a view of every live flow (the same view object each time). */
+    public void forEach(Consumer<FlowRecord> action) {
+        int end = table.stashBase() + table.stashSize();
+        for (int s = 0; s < end; s++) {
+            if (table.isLive(s)) {
+                action.accept(view.at(s, null));
+            }
+        }
+    }
+
+    public long userSlot(int slot, int i) {
+        checkUserSlot(i);
+        return entries[slot * stride + keyLongs + COUNTERS + i];
+    }
+
+    /** Adds {@code delta} to user slot {@code i} of the flow at {@code slot} (a handle from an update). */
+    public void addToUserSlot(int slot, int i, long delta) {
+        checkUserSlot(i);
+        checkLive(slot);
+        entries[slot * stride + keyLongs + COUNTERS + i] += delta;
+    }
+
+    public void setUserSlot(int slot, int i, long value) {
+        checkUserSlot(i);
+        checkLive(slot);
+        entries[slot * stride + keyLongs + COUNTERS + i] = value;
+    }
+
+    private void checkUserSlot(int i) {
+        if (i < 0 || i >= userSlots) {
+            throw new IndexOutOfBoundsException("user slot must be in [0, " + userSlots + "), got " + i);
+        }
+    }
+
+    private void checkLive(int slot) {
+        if (slot < 0 || slot >= table.totalSlots() || !table.isLive(slot)) {
+            throw new IllegalArgumentException("slot " + slot + " holds no live flow");
+        }
+    }
+
+    boolean isIpv6(int slot) {
+        return (meta(slot) & 0xFF) == 6;
+    }
+
+    long meta(int slot) {
+        return entries[slot * stride + keyLongs - 1] & KEY_MASK;
+    }
+
+    int tcpFlags(int slot) {
+        return (int) (entries[slot * stride + keyLongs - 1] >>> 48);
+    }
+
+    long srcHigh(int slot) {
+        return keyLongs == 2 ? 0 : entries[slot * stride];
+    }
+
+    long srcLow(int slot) {
+        return keyLongs == 2 ? entries[slot * stride] >>> 32 : entries[slot * stride + 1];
+    }
+
+    long dstHigh(int slot) {
+        return keyLongs == 2 ? 0 : entries[slot * stride + 2];
+    }
+
+    long dstLow(int slot) {
+        return keyLongs == 2 ? entries[slot * stride] & 0xFFFF_FFFFL : entries[slot * stride + 3];
+    }
+
+    long packets(int slot) {
+        return entries[slot * stride + keyLongs + PACKETS];
+    }
+
+    long bytes(int slot) {
+        return entries[slot * stride + keyLongs + BYTES];
+    }
+
+    long firstTimestamp(int slot) {
+        return entries[slot * stride + keyLongs + FIRST];
+    }
+
+    long lastTimestamp(int slot) {
+        return entries[slot * stride + keyLongs + LAST];
+    }
+
+    // ---------------------------------------------------------------- metrics
+
+    /** Live flows (in sub-tables and stash). */
+    public int size() {
+        return table.size() - table.lazilyDeleted();
+    }
+
+    /** The flow count the table was sized for (n of α<sub>i</sub>·n). */
+    public long capacity() {
+        return config.capacity;
+    }
+
+    /** Entry slots in sub-tables and stash: the most flows the table can ever hold. */
+    public int slots() {
+        return table.totalSlots();
+    }
+
+    public TableLayout layout() {
+        return table.layout();
+    }
+
+    public InsertionScheme scheme() {
+        return table.scheme();
+    }
+
+    public FlowKeyFormat keyFormat() {
+        return format;
+    }
+
+    public int userSlots() {
+        return userSlots;
+    }
+
+    /** Longs per entry slot: key, four counters, user slots. */
+    public int entryLongs() {
+        return stride;
+    }
+
+    /** Fraction of sub-table {@code level}'s slots (0-based) that are occupied. */
+    public double load(int level) {
+        return (double) table.occupancy(level) / table.slotsOf(level);
+    }
+
+    public int stashSize() {
+        return table.stashSize();
+    }
+
+    public int stashCapacity() {
+        return table.layout().stashCapacity();
+    }
+
+    /** Entries moved by insertions (each insertion moves at most one). */
+    public long moves() {
+        return table.moves();
+    }
+
+    /** Entries moved by {@link #rebuild}. */
+    public long rebuildMoves() {
+        return table.rebuildMoves();
+    }
+
+    /** New flows that found all d buckets full (went to the stash, or overflowed it). */
+    public long overflows() {
+        return table.overflows();
+    }
+
+    /** Flows exported early because a new flow found no room. */
+    public long evictions() {
+        return exports[ExportReason.EVICTED.ordinal()];
+    }
+
+    /** Records exported for {@code reason}. */
+    public long exports(ExportReason reason) {
+        return exports[reason.ordinal()];
+    }
+
+    /** Packets accounted. */
+    public long packets() {
+        return packets;
+    }
+
+    /** Packets that started a new flow entry. */
+    public long newFlows() {
+        return newFlows;
+    }
+
+    /** Flows lazily deleted and waiting for {@link #rebuild}. */
+    public int lazilyDeleted() {
+        return table.lazilyDeleted();
+    }
+
+    public boolean hasSummary() {
+        return summary != null;
+    }
+
+    /** Lookups that consulted the summary. */
+    public long summaryLookups() {
+        return summaryLookups;
+    }
+
+    /** Lookups the summary sent to a bucket although the key was in no sub-table (one wasted bucket read). */
+    public long summaryFalsePositives() {
+        return summaryFalsePositives;
+    }
+
+    /** Lookups the summary sent to the wrong sub-table for a stored key (a full scan found it). */
+    public long summaryFailures() {
+        return summaryFailures;
+    }
+
+    /** The largest timestamp seen: the table's "now". */
+    public long now() {
+        return now;
+    }
+
+    public long idleTimeout() {
+        return idleTimeout;
+    }
+
+    public long activeTimeout() {
+        return activeTimeout;
+    }
+
+    public long seed() {
+        return hasher.seed();
+    }
+
+    /** Bytes held by this table's arrays (entries, slot states, summary filters), excluding object headers. */
+    public long memoryBytes() {
+        return (long) entries.length * Long.BYTES + table.memoryBytes();
+    }
+
+    @Override
+    public String toString() {
+        return "FlowTable[" + table.scheme() + ", " + table.layout() + ", size=" + size() + ", stash="
+                + stashSize() + ", moves=" + moves() + ", evictions=" + evictions() + "]";
+    }
+
+    // ---------------------------------------------------------------- byte image
+
+    /**
+     * The versioned byte image (family {@code FLOW_TABLE}, version 1): configuration, seed, counters, the
+     * state byte of every slot, then the entries of occupied slots in slot order. The summary is not
+     * stored; it is rebuilt from the entries on read. The exporter is not part of the image.
+     */
+    public byte[] toByteArray() {
+        int levels = table.levels();
+        byte[] state = table.state();
+        int occupied = 0;
+        for (byte b : state) {
+            occupied += b & MultilevelTable.OCCUPIED;
+        }
+        long fields = 4L * 4 + 4L * levels + 4 * 4 + 8 + 8 + 8 + 4 + 8 + 8 + 4 + 4
+                + 8L * (8 + exports.length) + state.length + 4 + (long) occupied * stride * Long.BYTES;
+        io.linerate.sketches.image.ImageWriter w = new io.linerate.sketches.image.ImageWriter(
+                io.linerate.sketches.image.Family.FLOW_TABLE, IMAGE_VERSION, fields);
+        w.putInt(table.scheme().ordinal()).putInt(levels).putInt(table.layout().bucketCapacity())
+                .putInt(table.layout().stashCapacity());
+        for (int i = 0; i < levels; i++) {
+            w.putInt(table.layout().buckets(i));
+        }
+        w.putInt(format.ordinal()).putInt(userSlots).putInt(policy.ordinal()).putInt(summary != null ? 1 : 0)
+                .putLong(config.capacity).putLong(idleTimeout).putLong(activeTimeout).putInt(sweepPerUpdate)
+                .putLong(hasher.seed()).putLong(now).putInt(cursor).putInt(table.stashSize());
+        w.putLong(table.moves()).putLong(table.overflows()).putLong(table.rebuildMoves()).putLong(packets)
+                .putLong(newFlows).putLong(summaryLookups).putLong(summaryFalsePositives).putLong(summaryFailures);
+        for (long e : exports) {
+            w.putLong(e);
+        }
+        w.putBytes(state, 0, state.length).putInt(occupied);
+        for (int slot = 0; slot < state.length; slot++) {
+            if ((state[slot] & MultilevelTable.OCCUPIED) != 0) {
+                w.putLongs(entries, slot * stride, stride);
+            }
+        }
+        return w.finish();
+    }
+
+    /**
+     * Reads an image written by {@link #toByteArray}, validating every size against what the image holds
+     * before allocating, every slot state, and that each stored key sits in one of its own buckets.
+     *
+     * @param exporter receiver of the restored table's exports (may be {@code null})
+     * @throws IllegalArgumentException naming the field and its limit, for any corrupt or hostile image
+     */
+    public static FlowTable fromByteArray(byte[] image, FlowExporter exporter) {
+        io.linerate.sketches.image.ImageReader in = io.linerate.sketches.image.ImageReader.open(image,
+                io.linerate.sketches.image.Family.FLOW_TABLE, IMAGE_VERSION);
+        Builder b = builder();
+        b.scheme(InsertionScheme.ofId(in.getInt("scheme")));
+        int levels = in.getInt("levels", 1, TableLayout.MAX_LEVELS);
+        int capacity = in.getInt("bucketCapacity", 1, 2);
+        if (capacity != b.scheme.bucketCapacity()) {
+            throw new IllegalArgumentException("image field bucketCapacity is " + capacity + ", scheme " + b.scheme
+                    + " needs " + b.scheme.bucketCapacity());
+        }
+        b.stashCapacity(in.getInt("stashCapacity", 0, TableLayout.MAX_STASH));
+        int[] buckets = new int[levels];
+        long tableSlots = 0;
+        for (int i = 0; i < levels; i++) {
+            buckets[i] = in.getInt("buckets[" + i + "]", 1, (int) TableLayout.MAX_SLOTS);
+            tableSlots += (long) buckets[i] * capacity;
+        }
+        if (tableSlots > TableLayout.MAX_SLOTS) {
+            throw new IllegalArgumentException("image declares " + tableSlots + " table slots, limit is "
+                    + TableLayout.MAX_SLOTS);
+        }
+        b.buckets(buckets);
+        b.keyFormat(FlowKeyFormat.ofId(in.getInt("keyFormat")));
+        b.userSlots(in.getInt("userSlots", 0, MAX_USER_SLOTS));
+        b.overflowPolicy(OverflowPolicy.ofId(in.getInt("overflowPolicy")));
+        b.summary(in.getInt("summary", 0, 1) == 1);
+        b.capacity(in.getLong("capacity", 1, TableLayout.MAX_SLOTS));
+        b.idleTimeout(in.getLong("idleTimeout", 1, Long.MAX_VALUE));
+        b.activeTimeout(in.getLong("activeTimeout", 1, Long.MAX_VALUE));
+        b.sweepSlotsPerUpdate(in.getInt("sweepSlotsPerUpdate", 0, 1024));
+        b.seed(in.getLong("seed"));
+        b.exporter(exporter);
+        long now = in.getLong("now");
+        int totalSlots = (int) tableSlots + b.stashCapacity;
+        int cursor = in.getInt("cursor", 0, totalSlots);
+        int stashSize = in.getInt("stashSize", 0, b.stashCapacity);
+        long[] counters = new long[8 + ExportReason.values().length];
+        for (int i = 0; i < counters.length; i++) {
+            counters[i] = in.getLong("counters[" + i + "]", 0, Long.MAX_VALUE);
+        }
+        byte[] state = in.getBytes("slotStates", totalSlots); // checked against the image before allocating
+        int occupied = in.getInt("occupiedSlots", 0, totalSlots);
+        int stride = b.keyFormat.keyLongs() + COUNTERS + b.userSlots;
+        long entryBytes = (long) occupied * stride * Long.BYTES;
+        checkStates(state, (int) tableSlots, stashSize, occupied);
+        if (entryBytes > image.length) {
+            throw new IllegalArgumentException("image truncated: " + occupied + " entries need " + entryBytes
+                    + " bytes, the image has " + image.length);
+        }
+        // allocation is now bounded by the image itself: at most (8·entryLongs + 1) bytes per state byte read
+        FlowTable t = new FlowTable(b);
+        for (int slot = 0; slot < totalSlots; slot++) {
+            if ((state[slot] & MultilevelTable.OCCUPIED) != 0) {
+                in.getLongs("entries", t.entries, slot * stride, stride);
+            }
+        }
+        in.finish();
+        t.table.restore(state, stashSize, counters[0], counters[1], counters[2]);
+        t.now = now;
+        t.cursor = cursor;
+        t.packets = counters[3];
+        t.newFlows = counters[4];
+        t.summaryLookups = counters[5];
+        t.summaryFalsePositives = counters[6];
+        t.summaryFailures = counters[7];
+        System.arraycopy(counters, 8, t.exports, 0, t.exports.length);
+        t.checkKeys();
+        return t;
+    }
+
+    private static void checkStates(byte[] state, int tableSlots, int stashSize, int occupied) {
+        int count = 0;
+        for (int slot = 0; slot < state.length; slot++) {
+            int s = state[slot];
+            boolean stash = slot >= tableSlots;
+            boolean valid = stash
+                    ? s == (slot - tableSlots < stashSize ? MultilevelTable.OCCUPIED : 0)
+                    : (s & ~(MultilevelTable.OCCUPIED | MultilevelTable.DELETED | MultilevelTable.MARKED)) == 0
+                            && ((s & MultilevelTable.DELETED) == 0 || (s & MultilevelTable.OCCUPIED) != 0);
+            if (!valid) {
+                throw new IllegalArgumentException("image field slotStates[" + slot + "] is " + s + ", not a valid "
+                        + (stash ? "stash" : "slot") + " state (stash holds " + stashSize + " entries)");
+            }
+            count += s & MultilevelTable.OCCUPIED;
+        }
+        if (count != occupied) {
+            throw new IllegalArgumentException("image field occupiedSlots is " + occupied + ", slot states say "
+                    + count);
+        }
+    }
+
+    /** Every live key is well formed and sits in one of its own d buckets (or the stash). */
+    private void checkKeys() {
+        for (int slot = 0; slot < table.stashBase() + table.stashSize(); slot++) {
+            if (!table.isLive(slot)) {
+                continue;
+            }
+            long meta = meta(slot);
+            int version = (int) (meta & 0xFF);
+            boolean ok = (meta >>> 40) == 0 && (version == 4 || (version == 6 && keyLongs == 5))
+                    && (version == 6 || (srcHigh(slot) == 0 && dstHigh(slot) == 0
+                            && (srcLow(slot) >>> 32) == 0 && (dstLow(slot) >>> 32) == 0));
+            if (!ok) {
+                throw new IllegalArgumentException("image entry in slot " + slot + " is not a valid "
+                        + (keyLongs == 5 ? "IPv4/IPv6" : "IPv4") + " 5-tuple");
+            }
+            if (slot < table.stashBase()) {
+                long h1 = hashAt(slot);
+                int level = table.levelOf(slot);
+                int base = table.bucketSlot(level, h1, ItemHasher.h2(h1));
+                if (slot < base || slot >= base + table.bucketCapacity()) {
+                    throw new IllegalArgumentException("image entry in slot " + slot + " is not in its own bucket of "
+                            + "sub-table " + (level + 1) + " (wrong seed or corrupt image)");
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- builder
+
+    /** Settings of a {@link FlowTable}; every one has a default except {@link #capacity}. */
+    public static final class Builder {
+        long capacity;
+        InsertionScheme scheme = InsertionScheme.SECOND_CHANCE;
+        int levels = 4;
+        double[] alphas;
+        int[] buckets;
+        int stashCapacity = TableLayout.DEFAULT_STASH;
+        FlowKeyFormat keyFormat = FlowKeyFormat.IPV4_AND_IPV6;
+        int userSlots;
+        long idleTimeout = 15_000;
+        long activeTimeout = 1_800_000;
+        int sweepSlotsPerUpdate = 2;
+        OverflowPolicy overflowPolicy = OverflowPolicy.EVICT_LEAST_RECENT;
+        boolean summary;
+        long seed = ItemHasher.DEFAULT_SEED;
+        FlowExporter exporter;
+
+        Builder() {
+        }
+
+        /** The number of flows n the sub-tables are sized for (α<sub>i</sub>·n buckets each). Required. */
+        public Builder capacity(long flows) {
+            if (flows < 1 || flows > TableLayout.MAX_SLOTS) {
+                throw new IllegalArgumentException("capacity must be in [1, " + TableLayout.MAX_SLOTS + "] flows, got "
+                        + flows);
+            }
+            this.capacity = flows;
+            return this;
+        }
+
+        /** Insertion scheme; default {@link InsertionScheme#SECOND_CHANCE}. */
+        public Builder scheme(InsertionScheme scheme) {
+            this.scheme = java.util.Objects.requireNonNull(scheme, "scheme");
+            return this;
+        }
+
+        /** Number of sub-tables d (3, 4 or 5 for Table 5.1's sizes); default 4. */
+        public Builder levels(int d) {
+            if (d < 1 || d > TableLayout.MAX_LEVELS) {
+                throw new IllegalArgumentException("levels must be in [1, " + TableLayout.MAX_LEVELS + "], got " + d);
+            }
+            this.levels = d;
+            return this;
+        }
+
+        /** Explicit α<sub>i</sub> (buckets per flow of each sub-table) instead of Table 5.1's. */
+        public Builder alphas(double... alphas) {
+            if (alphas.length < 1 || alphas.length > TableLayout.MAX_LEVELS) {
+                throw new IllegalArgumentException("alphas must name 1 to " + TableLayout.MAX_LEVELS
+                        + " sub-tables, got " + alphas.length);
+            }
+            this.alphas = alphas.clone();
+            this.levels = alphas.length;
+            return this;
+        }
+
+        /** Explicit bucket counts per sub-table (e.g. 40000, 10000, 5000, 2500, 2500), overriding alphas. */
+        public Builder buckets(int... buckets) {
+            this.buckets = buckets.clone();
+            this.levels = buckets.length;
+            return this;
+        }
+
+        /** Stash (overflow list) entries, searched on every miss; default 64. */
+        public Builder stashCapacity(int entries) {
+            if (entries < 0 || entries > TableLayout.MAX_STASH) {
+                throw new IllegalArgumentException("stashCapacity must be in [0, " + TableLayout.MAX_STASH + "], got "
+                        + entries);
+            }
+            this.stashCapacity = entries;
+            return this;
+        }
+
+        /** Key width; default {@link FlowKeyFormat#IPV4_AND_IPV6}; IPV4_ONLY saves 24 bytes per slot. */
+        public Builder keyFormat(FlowKeyFormat format) {
+            this.keyFormat = java.util.Objects.requireNonNull(format, "keyFormat");
+            return this;
+        }
+
+        /** User-defined long counters per flow (0 to {@value FlowTable#MAX_USER_SLOTS}); default 0. */
+        public Builder userSlots(int slots) {
+            if (slots < 0 || slots > MAX_USER_SLOTS) {
+                throw new IllegalArgumentException("userSlots must be in [0, " + MAX_USER_SLOTS + "], got " + slots);
+            }
+            this.userSlots = slots;
+            return this;
+        }
+
+        /** Idle (inactive) timeout in timestamp units; default 15,000 (15 s in milliseconds). */
+        public Builder idleTimeout(long timeout) {
+            this.idleTimeout = positiveTimeout("idleTimeout", timeout);
+            return this;
+        }
+
+        /** Active timeout in timestamp units; default 1,800,000 (30 min in milliseconds). */
+        public Builder activeTimeout(long timeout) {
+            this.activeTimeout = positiveTimeout("activeTimeout", timeout);
+            return this;
+        }
+
+        private static long positiveTimeout(String name, long timeout) {
+            if (timeout <= 0) {
+                throw new IllegalArgumentException(name + " must be > 0 (Long.MAX_VALUE disables it), got " + timeout);
+            }
+            return timeout;
+        }
+
+        /**
+         * Slots the expiry sweep examines per update; default 2. A full pass takes slots / this many
+         * updates, which bounds how late an idle flow is exported when nothing else touches it.
+         */
+        public Builder sweepSlotsPerUpdate(int slots) {
+            if (slots < 0 || slots > 1024) {
+                throw new IllegalArgumentException("sweepSlotsPerUpdate must be in [0, 1024], got " + slots);
+            }
+            this.sweepSlotsPerUpdate = slots;
+            return this;
+        }
+
+        public Builder overflowPolicy(OverflowPolicy policy) {
+            this.overflowPolicy = java.util.Objects.requireNonNull(policy, "overflowPolicy");
+            return this;
+        }
+
+        /** Keep the multiple-Bloom-filter summary (§4.7.2, counting filters) so a lookup reads one bucket. */
+        public Builder summary(boolean enabled) {
+            this.summary = enabled;
+            return this;
+        }
+
+        /** Hash seed (kept in the byte image); choose it at random where keys may be adversarial. */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** Receiver of exported flow records; without one, exports are counted and discarded. */
+        public Builder exporter(FlowExporter exporter) {
+            this.exporter = exporter;
+            return this;
+        }
+
+        TableLayout layout() {
+            if (buckets != null) {
+                return TableLayout.of(scheme.bucketCapacity(), stashCapacity, buckets);
+            }
+            double[] a = alphas != null ? alphas : scheme.defaultAlphas(levels);
+            return TableLayout.forItems(capacity, scheme, a, stashCapacity);
+        }
+
+        Builder copy() {
+            Builder b = new Builder();
+            b.capacity = capacity;
+            b.scheme = scheme;
+            b.levels = levels;
+            b.alphas = alphas;
+            b.buckets = buckets;
+            b.stashCapacity = stashCapacity;
+            b.keyFormat = keyFormat;
+            b.userSlots = userSlots;
+            b.idleTimeout = idleTimeout;
+            b.activeTimeout = activeTimeout;
+            b.sweepSlotsPerUpdate = sweepSlotsPerUpdate;
+            b.overflowPolicy = overflowPolicy;
+            b.summary = summary;
+            b.seed = seed;
+            b.exporter = exporter;
+            return b;
+        }
+
+        public FlowTable build() {
+            if (capacity == 0) {
+                throw new IllegalArgumentException("capacity (flows) must be set");
+            }
+            return new FlowTable(this);
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package io.linerate.sketches.flowtable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.linerate.sketches.hash.FiveTuple;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class FlowTableTest {
+
+    private final List<String> exported = new ArrayList<>();
+
+    private FlowTable.Builder small() {
+        return FlowTable.builder().capacity(1000).exporter(r -> exported.add(r.reason() + " " + r.key() + " "
+                + r.packets() + " " + r.bytes() + " " + r.firstTimestamp() + " " + r.lastTimestamp()));
+    }
+
+    @Test
+    void countsPacketsBytesFlagsAndTimestampsPerFlow() {
+        FlowTable t = small().build();
+        int a = 0x0A000001;
+        int b = 0x0A000002;
+        t.updateIpv4(a, b, 1234, 80, 6, 0x02, 60, 1000);
+        t.updateIpv4(a, b, 1234, 80, 6, 0x10, 1500, 1005);
+        t.updateIpv4(b, a, 80, 1234, 6, 0x12, 60, 1002);
+        int slot = t.find(FiveTuple.ipv4(a, b, 1234, 80, 6));
+        FlowRecord r = t.record(slot);
+        assertThat(r.packets()).isEqualTo(2);
+        assertThat(r.bytes()).isEqualTo(1560);
+        assertThat(r.tcpFlags()).isEqualTo(0x12);
+        assertThat(r.firstTimestamp()).isEqualTo(1000);
+        assertThat(r.lastTimestamp()).isEqualTo(1005);
+        assertThat(r.key()).isEqualTo(FiveTuple.ipv4(a, b, 1234, 80, 6));
+        assertThat(t.size()).isEqualTo(2);
+        assertThat(t.find(FiveTuple.ipv4(a, b, 1234, 81, 6))).isEqualTo(-1);
+    }
+
+    @Test
+    void ipv6FlowsAndIpv4OnlyTablesRejectThemClearly() {
+        FlowTable t = small().build();
+        FiveTuple v6 = FiveTuple.parse("2001:db8::1 2001:db8::2 5000 443 17");
+        t.update(v6, 0, 100, 1);
+        t.update(v6, 0, 100, 2);
+        assertThat(t.record(t.find(v6)).packets()).isEqualTo(2);
+        assertThat(t.record(t.find(v6)).key()).isEqualTo(v6);
+        FlowTable v4 = small().keyFormat(FlowKeyFormat.IPV4_ONLY).build();
+        assertThatThrownBy(() -> v4.update(v6, 0, 1, 1)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("IPV4_AND_IPV6");
+    }
+
+    @Test
+    void idleFlowsAreExportedByTheSweepAndActiveOnesOnTheirNextPacket() {
+        FlowTable t = small().idleTimeout(100).activeTimeout(1000).sweepSlotsPerUpdate(16).build();
+        t.updateIpv4(1, 2, 3, 4, 17, 0, 10, 0);
+        for (int i = 0; i < 2000; i++) {
+            t.updateIpv4(5, 6, 7, 8, 17, 0, 10, i); // keeps "now" moving; flow 1 goes idle at 100
+        }
+        assertThat(t.exports(ExportReason.IDLE_TIMEOUT)).isEqualTo(1);
+        assertThat(t.exports(ExportReason.ACTIVE_TIMEOUT)).isEqualTo(1); // flow 5 restarted at t = 1000
+        assertThat(t.record(t.find(FiveTuple.ipv4(5, 6, 7, 8, 17))).packets()).isEqualTo(1000);
+        assertThat(exported).anyMatch(s -> s.startsWith("ACTIVE_TIMEOUT") && s.contains(" 1000 10000 0 999"));
+    }
+
+    @Test
+    void noPacketIsLostWhenTheTableOverflows() {
+        for (OverflowPolicy policy : OverflowPolicy.values()) {
+            long[] exportedPackets = new long[1];
+            FlowTable t = FlowTable.builder().capacity(100).stashCapacity(4).overflowPolicy(policy)
+                    .idleTimeout(Long.MAX_VALUE).activeTimeout(Long.MAX_VALUE)
+                    .exporter(r -> exportedPackets[0] += r.packets()).build();
+            SplittableRandom rnd = new SplittableRandom(7);
+            for (int i = 0; i < 20_000; i++) {
+                t.updateIpv4(rnd.nextInt(1000), 1, 1, 1, 6, 0, 1, i);
+            }
+            long[] live = new long[1];
+            t.forEach(r -> live[0] += r.packets());
+            assertThat(live[0] + exportedPackets[0]).as(policy.name()).isEqualTo(20_000);
+            assertThat(t.evictions()).as(policy.name()).isPositive();
+            assertThat(t.size()).isLessThanOrEqualTo(t.slots());
+        }
+    }
+
+    @Test
+    void imageRoundTripKeepsEveryFlowAndCounter() {
+        FlowTable t = small().summary(true).userSlots(2).build();
+        SplittableRandom rnd = new SplittableRandom(3);
+        for (int i = 0; i < 5000; i++) {
+            int h = t.updateIpv4(rnd.nextInt(900), 7, 1, 2, 6, 0, 100, i);
+            t.addToUserSlot(h, 1, 3);
+        }
+        t.removeLazily(FiveTuple.ipv4(1, 7, 1, 2, 6));
+        byte[] image = t.toByteArray();
+        FlowTable u = FlowTable.fromByteArray(image, null);
+        assertThat(u.toByteArray()).isEqualTo(image);
+        assertThat(u.size()).isEqualTo(t.size());
+        t.forEach(r -> {
+            FlowRecord c = u.record(u.find(r.key()));
+            assertThat(c.packets()).isEqualTo(r.packets());
+            assertThat(c.userSlot(1)).isEqualTo(r.userSlot(1));
+        });
+        image[image.length / 2] ^= 1;
+        assertThatThrownBy(() -> FlowTable.fromByteArray(image, null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("CRC32C");
+    }
+}
