@@ -131,6 +131,7 @@ public final class FlowTable {
     public int updateIpv4(int srcAddress, int dstAddress, int srcPort, int dstPort, int protocol,
                           int tcpFlags, long bytes, long timestamp) {
         checkPacket(srcPort, dstPort, protocol, tcpFlags, bytes);
+        advance(timestamp);
         long h1 = hasher.hashIpv4(srcAddress, dstAddress, srcPort, dstPort, protocol);
         long h2 = ItemHasher.h2(h1);
         long meta = FiveTuple.meta(false, srcPort, dstPort, protocol);
@@ -166,6 +167,7 @@ public final class FlowTable {
                           int protocol, int tcpFlags, long bytes, long timestamp) {
         requireIpv6();
         checkPacket(srcPort, dstPort, protocol, tcpFlags, bytes);
+        advance(timestamp);
         long h1 = hasher.hashIpv6(srcHigh, srcLow, dstHigh, dstLow, srcPort, dstPort, protocol);
         long h2 = ItemHasher.h2(h1);
         long meta = FiveTuple.meta(true, srcPort, dstPort, protocol);
@@ -218,9 +220,6 @@ public final class FlowTable {
     /** Adds the packet to the flow in {@code slot} (or, for −1, exports it from the scratch slot), then sweeps. */
     private int account(int slot, int tcpFlags, long bytes, long timestamp) {
         packets++;
-        if (timestamp > now) {
-            now = timestamp;
-        }
         int target = slot >= 0 ? slot : scratchSlot;
         int base = target * stride + keyLongs;
         if (entries[base + PACKETS] == 0) {
@@ -249,8 +248,20 @@ public final class FlowTable {
             export(scratchSlot, ExportReason.EVICTED);
             clearKey(scratchSlot);
         }
-        sweep(sweepPerUpdate);
         return slot;
+    }
+
+    /**
+     * Moves "now" and runs the update's share of the expiry sweep — before the packet's flow is looked up,
+     * so that the handle an update returns is not invalidated by the sweep compacting the stash.
+     */
+    private void advance(long timestamp) {
+        if (timestamp > now) {
+            now = timestamp;
+        }
+        if (sweepPerUpdate > 0) {
+            sweep(sweepPerUpdate);
+        }
     }
 
     private ExportReason expired(int counterBase) {
@@ -268,6 +279,7 @@ public final class FlowTable {
         newFlows++;
         int slot = table.place(h1, h2);
         if (slot >= 0) {
+            clearKey(slot); // a new entry starts from zero whatever the slot held before
             return slot;
         }
         int victim = policy == OverflowPolicy.EVICT_LEAST_RECENT ? leastRecent(h1, h2) : -1;
@@ -280,6 +292,7 @@ public final class FlowTable {
         if (slot < 0) {
             throw new IllegalStateException("flow table invariant broken: no slot after evicting slot " + victim);
         }
+        clearKey(slot);
         return slot;
     }
 
@@ -473,8 +486,12 @@ public final class FlowTable {
             return false;
         }
         export(slot, ExportReason.REMOVED);
-        long h1 = hashAt(slot);
-        table.markDeleted(slot, h1, ItemHasher.h2(h1));
+        if (slot >= table.stashBase()) {
+            removeAt(slot); // a stash entry costs nothing to free at once
+        } else {
+            long h1 = hashAt(slot);
+            table.markDeleted(slot, h1, ItemHasher.h2(h1));
+        }
         return true;
     }
 
