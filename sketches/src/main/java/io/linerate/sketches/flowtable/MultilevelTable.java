@@ -418,6 +418,7 @@ final class MultilevelTable {
                         state[target] = OCCUPIED;
                         state[slot] = DELETED | OCCUPIED; // dropped below; a later item may take it
                         lazilyDeleted++;
+                        size++; // counted like any deleted slot until it is reused or dropped below
                         moved++;
                         break;
                     }

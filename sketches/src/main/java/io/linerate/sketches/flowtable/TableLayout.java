@@ -1,5 +1,7 @@
 package io.linerate.sketches.flowtable;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Arrays;
 
 /**
@@ -71,7 +73,10 @@ public final class TableLayout {
                 throw new IllegalArgumentException("alpha of sub-table " + (i + 1) + " must be in (0, 64], got "
                         + alphas[i]);
             }
-            double buckets = Math.floor(alphas[i] * items);
+            // ⌊α·items⌋ of the decimal α as written: the double product can land just below an integer
+            // (0.1735 · 10000 = 1734.9999999999998), which would drop a bucket from the thesis's |T_i|
+            double buckets = new BigDecimal(Double.toString(alphas[i])).multiply(BigDecimal.valueOf(items))
+                    .setScale(0, RoundingMode.FLOOR).doubleValue();
             if (buckets > MAX_SLOTS) {
                 throw new IllegalArgumentException("sub-table " + (i + 1) + " would have " + (long) buckets
                         + " buckets, limit is " + MAX_SLOTS);
