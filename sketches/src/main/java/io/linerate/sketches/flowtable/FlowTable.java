@@ -131,6 +131,7 @@ public final class FlowTable {
     public int updateIpv4(int srcAddress, int dstAddress, int srcPort, int dstPort, int protocol,
                           int tcpFlags, long bytes, long timestamp) {
         checkPacket(srcPort, dstPort, protocol, tcpFlags, bytes);
+        tick(timestamp);
         long h1 = hasher.hashIpv4(srcAddress, dstAddress, srcPort, dstPort, protocol);
         long h2 = ItemHasher.h2(h1);
         long meta = FiveTuple.meta(false, srcPort, dstPort, protocol);
@@ -166,6 +167,7 @@ public final class FlowTable {
                           int protocol, int tcpFlags, long bytes, long timestamp) {
         requireIpv6();
         checkPacket(srcPort, dstPort, protocol, tcpFlags, bytes);
+        tick(timestamp);
         long h1 = hasher.hashIpv6(srcHigh, srcLow, dstHigh, dstLow, srcPort, dstPort, protocol);
         long h2 = ItemHasher.h2(h1);
         long meta = FiveTuple.meta(true, srcPort, dstPort, protocol);
@@ -215,12 +217,21 @@ public final class FlowTable {
         }
     }
 
-    /** Adds the packet to the flow in {@code slot} (or, for −1, exports it from the scratch slot), then sweeps. */
-    private int account(int slot, int tcpFlags, long bytes, long timestamp) {
-        packets++;
+    /**
+     * Moves "now" to the packet's timestamp and runs the update's share of the sweep, before the lookup: a
+     * sweep after it could export the packet's own flow, or refill a stash slot, and so invalidate the
+     * handle the update returns.
+     */
+    private void tick(long timestamp) {
         if (timestamp > now) {
             now = timestamp;
         }
+        sweep(sweepPerUpdate);
+    }
+
+    /** Adds the packet to the flow in {@code slot} (or, for −1, exports it from the scratch slot). */
+    private int account(int slot, int tcpFlags, long bytes, long timestamp) {
+        packets++;
         int target = slot >= 0 ? slot : scratchSlot;
         int base = target * stride + keyLongs;
         if (entries[base + PACKETS] == 0) {
@@ -249,7 +260,6 @@ public final class FlowTable {
             export(scratchSlot, ExportReason.EVICTED);
             clearKey(scratchSlot);
         }
-        sweep(sweepPerUpdate);
         return slot;
     }
 
@@ -473,6 +483,10 @@ public final class FlowTable {
             return false;
         }
         export(slot, ExportReason.REMOVED);
+        if (slot >= table.stashBase()) {
+            removeAt(slot); // a stash slot is freed at once; removeAt also clears the entry the stash vacates
+            return true;
+        }
         long h1 = hashAt(slot);
         table.markDeleted(slot, h1, ItemHasher.h2(h1));
         return true;
@@ -950,7 +964,7 @@ public final class FlowTable {
             }
             long meta = meta(slot);
             int version = (int) (meta & 0xFF);
-            boolean ok = (meta >>> 40) == 0 && (version == 4 || (version == 6 && keyLongs == 5))
+            boolean ok = (version == 4 || (version == 6 && keyLongs == 5))
                     && (version == 6 || (srcHigh(slot) == 0 && dstHigh(slot) == 0
                             && (srcLow(slot) >>> 32) == 0 && (dstLow(slot) >>> 32) == 0));
             if (!ok) {

@@ -410,9 +410,10 @@ final class MultilevelTable {
                 for (int j = 0; j < i; j++) {
                     int target = reusableSlot(bucketSlot(j, yh1, yh2));
                     if (target >= 0) {
-                        if ((state[target] & DELETED) != 0) {
-                            lazilyDeleted--;
-                            size--;
+                        if ((state[target] & OCCUPIED) == 0) {
+                            size++; // the old slot stays counted until it is dropped below
+                        } else {
+                            lazilyDeleted--; // the lazily deleted item in target is overwritten
                         }
                         occupants.move(slot, target);
                         state[target] = OCCUPIED;
