@@ -89,6 +89,13 @@ public final class FlowTable {
         this.policy = b.overflowPolicy;
         this.exporter = b.exporter;
         TableLayout layout = b.layout();
+        // every size is checked before anything is allocated (the summary and slot states come first)
+        MultilevelTable.check(layout, b.scheme);
+        long longs = ((long) layout.tableSlots() + layout.stashCapacity() + 1) * stride;
+        if (longs > MAX_ENTRY_LONGS) {
+            throw new IllegalArgumentException("capacity " + b.capacity + " needs " + longs + " longs of entries ("
+                    + stride + " per slot), limit is " + MAX_ENTRY_LONGS + ": lower capacity or userSlots");
+        }
         this.summary = b.summary ? new TypeSummary(layout, b.capacity, b.seed) : null;
         Occupants occupants = new Occupants() {
             @Override
@@ -103,11 +110,6 @@ public final class FlowTable {
             }
         };
         this.table = new MultilevelTable(layout, b.scheme, occupants, summary);
-        long longs = (long) (table.totalSlots() + 1) * stride;
-        if (longs > MAX_ENTRY_LONGS) {
-            throw new IllegalArgumentException("capacity " + b.capacity + " needs " + longs + " longs of entries ("
-                    + stride + " per slot), limit is " + MAX_ENTRY_LONGS + ": lower capacity or userSlots");
-        }
         this.entries = new long[(int) longs];
         this.scratchSlot = table.totalSlots();
         this.view = new FlowRecord(this);
@@ -956,9 +958,15 @@ public final class FlowTable {
         }
     }
 
-    /** Every live key is well formed and sits in one of its own d buckets (or the stash). */
+    /**
+     * Every live key is well formed, sits in one of its own d buckets (or the stash), and is stored once: a
+     * second copy would be in one of the key's d buckets, or in the stash.
+     */
     private void checkKeys() {
-        for (int slot = 0; slot < table.stashBase() + table.stashSize(); slot++) {
+        int stashBase = table.stashBase();
+        int stashEnd = stashBase + table.stashSize();
+        int cap = table.bucketCapacity();
+        for (int slot = 0; slot < stashEnd; slot++) {
             if (!table.isLive(slot)) {
                 continue;
             }
@@ -971,15 +979,53 @@ public final class FlowTable {
                 throw new IllegalArgumentException("image entry in slot " + slot + " is not a valid "
                         + (keyLongs == 5 ? "IPv4/IPv6" : "IPv4") + " 5-tuple");
             }
-            if (slot < table.stashBase()) {
-                long h1 = hashAt(slot);
+            long h1 = hashAt(slot);
+            long h2 = ItemHasher.h2(h1);
+            if (slot < stashBase) {
                 int level = table.levelOf(slot);
-                int base = table.bucketSlot(level, h1, ItemHasher.h2(h1));
-                if (slot < base || slot >= base + table.bucketCapacity()) {
+                int base = table.bucketSlot(level, h1, h2);
+                if (slot < base || slot >= base + cap) {
                     throw new IllegalArgumentException("image entry in slot " + slot + " is not in its own bucket of "
                             + "sub-table " + (level + 1) + " (wrong seed or corrupt image)");
                 }
             }
+            for (int level = 0; level < table.levels(); level++) {
+                int base = table.bucketSlot(level, h1, h2);
+                for (int other = base; other < base + cap; other++) {
+                    if (other < slot && table.isLive(other)) {
+                        checkDistinct(slot, other);
+                    }
+                }
+            }
+        }
+        // two copies in the stash: sorted by key they are neighbours (O(s log s) whatever the hashes)
+        Integer[] stash = new Integer[stashEnd - stashBase];
+        for (int i = 0; i < stash.length; i++) {
+            stash[i] = stashBase + i;
+        }
+        java.util.Arrays.sort(stash, this::compareKeys);
+        for (int i = 1; i < stash.length; i++) {
+            checkDistinct(Math.max(stash[i], stash[i - 1]), Math.min(stash[i], stash[i - 1]));
+        }
+    }
+
+    private int compareKeys(int slot, int other) {
+        int a = slot * stride;
+        int b = other * stride;
+        for (int i = 0; i < keyLongs; i++) {
+            long mask = i == keyLongs - 1 ? KEY_MASK : -1L; // the last key word carries the TCP flags
+            int c = Long.compare(entries[a + i] & mask, entries[b + i] & mask);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
+    }
+
+    private void checkDistinct(int slot, int other) {
+        if (compareKeys(slot, other) == 0) {
+            throw new IllegalArgumentException("image entry in slot " + slot + " is the same flow as slot " + other
+                    + " (corrupt image)");
         }
     }
 

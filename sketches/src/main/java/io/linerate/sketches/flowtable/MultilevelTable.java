@@ -46,14 +46,7 @@ final class MultilevelTable {
     private long rebuildMoves;
 
     MultilevelTable(TableLayout layout, InsertionScheme scheme, Occupants occupants, TypeSummary summary) {
-        if (layout.bucketCapacity() != scheme.bucketCapacity()) {
-            throw new IllegalArgumentException("scheme " + scheme + " needs buckets of " + scheme.bucketCapacity()
-                    + " items, layout has " + layout.bucketCapacity());
-        }
-        if (layout.levels() < 2 && scheme != InsertionScheme.STANDARD && scheme != InsertionScheme.STANDARD_2) {
-            throw new IllegalArgumentException("scheme " + scheme + " needs at least 2 levels, got "
-                    + layout.levels());
-        }
+        check(layout, scheme);
         this.layout = layout;
         this.scheme = scheme;
         this.occupants = occupants;
@@ -68,6 +61,18 @@ final class MultilevelTable {
         this.stashCapacity = layout.stashCapacity();
         this.state = new byte[stashBase + stashCapacity];
         this.summary = summary;
+    }
+
+    /** Fails unless {@code scheme} can run on {@code layout} (bucket size, levels); allocates nothing. */
+    static void check(TableLayout layout, InsertionScheme scheme) {
+        if (layout.bucketCapacity() != scheme.bucketCapacity()) {
+            throw new IllegalArgumentException("scheme " + scheme + " needs buckets of " + scheme.bucketCapacity()
+                    + " items, layout has " + layout.bucketCapacity());
+        }
+        if (layout.levels() < 2 && scheme != InsertionScheme.STANDARD && scheme != InsertionScheme.STANDARD_2) {
+            throw new IllegalArgumentException("scheme " + scheme + " needs at least 2 levels, got "
+                    + layout.levels());
+        }
     }
 
     TableLayout layout() {
