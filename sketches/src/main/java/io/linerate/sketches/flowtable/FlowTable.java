@@ -89,6 +89,13 @@ public final class FlowTable {
         this.policy = b.overflowPolicy;
         this.exporter = b.exporter;
         TableLayout layout = b.layout();
+        // every size is checked before anything is allocated (the summary and slot states come first)
+        MultilevelTable.check(layout, b.scheme);
+        long longs = ((long) layout.tableSlots() + layout.stashCapacity() + 1) * stride;
+        if (longs > MAX_ENTRY_LONGS) {
+            throw new IllegalArgumentException("capacity " + b.capacity + " needs " + longs + " longs of entries ("
+                    + stride + " per slot), limit is " + MAX_ENTRY_LONGS + ": lower capacity or userSlots");
+        }
         this.summary = b.summary ? new TypeSummary(layout, b.capacity, b.seed) : null;
         Occupants occupants = new Occupants() {
             @Override
@@ -103,11 +110,6 @@ public final class FlowTable {
             }
         };
         this.table = new MultilevelTable(layout, b.scheme, occupants, summary);
-        long longs = (long) (table.totalSlots() + 1) * stride;
-        if (longs > MAX_ENTRY_LONGS) {
-            throw new IllegalArgumentException("capacity " + b.capacity + " needs " + longs + " longs of entries ("
-                    + stride + " per slot), limit is " + MAX_ENTRY_LONGS + ": lower capacity or userSlots");
-        }
         this.entries = new long[(int) longs];
         this.scratchSlot = table.totalSlots();
         this.view = new FlowRecord(this);
@@ -131,7 +133,7 @@ public final class FlowTable {
     public int updateIpv4(int srcAddress, int dstAddress, int srcPort, int dstPort, int protocol,
                           int tcpFlags, long bytes, long timestamp) {
         checkPacket(srcPort, dstPort, protocol, tcpFlags, bytes);
-        advance(timestamp);
+        tick(timestamp);
         long h1 = hasher.hashIpv4(srcAddress, dstAddress, srcPort, dstPort, protocol);
         long h2 = ItemHasher.h2(h1);
         long meta = FiveTuple.meta(false, srcPort, dstPort, protocol);
@@ -167,7 +169,7 @@ public final class FlowTable {
                           int protocol, int tcpFlags, long bytes, long timestamp) {
         requireIpv6();
         checkPacket(srcPort, dstPort, protocol, tcpFlags, bytes);
-        advance(timestamp);
+        tick(timestamp);
         long h1 = hasher.hashIpv6(srcHigh, srcLow, dstHigh, dstLow, srcPort, dstPort, protocol);
         long h2 = ItemHasher.h2(h1);
         long meta = FiveTuple.meta(true, srcPort, dstPort, protocol);
@@ -217,7 +219,19 @@ public final class FlowTable {
         }
     }
 
-    /** Adds the packet to the flow in {@code slot} (or, for −1, exports it from the scratch slot), then sweeps. */
+    /**
+     * Moves "now" to the packet's timestamp and runs the update's share of the sweep, before the lookup: a
+     * sweep after it could export the packet's own flow, or refill a stash slot, and so invalidate the
+     * handle the update returns.
+     */
+    private void tick(long timestamp) {
+        if (timestamp > now) {
+            now = timestamp;
+        }
+        sweep(sweepPerUpdate);
+    }
+
+    /** Adds the packet to the flow in {@code slot} (or, for −1, exports it from the scratch slot). */
     private int account(int slot, int tcpFlags, long bytes, long timestamp) {
         packets++;
         int target = slot >= 0 ? slot : scratchSlot;
@@ -251,19 +265,6 @@ public final class FlowTable {
         return slot;
     }
 
-    /**
-     * Moves "now" and runs the update's share of the expiry sweep — before the packet's flow is looked up,
-     * so that the handle an update returns is not invalidated by the sweep compacting the stash.
-     */
-    private void advance(long timestamp) {
-        if (timestamp > now) {
-            now = timestamp;
-        }
-        if (sweepPerUpdate > 0) {
-            sweep(sweepPerUpdate);
-        }
-    }
-
     private ExportReason expired(int counterBase) {
         if (now - entries[counterBase + LAST] >= idleTimeout) {
             return ExportReason.IDLE_TIMEOUT;
@@ -279,7 +280,6 @@ public final class FlowTable {
         newFlows++;
         int slot = table.place(h1, h2);
         if (slot >= 0) {
-            clearKey(slot); // a new entry starts from zero whatever the slot held before
             return slot;
         }
         int victim = policy == OverflowPolicy.EVICT_LEAST_RECENT ? leastRecent(h1, h2) : -1;
@@ -292,7 +292,6 @@ public final class FlowTable {
         if (slot < 0) {
             throw new IllegalStateException("flow table invariant broken: no slot after evicting slot " + victim);
         }
-        clearKey(slot);
         return slot;
     }
 
@@ -487,11 +486,11 @@ public final class FlowTable {
         }
         export(slot, ExportReason.REMOVED);
         if (slot >= table.stashBase()) {
-            removeAt(slot); // a stash entry costs nothing to free at once
-        } else {
-            long h1 = hashAt(slot);
-            table.markDeleted(slot, h1, ItemHasher.h2(h1));
+            removeAt(slot); // a stash slot is freed at once; removeAt also clears the entry the stash vacates
+            return true;
         }
+        long h1 = hashAt(slot);
+        table.markDeleted(slot, h1, ItemHasher.h2(h1));
         return true;
     }
 
@@ -959,30 +958,74 @@ public final class FlowTable {
         }
     }
 
-    /** Every live key is well formed and sits in one of its own d buckets (or the stash). */
+    /**
+     * Every live key is well formed, sits in one of its own d buckets (or the stash), and is stored once: a
+     * second copy would be in one of the key's d buckets, or in the stash.
+     */
     private void checkKeys() {
-        for (int slot = 0; slot < table.stashBase() + table.stashSize(); slot++) {
+        int stashBase = table.stashBase();
+        int stashEnd = stashBase + table.stashSize();
+        int cap = table.bucketCapacity();
+        for (int slot = 0; slot < stashEnd; slot++) {
             if (!table.isLive(slot)) {
                 continue;
             }
             long meta = meta(slot);
             int version = (int) (meta & 0xFF);
-            boolean ok = (meta >>> 40) == 0 && (version == 4 || (version == 6 && keyLongs == 5))
+            boolean ok = (version == 4 || (version == 6 && keyLongs == 5))
                     && (version == 6 || (srcHigh(slot) == 0 && dstHigh(slot) == 0
                             && (srcLow(slot) >>> 32) == 0 && (dstLow(slot) >>> 32) == 0));
             if (!ok) {
                 throw new IllegalArgumentException("image entry in slot " + slot + " is not a valid "
                         + (keyLongs == 5 ? "IPv4/IPv6" : "IPv4") + " 5-tuple");
             }
-            if (slot < table.stashBase()) {
-                long h1 = hashAt(slot);
+            long h1 = hashAt(slot);
+            long h2 = ItemHasher.h2(h1);
+            if (slot < stashBase) {
                 int level = table.levelOf(slot);
-                int base = table.bucketSlot(level, h1, ItemHasher.h2(h1));
-                if (slot < base || slot >= base + table.bucketCapacity()) {
+                int base = table.bucketSlot(level, h1, h2);
+                if (slot < base || slot >= base + cap) {
                     throw new IllegalArgumentException("image entry in slot " + slot + " is not in its own bucket of "
                             + "sub-table " + (level + 1) + " (wrong seed or corrupt image)");
                 }
             }
+            for (int level = 0; level < table.levels(); level++) {
+                int base = table.bucketSlot(level, h1, h2);
+                for (int other = base; other < base + cap; other++) {
+                    if (other < slot && table.isLive(other)) {
+                        checkDistinct(slot, other);
+                    }
+                }
+            }
+        }
+        // two copies in the stash: sorted by key they are neighbours (O(s log s) whatever the hashes)
+        Integer[] stash = new Integer[stashEnd - stashBase];
+        for (int i = 0; i < stash.length; i++) {
+            stash[i] = stashBase + i;
+        }
+        java.util.Arrays.sort(stash, this::compareKeys);
+        for (int i = 1; i < stash.length; i++) {
+            checkDistinct(Math.max(stash[i], stash[i - 1]), Math.min(stash[i], stash[i - 1]));
+        }
+    }
+
+    private int compareKeys(int slot, int other) {
+        int a = slot * stride;
+        int b = other * stride;
+        for (int i = 0; i < keyLongs; i++) {
+            long mask = i == keyLongs - 1 ? KEY_MASK : -1L; // the last key word carries the TCP flags
+            int c = Long.compare(entries[a + i] & mask, entries[b + i] & mask);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
+    }
+
+    private void checkDistinct(int slot, int other) {
+        if (compareKeys(slot, other) == 0) {
+            throw new IllegalArgumentException("image entry in slot " + slot + " is the same flow as slot " + other
+                    + " (corrupt image)");
         }
     }
 

@@ -46,14 +46,7 @@ final class MultilevelTable {
     private long rebuildMoves;
 
     MultilevelTable(TableLayout layout, InsertionScheme scheme, Occupants occupants, TypeSummary summary) {
-        if (layout.bucketCapacity() != scheme.bucketCapacity()) {
-            throw new IllegalArgumentException("scheme " + scheme + " needs buckets of " + scheme.bucketCapacity()
-                    + " items, layout has " + layout.bucketCapacity());
-        }
-        if (layout.levels() < 2 && scheme != InsertionScheme.STANDARD && scheme != InsertionScheme.STANDARD_2) {
-            throw new IllegalArgumentException("scheme " + scheme + " needs at least 2 levels, got "
-                    + layout.levels());
-        }
+        check(layout, scheme);
         this.layout = layout;
         this.scheme = scheme;
         this.occupants = occupants;
@@ -68,6 +61,18 @@ final class MultilevelTable {
         this.stashCapacity = layout.stashCapacity();
         this.state = new byte[stashBase + stashCapacity];
         this.summary = summary;
+    }
+
+    /** Fails unless {@code scheme} can run on {@code layout} (bucket size, levels); allocates nothing. */
+    static void check(TableLayout layout, InsertionScheme scheme) {
+        if (layout.bucketCapacity() != scheme.bucketCapacity()) {
+            throw new IllegalArgumentException("scheme " + scheme + " needs buckets of " + scheme.bucketCapacity()
+                    + " items, layout has " + layout.bucketCapacity());
+        }
+        if (layout.levels() < 2 && scheme != InsertionScheme.STANDARD && scheme != InsertionScheme.STANDARD_2) {
+            throw new IllegalArgumentException("scheme " + scheme + " needs at least 2 levels, got "
+                    + layout.levels());
+        }
     }
 
     TableLayout layout() {
@@ -410,15 +415,15 @@ final class MultilevelTable {
                 for (int j = 0; j < i; j++) {
                     int target = reusableSlot(bucketSlot(j, yh1, yh2));
                     if (target >= 0) {
-                        if ((state[target] & DELETED) != 0) {
-                            lazilyDeleted--;
-                            size--;
+                        if ((state[target] & OCCUPIED) == 0) {
+                            size++; // the old slot stays counted until it is dropped below
+                        } else {
+                            lazilyDeleted--; // the lazily deleted item in target is overwritten
                         }
                         occupants.move(slot, target);
                         state[target] = OCCUPIED;
                         state[slot] = DELETED | OCCUPIED; // dropped below; a later item may take it
                         lazilyDeleted++;
-                        size++; // counted like any deleted slot until it is reused or dropped below
                         moved++;
                         break;
                     }

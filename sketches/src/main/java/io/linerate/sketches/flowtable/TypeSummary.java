@@ -15,7 +15,8 @@ import io.linerate.sketches.hash.ItemHasher;
  * B<sub>j</sub> on an item of sub-table j). The flow table then falls back to reading all d buckets, so
  * neither error changes an answer, only its cost.
  *
- * <p>Sizing (§4.8's design rule, in expected items): B<sub>0</sub> for all n items at the thesis's
+ * <p>Sizing (§4.8's design rule, in expected items; n is capped at the sub-tables' slots, which bound what
+ * the filters can ever hold): B<sub>0</sub> for all n items at the thesis's
  * 0.6% false-positive rate; B<sub>j</sub> for twice the items expected right of sub-table j−1 by the
  * recursion (4.2) (at least 64) at 10<sup>−9</sup>, since its errors are failures. The filters' hash values
  * are derived from the item's 128-bit value by a mixer of their own, independent of the sub-table indexes
@@ -29,7 +30,13 @@ final class TypeSummary {
 
     private final CountingBloomFilter[] filters;
 
+    /**
+     * @param items the flows the table is sized for; the filters are sized for at most the sub-tables' slots,
+     *     since no more items can ever be in them (with explicit bucket counts, or from a hostile image, the
+     *     capacity can be far larger than the table)
+     */
     TypeSummary(TableLayout layout, long items, long seed) {
+        items = Math.min(items, layout.tableSlots());
         int d = layout.levels();
         filters = new CountingBloomFilter[d];
         filters[0] = CountingBloomFilter.create(Math.max(1, items), FIRST_FPP, seed);

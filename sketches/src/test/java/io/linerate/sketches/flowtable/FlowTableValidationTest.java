@@ -1,0 +1,562 @@
+package io.linerate.sketches.flowtable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.linerate.sketches.hash.FiveTuple;
+import io.linerate.sketches.hash.ItemHasher;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32C;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Out-of-range settings, bad packet arguments and hostile byte images: each fails with an
+ * {@link IllegalArgumentException} that names the field and its limit, and a hostile image fails before
+ * anything the size of what it declares is allocated.
+ */
+class FlowTableValidationTest {
+
+    private static final long MAX = TableLayout.MAX_SLOTS;
+
+    /** Asserts {@code call} throws an IllegalArgumentException whose message contains every fragment. */
+    private static void rejects(ThrowingCallable call, String... fragments) {
+        assertThatThrownBy(call).isInstanceOf(IllegalArgumentException.class).message().contains(fragments);
+    }
+
+    private static FlowTable.Builder table() {
+        return FlowTable.builder().capacity(100);
+    }
+
+    // ------------------------------------------------------------------------------------------ builder
+
+    @Test
+    void capacityOutOfRange() {
+        for (long bad : new long[] {0, -1, Long.MIN_VALUE, MAX + 1, Long.MAX_VALUE}) {
+            rejects(() -> FlowTable.builder().capacity(bad), "capacity", "[1, " + MAX + "]", "got " + bad);
+        }
+        rejects(() -> FlowTable.builder().build(), "capacity", "must be set");
+        // within the builder's range, but the sub-tables of Table 5.1 (1.29 buckets per flow) would exceed it
+        rejects(() -> FlowTable.builder().capacity(MAX).build(), "slots", "limit is " + MAX);
+    }
+
+    @Test
+    void levelsAlphasAndBucketsOutOfRange() {
+        for (int bad : new int[] {0, -1, 17, Integer.MAX_VALUE}) {
+            rejects(() -> table().levels(bad), "levels", "[1, 16]", "got " + bad);
+        }
+        // Table 5.1 has sub-table sizes for d = 3, 4, 5 only
+        for (int d : new int[] {1, 2, 6, 16}) {
+            rejects(() -> table().levels(d).build(), "levels must be 3, 4 or 5", "got " + d, "explicit");
+        }
+        rejects(() -> table().alphas(), "alphas", "1 to 16", "got 0");
+        rejects(() -> table().alphas(new double[17]), "alphas", "1 to 16", "got 17");
+        for (double bad : new double[] {0, -0.5, 64.5, Double.NaN, Double.POSITIVE_INFINITY}) {
+            rejects(() -> table().alphas(0.5, bad, 0.3).build(), "alpha of sub-table 2", "(0, 64]", "got " + bad);
+        }
+        rejects(() -> FlowTable.builder().capacity(MAX).alphas(64, 1).build(), "sub-table 1", "buckets",
+                "limit is " + MAX);
+        rejects(() -> table().buckets().build(), "levels", "[1, 16]", "got 0");
+        rejects(() -> table().buckets(new int[17]).build(), "levels", "[1, 16]", "got 17");
+        rejects(() -> table().buckets(10, 0, 5).build(), "sub-table 2", "at least 1 bucket", "got 0");
+        rejects(() -> table().buckets(10, 5, -3).build(), "sub-table 3", "at least 1 bucket", "got -3");
+        rejects(() -> table().buckets(1 << 27, 1 << 27, 1).build(), "slots", "limit is " + MAX);
+    }
+
+    @Test
+    void stashUserSlotsTimeoutsAndSweepOutOfRange() {
+        for (int bad : new int[] {-1, TableLayout.MAX_STASH + 1}) {
+            rejects(() -> table().stashCapacity(bad), "stashCapacity", "[0, 65536]", "got " + bad);
+        }
+        for (int bad : new int[] {-1, FlowTable.MAX_USER_SLOTS + 1}) {
+            rejects(() -> table().userSlots(bad), "userSlots", "[0, 16]", "got " + bad);
+        }
+        for (long bad : new long[] {0, -1, Long.MIN_VALUE}) {
+            rejects(() -> table().idleTimeout(bad), "idleTimeout", "> 0", "got " + bad);
+            rejects(() -> table().activeTimeout(bad), "activeTimeout", "> 0", "got " + bad);
+        }
+        for (int bad : new int[] {-1, 1025}) {
+            rejects(() -> table().sweepSlotsPerUpdate(bad), "sweepSlotsPerUpdate", "[0, 1024]", "got " + bad);
+        }
+        rejects(() -> table().build().advanceTime(5, -1), "maxSlots", ">= 0");
+        assertThatThrownBy(() -> table().scheme(null)).isInstanceOf(NullPointerException.class).hasMessage("scheme");
+        assertThatThrownBy(() -> table().keyFormat(null)).isInstanceOf(NullPointerException.class)
+                .hasMessage("keyFormat");
+        assertThatThrownBy(() -> table().overflowPolicy(null)).isInstanceOf(NullPointerException.class)
+                .hasMessage("overflowPolicy");
+    }
+
+    @Test
+    void schemeThatDoesNotFitTheLayout() {
+        for (InsertionScheme scheme : new InsertionScheme[] {InsertionScheme.CONSERVATIVE,
+            InsertionScheme.SECOND_CHANCE, InsertionScheme.EXTREME_SECOND_CHANCE, InsertionScheme.SECOND_CHANCE_2}) {
+            rejects(() -> table().scheme(scheme).buckets(50).build(), "scheme " + scheme, "at least 2 levels",
+                    "got 1");
+            rejects(() -> table().scheme(scheme).alphas(1.5).build(), "scheme " + scheme, "at least 2 levels");
+        }
+        // the one-level layouts that moving schemes cannot use are fine for the standard ones
+        assertThat(table().scheme(InsertionScheme.STANDARD).buckets(50).build().slots()).isEqualTo(50 + 64);
+        assertThat(table().scheme(InsertionScheme.STANDARD_2).buckets(50).build().slots()).isEqualTo(100 + 64);
+        rejects(() -> new MultilevelTable(TableLayout.of(2, 0, 4, 4), InsertionScheme.SECOND_CHANCE, null, null),
+                "scheme SECOND_CHANCE needs buckets of 1 items, layout has 2");
+        rejects(() -> InsertionScheme.ofId(6), "insertion scheme id", "[0, 5]", "got 6");
+        rejects(() -> OverflowPolicy.ofId(-1), "overflow policy id", "[0, 1]", "got -1");
+        rejects(() -> FlowKeyFormat.ofId(2), "key format id", "[0, 1]", "got 2");
+    }
+
+    @Test
+    void tablesTooLargeToAllocateFailBeforeAllocating() {
+        // 2^27 flows with 16 user slots: 1.7·10^8 slots of 25 longs, past the long[] limit; with the summary on,
+        // its filters would need ~1 GB on their own: the size check must come first
+        for (boolean summary : new boolean[] {false, true}) {
+            failsFast(() -> FlowTable.builder().capacity(1 << 27).userSlots(16).summary(summary).build(),
+                    "capacity 134217728 needs", "longs of entries", "lower capacity or userSlots");
+        }
+        failsFast(() -> FlowTable.builder().capacity(1 << 27).summary(true).buckets(1 << 28).build(),
+                "scheme SECOND_CHANCE needs at least 2 levels");
+    }
+
+    @Test
+    void aSummaryIsNeverSizedForMoreFlowsThanTheSubTablesHold() {
+        // capacity only sizes the layout and the summary; with explicit small buckets a huge capacity must not
+        // make the summary huge (its first filter can never hold more items than the sub-tables' slots)
+        long before = allocatedBytes();
+        FlowTable t = FlowTable.builder().capacity(MAX).buckets(40, 30, 20, 10).summary(true).build();
+        long allocated = allocatedBytes() - before;
+        assertThat(t.memoryBytes()).isLessThan(1 << 20);
+        assertThat(allocated).isLessThan(16L << 20);
+        t.updateIpv4(1, 2, 3, 4, 6, 0, 100, 1);
+        assertThat(t.size()).isEqualTo(1);
+    }
+
+    // ------------------------------------------------------------------------------------------ packets
+
+    @Test
+    void badPacketArgumentsNameTheField() {
+        FlowTable t = table().userSlots(1).build();
+        t.updateIpv4(1, 2, 3, 4, 6, 0, 10, 100);
+        byte[] image = t.toByteArray();
+        for (int bad : new int[] {-1, 65536, Integer.MAX_VALUE}) {
+            rejects(() -> t.updateIpv4(1, 2, bad, 4, 6, 0, 10, 200), "srcPort", "[0, 65535]", "got " + bad);
+            rejects(() -> t.updateIpv4(1, 2, 3, bad, 6, 0, 10, 200), "dstPort", "[0, 65535]", "got " + bad);
+            rejects(() -> t.updateIpv4(1, 2, 3, 4, 6, bad, 10, 200), "tcpFlags", "[0, 65535]", "got " + bad);
+            rejects(() -> t.updateIpv6(1, 2, 3, 4, bad, 4, 6, 0, 10, 200), "srcPort", "[0, 65535]");
+            rejects(() -> t.updateIpv6(1, 2, 3, 4, 3, bad, 6, 0, 10, 200), "dstPort", "[0, 65535]");
+            rejects(() -> t.updateIpv6(1, 2, 3, 4, 3, 4, 6, bad, 10, 200), "tcpFlags", "[0, 65535]");
+        }
+        for (int bad : new int[] {-1, 256}) {
+            rejects(() -> t.updateIpv4(1, 2, 3, 4, bad, 0, 10, 200), "protocol", "[0, 255]", "got " + bad);
+            rejects(() -> t.updateIpv6(1, 2, 3, 4, 3, 4, bad, 0, 10, 200), "protocol", "[0, 255]", "got " + bad);
+        }
+        rejects(() -> t.updateIpv4(1, 2, 3, 4, 6, 0, -1, 200), "bytes", ">= 0", "got -1");
+        rejects(() -> t.update(FiveTuple.ipv4(1, 2, 3, 4, 6), 0, Long.MIN_VALUE, 200), "bytes", ">= 0");
+        // a rejected packet changes nothing: not the counters, not "now", and it runs no sweep
+        assertThat(t.toByteArray()).isEqualTo(image);
+        assertThat(t.now()).isEqualTo(100);
+        // handles and user slots
+        assertThatThrownBy(() -> t.addToUserSlot(0, 1, 5)).isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("user slot must be in [0, 1), got 1");
+        int empty = t.find(FiveTuple.ipv4(1, 2, 3, 4, 6)) == 0 ? 1 : 0;
+        for (int bad : new int[] {-1, empty, t.slots(), Integer.MAX_VALUE}) {
+            rejects(() -> t.addToUserSlot(bad, 0, 5), "slot " + bad, "no live flow");
+            rejects(() -> t.record(bad), "slot " + bad, "no live flow");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ images
+
+    /** A small valid image: a few IPv4 and IPv6 flows (one in the stash, one lazily deleted), user slots. */
+    private static FlowTable smallTable() {
+        FlowTable t = FlowTable.builder().capacity(16).stashCapacity(2).userSlots(1).summary(true).build();
+        SplittableRandom rnd = new SplittableRandom(5);
+        for (int i = 0; t.stashSize() == 0; i++) { // until a flow finds its buckets full: room is left elsewhere
+            t.updateIpv4(rnd.nextInt(), rnd.nextInt(), rnd.nextInt(65536), 443, 6, 0x12, 100, i);
+            t.updateIpv6(rnd.nextLong(), rnd.nextLong(), 7, 8, 5353, 5353, 17, 0, 80, i);
+        }
+        FiveTuple inTable = null; // a flow in a sub-table, to delete lazily
+        int tableSlots = t.layout().tableSlots();
+        for (int slot = 0; slot < tableSlots && inTable == null; slot++) {
+            FiveTuple k = keyIn(t, slot);
+            inTable = t.find(k) == slot ? k : null;
+        }
+        assertThat(t.removeLazily(inTable)).isTrue();
+        assertThat(t.lazilyDeleted()).isEqualTo(1);
+        assertThat(t.size() + t.lazilyDeleted() - t.stashSize()).as("occupied table slots").isLessThan(tableSlots);
+        return t;
+    }
+
+    /** The key of the live flow in {@code slot}, or one that is nowhere (for an empty slot). */
+    private static FiveTuple keyIn(FlowTable t, int slot) {
+        try {
+            return t.record(slot).key();
+        } catch (IllegalArgumentException empty) {
+            return FiveTuple.ipv4(0, 0, 0, 0, 0);
+        }
+    }
+
+    /** Field offsets of a FLOW_TABLE image (see FlowTable.toByteArray and ImageWriter's preamble). */
+    private static final class Layout {
+        final int levels;
+        final int buckets;       // offset of buckets[0]
+        final int keyFormat;
+        final int userSlots;
+        final int overflowPolicy;
+        final int summary;
+        final int capacity;
+        final int idleTimeout;
+        final int activeTimeout;
+        final int sweep;
+        final int seed;
+        final int now;
+        final int cursor;
+        final int stashSize;
+        final int counters;
+        final int states;
+        final int totalSlots;
+        final int occupied;
+        final int entries;
+
+        Layout(byte[] image) {
+            ByteBuffer b = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
+            levels = b.getInt(12);
+            int bucketCapacity = b.getInt(16);
+            int stash = b.getInt(20);
+            buckets = 24;
+            long slots = 0;
+            for (int i = 0; i < levels; i++) {
+                slots += (long) b.getInt(buckets + 4 * i) * bucketCapacity;
+            }
+            totalSlots = (int) slots + stash;
+            keyFormat = buckets + 4 * levels;
+            userSlots = keyFormat + 4;
+            overflowPolicy = userSlots + 4;
+            summary = overflowPolicy + 4;
+            capacity = summary + 4;
+            idleTimeout = capacity + 8;
+            activeTimeout = idleTimeout + 8;
+            sweep = activeTimeout + 8;
+            seed = sweep + 4;
+            now = seed + 8;
+            cursor = now + 8;
+            stashSize = cursor + 4;
+            counters = stashSize + 4;
+            states = counters + 8 * (8 + ExportReason.values().length);
+            occupied = states + totalSlots;
+            entries = occupied + 4;
+        }
+    }
+
+    private static byte[] withInt(byte[] image, int offset, int value) {
+        byte[] copy = image.clone();
+        ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN).putInt(offset, value);
+        return resealed(copy);
+    }
+
+    private static byte[] withLong(byte[] image, int offset, long value) {
+        byte[] copy = image.clone();
+        ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN).putLong(offset, value);
+        return resealed(copy);
+    }
+
+    /** Recomputes the CRC32C trailer, as an attacker who knows the format would. */
+    private static byte[] resealed(byte[] image) {
+        CRC32C crc = new CRC32C();
+        crc.update(image, 0, image.length - 4);
+        ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN).putInt(image.length - 4, (int) crc.getValue());
+        return image;
+    }
+
+    private static long allocatedBytes() {
+        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+        Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "needs HotSpot's allocation counter");
+        return ((com.sun.management.ThreadMXBean) bean).getCurrentThreadAllocatedBytes();
+    }
+
+    /**
+     * Asserts {@code call} throws an IllegalArgumentException naming the fragments, having allocated less than
+     * 16 MB on the way (what it rejects would have needed far more).
+     */
+    private static void failsFast(ThrowingCallable call, String... fragments) {
+        long before = allocatedBytes();
+        Throwable thrown = catchThrowable(call);
+        long allocated = allocatedBytes() - before;
+        assertThat(thrown).isInstanceOf(IllegalArgumentException.class);
+        assertThat(thrown.getMessage()).contains(fragments);
+        assertThat(allocated).as("bytes allocated before failing: " + thrown.getMessage()).isLessThan(16L << 20);
+    }
+
+    private static void rejectsImage(byte[] image, String... fragments) {
+        failsFast(() -> FlowTable.fromByteArray(image, null), fragments);
+    }
+
+    @Test
+    void theSmallImageIsValidAndItsLayoutIsUnderstood() {
+        FlowTable t = smallTable();
+        byte[] image = t.toByteArray();
+        Layout at = new Layout(image);
+        assertThat(at.entries + 4L + 8L * t.entryLongs() * countOccupied(image, at)).isEqualTo(image.length);
+        assertThat(FlowTable.fromByteArray(image, null).toByteArray()).isEqualTo(image);
+        assertThat(t.stashSize()).isPositive();
+        assertThat(ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN).getLong(at.seed)).isEqualTo(t.seed());
+    }
+
+    private static int countOccupied(byte[] image, Layout at) {
+        int n = 0;
+        for (int i = 0; i < at.totalSlots; i++) {
+            n += image[at.states + i] & MultilevelTable.OCCUPIED;
+        }
+        return n;
+    }
+
+    @Test
+    void truncatedAtEveryLength() {
+        byte[] image = smallTable().toByteArray();
+        rejects(() -> FlowTable.fromByteArray(null, null), "image is null");
+        for (int length = 0; length < image.length; length++) {
+            byte[] cut = Arrays.copyOf(image, length);
+            rejects(() -> FlowTable.fromByteArray(cut, null), length < 12 ? "truncated" : "CRC32C");
+            // and with a checksum made to fit, so that the fields themselves are read short
+            if (length >= 12) {
+                byte[] sealed = resealed(Arrays.copyOf(image, length));
+                Throwable thrown = catchThrowable(() -> FlowTable.fromByteArray(sealed, null));
+                int len = length;
+                assertThat(thrown).as("resealed at length %d", len).isInstanceOf(IllegalArgumentException.class);
+                assertThat(thrown.getMessage()).as("resealed at length %d", len).containsAnyOf("truncated",
+                        "must be in", "slot states say", "slotStates", "not a valid");
+            }
+        }
+        byte[] longer = resealed(Arrays.copyOf(image, image.length + 8));
+        rejects(() -> FlowTable.fromByteArray(longer, null), "8 unexpected trailing bytes");
+    }
+
+    @Test
+    void flippedBytesAreCaughtByTheChecksum() {
+        byte[] image = smallTable().toByteArray();
+        SplittableRandom rnd = new SplittableRandom(17);
+        for (int trial = 0; trial < 2000; trial++) {
+            byte[] bad = image.clone();
+            int flips = 1 + rnd.nextInt(3);
+            int lowest = Integer.MAX_VALUE;
+            for (int f = 0; f < flips; f++) {
+                int at = rnd.nextInt(image.length);
+                bad[at] ^= (byte) (1 + rnd.nextInt(255));
+                lowest = Math.min(lowest, at);
+            }
+            if (Arrays.equals(bad, image)) {
+                continue;
+            }
+            int first = lowest;
+            Throwable thrown = catchThrowable(() -> FlowTable.fromByteArray(bad, null));
+            assertThat(thrown).isInstanceOf(IllegalArgumentException.class);
+            if (first >= 6) { // past magic, family and version: only the checksum can tell
+                assertThat(thrown.getMessage()).contains("CRC32C");
+            }
+        }
+    }
+
+    /**
+     * Random changes with the checksum rebuilt, as from an attacker: the reader must reject the image with an
+     * IllegalArgumentException or return a table that works (never another exception, never a broken table).
+     */
+    @Test
+    void resealedRandomChangesAreRejectedOrHarmless() {
+        byte[] image = smallTable().toByteArray();
+        SplittableRandom rnd = new SplittableRandom(23);
+        int accepted = 0;
+        for (int trial = 0; trial < 3000; trial++) {
+            byte[] bad = image.clone();
+            int flips = 1 + rnd.nextInt(4);
+            for (int f = 0; f < flips; f++) {
+                bad[8 + rnd.nextInt(image.length - 12)] ^= (byte) (1 << rnd.nextInt(8));
+            }
+            resealed(bad);
+            FlowTable t;
+            try {
+                t = FlowTable.fromByteArray(bad, null);
+            } catch (IllegalArgumentException expected) {
+                continue;
+            }
+            accepted++;
+            int[] live = new int[1];
+            t.forEach(r -> live[0]++);
+            assertThat(t.size()).isEqualTo(live[0]).isLessThanOrEqualTo(t.slots());
+            for (int i = 0; i < 50; i++) {
+                t.updateIpv4(i, 2, 3, 4, 6, 0, 10, t.now() + i);
+            }
+            t.rebuild();
+            assertThat(FlowTable.fromByteArray(t.toByteArray(), null).toByteArray()).isEqualTo(t.toByteArray());
+            t.flush();
+            assertThat(t.size()).isZero();
+        }
+        assertThat(accepted).as("some changes (counters, timestamps) are harmless").isPositive();
+    }
+
+    @Test
+    void hostileSizesAreRejectedBeforeAllocating() {
+        byte[] image = smallTable().toByteArray();
+        Layout at = new Layout(image);
+        rejectsImage(withInt(image, 8, 6), "insertion scheme id", "got 6");
+        rejectsImage(withInt(image, 8, InsertionScheme.STANDARD_2.ordinal()), "bucketCapacity is 1",
+                "scheme STANDARD_2 needs 2");
+        rejectsImage(withInt(image, 12, 17), "levels", "is 17", "[1, 16]");
+        rejectsImage(withInt(image, 12, 0), "levels", "is 0", "[1, 16]");
+        rejectsImage(withInt(image, 12, Integer.MAX_VALUE), "levels", "[1, 16]");
+        rejectsImage(withInt(image, 16, 3), "bucketCapacity", "[1, 2]");
+        rejectsImage(withInt(image, 20, TableLayout.MAX_STASH + 1), "stashCapacity", "[0, 65536]");
+        rejectsImage(withInt(image, 20, -1), "stashCapacity", "[0, 65536]");
+        // the largest legal stash and slot counts: the image does not hold their slot states
+        rejectsImage(withInt(image, 20, TableLayout.MAX_STASH), "truncated", "slotStates");
+        rejectsImage(withInt(image, at.buckets, (int) MAX - 100), "truncated", "slotStates");
+        rejectsImage(withInt(image, at.buckets, (int) MAX), "table slots", "limit is " + MAX);
+        rejectsImage(withInt(image, at.buckets, Integer.MAX_VALUE), "buckets[0]", "must be in [1, " + MAX + "]");
+        rejectsImage(withInt(image, at.buckets, 0), "buckets[0]", "is 0");
+        rejectsImage(withInt(image, at.keyFormat, 2), "key format id", "got 2");
+        rejectsImage(withInt(image, at.userSlots, 17), "userSlots", "[0, 16]");
+        rejectsImage(withInt(image, at.overflowPolicy, 2), "overflow policy id", "got 2");
+        rejectsImage(withInt(image, at.summary, 2), "summary", "[0, 1]");
+        rejectsImage(withLong(image, at.capacity, 0), "capacity", "[1, " + MAX + "]");
+        rejectsImage(withLong(image, at.capacity, MAX + 1), "capacity", "[1, " + MAX + "]");
+        rejectsImage(withLong(image, at.idleTimeout, 0), "idleTimeout", "is 0");
+        rejectsImage(withLong(image, at.activeTimeout, -1), "activeTimeout", "is -1");
+        rejectsImage(withInt(image, at.sweep, 1025), "sweepSlotsPerUpdate", "[0, 1024]");
+        rejectsImage(withInt(image, at.cursor, at.totalSlots + 1), "cursor", "[0, " + at.totalSlots + "]");
+        rejectsImage(withInt(image, at.stashSize, 3), "stashSize", "[0, 2]");
+        rejectsImage(withLong(image, at.counters + 8 * 3, -1), "counters[3]", "is -1");
+        rejectsImage(withInt(image, at.occupied, Integer.MAX_VALUE), "occupiedSlots", "[0, " + at.totalSlots + "]");
+        rejectsImage(withInt(image, at.occupied, countOccupied(image, at) - 1), "occupiedSlots", "slot states say");
+        // a summary sized for 2^28 flows on a table of a few dozen slots: accepted, but without a huge summary
+        long before = allocatedBytes();
+        FlowTable huge = FlowTable.fromByteArray(withLong(image, at.capacity, MAX), null);
+        assertThat(allocatedBytes() - before).isLessThan(16L << 20);
+        assertThat(huge.capacity()).isEqualTo(MAX);
+    }
+
+    @Test
+    void badSlotStatesAreRejected() {
+        byte[] image = smallTable().toByteArray();
+        Layout at = new Layout(image);
+        int free = -1;
+        for (int i = 0; i < at.totalSlots - 2; i++) {
+            if (image[at.states + i] == 0) {
+                free = i;
+                break;
+            }
+        }
+        int slot = free;
+        assertThat(slot).isNotNegative();
+        byte[] bad = image.clone();
+        bad[at.states + slot] = 8; // no such state bit
+        rejectsImage(resealed(bad), "slotStates[" + slot + "]", "not a valid slot state");
+        byte[] deletedButEmpty = image.clone();
+        deletedButEmpty[at.states + slot] = MultilevelTable.DELETED;
+        rejectsImage(resealed(deletedButEmpty), "slotStates[" + slot + "]");
+        // the stash is compact and holds stashSize entries: flipping its last slot breaks that either way
+        byte[] stashGap = image.clone();
+        int stashSlot = at.totalSlots - 1;
+        stashGap[at.states + stashSlot] ^= MultilevelTable.OCCUPIED;
+        rejectsImage(resealed(stashGap), "slotStates[" + stashSlot + "]", "stash");
+    }
+
+    @Test
+    void anEntryInAWrongSlotOrUnderAWrongSeedIsRejected() {
+        FlowTable t = FlowTable.builder().capacity(8).stashCapacity(2).keyFormat(FlowKeyFormat.IPV4_ONLY).build();
+        FiveTuple key = FiveTuple.ipv4(0x0A000001, 0x0A000002, 1234, 80, 6);
+        t.update(key, 0x02, 60, 1);
+        int home = t.find(key);
+        byte[] image = t.toByteArray();
+        Layout at = new Layout(image);
+        MultilevelTable placement = new MultilevelTable(t.layout(), t.scheme(), null, null);
+        long h1 = ItemHasher.seeded(t.seed()).hash(key);
+        int tableSlots = t.layout().tableSlots();
+        int moved = 0;
+        for (int slot = 0; slot < tableSlots; slot++) {
+            if (slot == home) {
+                continue;
+            }
+            // the one entry, moved to another slot: same bytes, another state byte set
+            byte[] bad = image.clone();
+            bad[at.states + home] = 0;
+            bad[at.states + slot] = MultilevelTable.OCCUPIED;
+            resealed(bad);
+            int level = placement.levelOf(slot);
+            if (placement.bucketSlot(level, h1, ItemHasher.h2(h1)) == slot) {
+                // its own bucket in another sub-table: a legal place
+                assertThat(FlowTable.fromByteArray(bad, null).find(key)).isEqualTo(slot);
+            } else {
+                rejectsImage(bad, "image entry in slot " + slot, "not in its own bucket of sub-table " + (level + 1));
+                moved++;
+            }
+        }
+        assertThat(moved).isGreaterThan(tableSlots / 2);
+        // in the stash, any key is in its place
+        byte[] inStash = image.clone();
+        inStash[at.states + home] = 0;
+        inStash[at.states + tableSlots] = MultilevelTable.OCCUPIED;
+        ByteBuffer.wrap(inStash).order(ByteOrder.LITTLE_ENDIAN).putInt(at.stashSize, 1);
+        assertThat(FlowTable.fromByteArray(resealed(inStash), null).find(key)).isEqualTo(tableSlots);
+
+        // a full table read with another seed: its keys are not where that seed puts them
+        FlowTable full = FlowTable.builder().capacity(200).build();
+        SplittableRandom rnd = new SplittableRandom(9);
+        for (int i = 0; i < 150; i++) {
+            full.updateIpv4(rnd.nextInt(), rnd.nextInt(), 1, 2, 17, 0, 1, i);
+        }
+        byte[] fullImage = full.toByteArray();
+        rejectsImage(withLong(fullImage, new Layout(fullImage).seed, full.seed() + 1), "not in its own bucket",
+                "wrong seed or corrupt image");
+    }
+
+    /** The same flow twice, in its bucket and in the stash, or twice in the stash: two live entries for one key. */
+    @Test
+    void aFlowStoredTwiceIsRejected() {
+        FlowTable t = FlowTable.builder().capacity(8).stashCapacity(2).keyFormat(FlowKeyFormat.IPV4_ONLY).build();
+        FiveTuple key = FiveTuple.ipv4(0x0A000001, 0x0A000002, 1234, 80, 6);
+        t.update(key, 0x02, 60, 1);
+        byte[] image = t.toByteArray();
+        Layout at = new Layout(image);
+        int tableSlots = t.layout().tableSlots();
+        int entryBytes = 8 * t.entryLongs();
+        byte[] entry = Arrays.copyOfRange(image, at.entries, at.entries + entryBytes);
+        // a copy of the entry in stash slot 0: the entries of occupied slots are in slot order, so it goes last
+        byte[] twice = Arrays.copyOf(image, image.length + entryBytes);
+        System.arraycopy(entry, 0, twice, image.length - 4, entryBytes);
+        twice[at.states + tableSlots] = MultilevelTable.OCCUPIED;
+        ByteBuffer b = ByteBuffer.wrap(twice).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(at.stashSize, 1).putInt(at.occupied, 2);
+        rejectsImage(resealed(twice), "image entry in slot " + tableSlots, "same flow as slot");
+        // and twice in the stash
+        byte[] inStash = Arrays.copyOf(twice, twice.length);
+        inStash[at.states + t.find(key)] = 0;
+        inStash[at.states + tableSlots + 1] = MultilevelTable.OCCUPIED;
+        ByteBuffer.wrap(inStash).order(ByteOrder.LITTLE_ENDIAN).putInt(at.stashSize, 2);
+        rejectsImage(resealed(inStash), "same flow as slot");
+    }
+
+    @Test
+    void malformedKeysAreRejected() {
+        FlowTable t = FlowTable.builder().capacity(8).stashCapacity(0).keyFormat(FlowKeyFormat.IPV4_ONLY).build();
+        t.updateIpv4(1, 2, 3, 4, 6, 0, 10, 1);
+        byte[] image = t.toByteArray();
+        Layout at = new Layout(image);
+        int meta = at.entries + 8; // IPV4_ONLY: addresses, then the ports/protocol/version word
+        // an IPv6 key in an IPv4-only table, and an IP version that does not exist
+        for (int version : new int[] {6, 5, 0}) {
+            byte[] bad = image.clone();
+            bad[meta] = (byte) version;
+            rejectsImage(resealed(bad), "image entry in slot", "not a valid IPv4 5-tuple");
+        }
+        FlowTable both = FlowTable.builder().capacity(8).stashCapacity(0).build();
+        both.updateIpv4(1, 2, 3, 4, 6, 0, 10, 1);
+        byte[] image5 = both.toByteArray();
+        Layout at5 = new Layout(image5);
+        // an IPv4 key with bits in the high address words
+        rejectsImage(withLong(image5, at5.entries, 1L), "not a valid IPv4/IPv6 5-tuple");
+        rejectsImage(withLong(image5, at5.entries + 8, 1L << 32), "not a valid IPv4/IPv6 5-tuple");
+    }
+}
