@@ -59,6 +59,30 @@ public final class ZipfKeys {
         return new ZipfKeys(keys, s, length, seed);
     }
 
+    /**
+     * Only the ranks (0 = most probable) of a Zipf(s) stream of {@code length} items over {@code keys} ranks,
+     * drawn exactly as {@link #generate} draws them: {@code generate(keys, s, length, seed).stream()[i]} is
+     * the key of rank {@code ranks(keys, s, length, seed)[i]}. For benchmarks whose keys are not longs.
+     */
+    public static int[] ranks(int keys, double s, int length, long seed) {
+        if (keys < 1 || length < 0) {
+            throw new IllegalArgumentException("keys must be ≥ 1 and length ≥ 0, got " + keys + ", " + length);
+        }
+        double[] probability = new double[keys];
+        int[] alias = new int[keys];
+        aliasTable(keys, s, probability, alias);
+        SplittableRandom random = new SplittableRandom(seed);
+        int[] out = new int[length];
+        for (int i = 0; i < length; i++) {
+            int r = random.nextInt(keys);
+            if (random.nextDouble() >= probability[r]) {
+                r = alias[r];
+            }
+            out[i] = r;
+        }
+        return out;
+    }
+
     /** 10M items over 1M keys, s = 1.1, generated once per JVM (about 1 s and 100 MB). */
     public static synchronized ZipfKeys standard() {
         if (standard == null) {
