@@ -1,6 +1,7 @@
 package io.linerate.benchmarks;
 
 import io.linerate.benchmarks.bloom.Keys;
+import io.linerate.benchmarks.flowtable.FlowTableDemo;
 import io.linerate.sketches.bloom.BalancedBloomFilter;
 import io.linerate.sketches.bloom.BlockedBloomFilter;
 import io.linerate.sketches.bloom.BloomFilter;
@@ -16,7 +17,8 @@ import java.util.function.Supplier;
  * The linerate demo: builds each of the five Bloom filter variants for 1,000,000 keys at a 1% target
  * false-positive rate, inserts 1,000,000 random keys, checks that every one of them is found (no false
  * negatives), queries 1,000,000 keys known to be absent, and prints measured against expected FPR, memory
- * and bits per key. Runs in a few seconds.
+ * and bits per key; then meters a Zipf packet stream with the flow table ({@link FlowTableDemo}). Runs in
+ * a few seconds.
  *
  * <p>{@code mvn -B -q -DskipTests -pl benchmarks -am verify exec:java}
  *
@@ -87,10 +89,11 @@ public final class FilterDemo {
                 + "own expectedFpp() from its fill; ratio: measured / target.");
         System.out.println("put/query ns: one cold pass on this JVM (includes JIT warm-up), not a benchmark; "
                 + "see docs/BENCHMARKS.md for JMH numbers.");
-        System.out.printf(Locale.ROOT, "total %.1f s%n", (System.nanoTime() - start) / 1e9);
         if (totalFalseNegatives != 0) {
             throw new IllegalStateException(totalFalseNegatives + " false negatives: a Bloom filter must have none");
         }
+        FlowTableDemo.run();
+        System.out.printf(Locale.ROOT, "total %.1f s%n", (System.nanoTime() - start) / 1e9);
     }
 
     private static Result run(String name, BloomFilter filter, long[] members, long[] absent) {
