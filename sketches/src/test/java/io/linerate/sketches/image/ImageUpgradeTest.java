@@ -1,0 +1,158 @@
+package io.linerate.sketches.image;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Upgrade safety: the format-version-1 image of every structure and variant, committed under
+ * {@code src/test/resources/images/v1/}, is read by the current code into a structure equal to one built now
+ * from the same {@link ImageRecipes recipe}.
+ *
+ * <p>For each committed file this test checks
+ * <ol>
+ *   <li>the preamble: magic {@code 'LRSK'}, the recipe's family id, format version 1, reserved 0;</li>
+ *   <li>that the current code reads it, and that the structure it reads re-serializes to exactly the bytes of a
+ *       freshly built instance (both written by the current code);</li>
+ *   <li>while the family's current format version is still 1: that the freshly built instance serializes to
+ *       exactly the committed bytes. <b>So a change to a family's byte layout, field order, validation or
+ *       hashing that keeps version 1 fails here</b>: the committed bytes are what a released version wrote;</li>
+ *   <li>behaviour, not only bytes: membership of every inserted item and agreement on thousands of probes
+ *       (Bloom filters), every estimate and counter (Count-Min), top-k and heavy hitters with their bounds
+ *       (Space-Saving, CM-heap), every flow record with its counters, user slots and slot handle, and every
+ *       table counter (flow tables);</li>
+ *   <li>that the restored and the fresh instance stay equal when the stream goes on (same further updates,
+ *       equal images afterwards): a restore is a true continuation, not a look-alike. The heavy-hitter trackers
+ *       are the exception: a restore rebuilds their min-heap, so ties at the minimum may be broken differently;
+ *       for them the totals must agree and every bound must still hold against the exact weights.</li>
+ * </ol>
+ *
+ * <p><b>Changing a format.</b> Bump the family's {@code IMAGE_VERSION}, keep the reader for version 1 (readers
+ * accept versions 1..current), add the new layout to {@code docs/STATE-FORMAT.md}, and commit images of the new
+ * version next to these (e.g. {@code images/v2/}, with a second generator directory). Check 3 then stops applying
+ * to v1 (the current writer no longer writes version 1) while checks 1, 2, 4 and 5 keep proving that v1 images
+ * still read into equal structures. <b>Never regenerate or edit the v1 files</b>: they stand for what users have
+ * in their checkpoints. Regenerating is a deliberate act with {@link ImageGenerator} (its Javadoc has the
+ * command), never part of a test run, and it refuses to overwrite a file whose bytes changed unless told to.
+ */
+class ImageUpgradeTest {
+
+    static final String DIRECTORY = "/images/v1/";
+
+    static Stream<ImageRecipes.Recipe<?>> recipes() {
+        return ImageRecipes.all().values().stream();
+    }
+
+    @Test
+    void everyRecipeHasACommittedImageAndEveryImageARecipe() throws IOException, URISyntaxException {
+        URL dir = ImageUpgradeTest.class.getResource(DIRECTORY);
+        assertThat(dir).as("test resource directory " + DIRECTORY).isNotNull();
+        Set<String> files;
+        try (Stream<Path> list = Files.list(Paths.get(dir.toURI()))) {
+            files = list.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
+        }
+        Set<String> expected = recipes().map(ImageRecipes.Recipe::fileName).collect(Collectors.toCollection(TreeSet::new));
+        assertThat(files).as("committed images vs recipes").isEqualTo(expected);
+        Set<Family> families = recipes().map(r -> r.family).collect(Collectors.toSet());
+        assertThat(families).as("every family has a committed image").containsExactlyInAnyOrder(Family.values());
+    }
+
+    @Test
+    void committedImagesStaySmall() {
+        long total = 0;
+        for (ImageRecipes.Recipe<?> r : ImageRecipes.all().values()) {
+            byte[] image = committed(r);
+            assertThat(image.length).as(r.name).isLessThanOrEqualTo(16 * 1024);
+            total += image.length;
+        }
+        assertThat(total).isLessThanOrEqualTo(200 * 1024);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("recipes")
+    void committedVersion1ImageReadsIntoAnEqualStructure(ImageRecipes.Recipe<?> recipe) {
+        check(recipe);
+    }
+
+    private static <T> void check(ImageRecipes.Recipe<T> recipe) {
+        byte[] committed = committed(recipe);
+
+        // 1. preamble
+        ByteBuffer b = ByteBuffer.wrap(committed).order(ByteOrder.LITTLE_ENDIAN);
+        assertThat(b.getInt(0)).as("magic").isEqualTo(ImageWriter.MAGIC);
+        assertThat(committed[4] & 0xFF).as("family id").isEqualTo(recipe.family.id());
+        assertThat(committed[5] & 0xFF).as("format version").isEqualTo(1);
+        assertThat(b.getShort(6)).as("reserved").isZero();
+        assertThat(ImageReader.peekFamily(committed)).isEqualTo(recipe.family);
+
+        // 2. read with the current code; equal to a fresh instance, byte for byte
+        T read = recipe.read.apply(committed.clone());
+        T fresh = recipe.build.get();
+        recipe.coverage.accept(fresh);
+        byte[] freshImage = recipe.write.apply(fresh);
+        assertSameBytes(recipe.write.apply(read), freshImage, recipe.name + ": committed image read and written again");
+
+        // 3. the current writer still writes version 1: it must write exactly the committed bytes
+        int currentVersion = freshImage[5] & 0xFF;
+        if (currentVersion == 1) {
+            assertSameBytes(freshImage, committed, recipe.name + ": a fresh instance's image (format version 1) vs the "
+                    + "committed v1 image. The v1 format or the structure's behaviour changed without a version bump");
+        } else {
+            assertThat(currentVersion).as("a newer format version").isGreaterThan(1);
+        }
+
+        // 4. behaviour
+        recipe.sameBehaviour.accept(read, fresh);
+
+        // 5. the stream goes on alike
+        recipe.continueStream.accept(read);
+        recipe.continueStream.accept(fresh);
+        if (recipe.continuedAlike == null) {
+            assertSameBytes(recipe.write.apply(read), recipe.write.apply(fresh), recipe.name + ": after more updates");
+        } else {
+            recipe.continuedAlike.accept(read, fresh);
+        }
+    }
+
+    static byte[] committed(ImageRecipes.Recipe<?> recipe) {
+        String path = DIRECTORY + recipe.fileName();
+        try (InputStream in = ImageUpgradeTest.class.getResourceAsStream(path)) {
+            if (in == null) {
+                fail("missing committed image " + path + ": run ImageGenerator (see its Javadoc) and commit the file");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Byte equality, reporting length and the first differing offset rather than two long arrays. */
+    static void assertSameBytes(byte[] actual, byte[] expected, String what) {
+        if (java.util.Arrays.equals(actual, expected)) {
+            return;
+        }
+        int n = Math.min(actual.length, expected.length);
+        int first = 0;
+        while (first < n && actual[first] == expected[first]) {
+            first++;
+        }
+        fail(what + ": " + actual.length + " bytes vs " + expected.length + " expected, first difference at offset "
+                + first + (first < n ? String.format(" (0x%02X vs 0x%02X)", actual[first], expected[first]) : ""));
+    }
+}
