@@ -450,8 +450,8 @@ public final class BalancedBloomFilter implements BloomFilter {
         f.accessesUsed = used;
         f.forcedPlacements = forced;
         f.bitCount = 0;
-        for (int b = 0; b < f.totalBlocks; b++) {
-            f.bitCount += f.blockFill()[b];
+        for (int fill : f.blockFill()) {
+            f.bitCount += fill;
         }
         return f;
     }

@@ -73,14 +73,25 @@ final class OverflowList {
         slots[2 * i + 1] = h2;
     }
 
-    /** The stored hashes as pairs, for the byte image. */
+    /**
+     * The stored hashes as pairs, for the byte image, in an order that rebuilds this exact table when added
+     * back: the scan starts after an empty slot (there is one: the table is at most 3/4 full), so no probe run
+     * is split at the wrap-around. A scan from slot 0 would list an entry that wrapped past the table's end
+     * before the entry that pushed it there, and the table read back, though equal as a set, would write
+     * different image bytes.
+     */
     long[] entries() {
         long[] out = new long[2 * size];
         int o = 0;
         if (zeroPresent) {
             o += 2;
         }
-        for (int i = 0; i <= mask; i++) {
+        int empty = 0;
+        while ((slots[2 * empty] | slots[2 * empty + 1]) != 0) {
+            empty++;
+        }
+        for (int n = 1; n <= mask + 1; n++) {
+            int i = (empty + n) & mask;
             if ((slots[2 * i] | slots[2 * i + 1]) != 0) {
                 out[o++] = slots[2 * i];
                 out[o++] = slots[2 * i + 1];
