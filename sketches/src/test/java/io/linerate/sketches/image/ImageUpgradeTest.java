@@ -47,7 +47,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * accept versions 1..current), add the new layout to {@code docs/STATE-FORMAT.md}, and commit images of the new
  * version next to these (e.g. {@code images/v2/}, with a second generator directory). Check 3 then stops applying
  * to v1 (the current writer no longer writes version 1) while checks 1, 2, 4 and 5 keep proving that v1 images
- * still read into equal structures. <b>Never regenerate or edit the v1 files</b>: they stand for what users have
+ * still read into equal structures. A CM-heap image embeds a whole Count-Min image, so a Count-Min bump changes
+ * the CM-heap's bytes too and check 3 fails for the CM-heap images until its version is bumped with it (checked:
+ * swapping two Count-Min fields under version 1 fails the Count-Min images here; bumping Count-Min alone fails the
+ * CM-heap images). <b>Never regenerate or edit the v1 files</b>: they stand for what users have
  * in their checkpoints. Regenerating is a deliberate act with {@link ImageGenerator} (its Javadoc has the
  * command), never part of a test run, and it refuses to overwrite a file whose bytes changed unless told to.
  */
