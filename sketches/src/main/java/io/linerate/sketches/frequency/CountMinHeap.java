@@ -240,7 +240,7 @@ public final class CountMinHeap implements HeavyHitters {
         byte[] cm = sketch.toByteArray();
         int w = candidates.width;
         ImageWriter out = new ImageWriter(Family.COUNT_MIN_HEAP, IMAGE_VERSION,
-                4 + 4 + 4 + 8 + 4 + (cm.length + 7) / 8 * 8L + 4 + (long) candidates.size * 8L * (w + 2))
+                4 + 4 + 4 + 8 + 4 + (cm.length + 7) / 8 * 8L + 4 + (long) candidates.size * (8L * (w + 2) + 4))
                 .putInt(candidates.kind.id()).putInt(candidates.kind.maxBytes()).putInt(candidates.capacity)
                 .putLong(unmonitoredBound).putInt(cm.length);
         long[] packed = new long[(cm.length + 7) / 8];
@@ -250,6 +250,7 @@ public final class CountMinHeap implements HeavyHitters {
         for (int s = 0; s < candidates.size; s++) {
             out.putLongs(candidates.keys, s * w, w).putLong(candidates.counts[s]).putLong(candidates.errors[s]);
         }
+        out.putInts(candidates.heapOrder(), 0, candidates.size);
         return out.finish();
     }
 
@@ -266,6 +267,7 @@ public final class CountMinHeap implements HeavyHitters {
         int size = in.getInt("size", 0, capacity);
         int w = kind.width();
         long[] entries = in.getLongs("candidates", (long) size * (w + 2));
+        int[] heapOrder = in.getInts("heapOrder", size);
         in.finish();
         CountMinHeap heap = new CountMinHeap(kind, capacity, sketch);
         for (int s = 0; s < size; s++) {
@@ -283,6 +285,7 @@ public final class CountMinHeap implements HeavyHitters {
             }
             heap.candidates.add(h1, count, error);
         }
+        heap.candidates.restoreHeap(heapOrder);
         heap.unmonitoredBound = bound;
         return heap;
     }

@@ -115,6 +115,43 @@ final class MonitoredItems {
         size = other.size;
     }
 
+    /**
+     * The slot at each heap position, for byte images: a reader that restores it ({@link #restoreHeap}) gets
+     * the same heap, so ties at the minimum are broken the same way after a restore as before it — what a
+     * restored Flink job needs to produce the same output as an uninterrupted one.
+     */
+    int[] heapOrder() {
+        return java.util.Arrays.copyOf(heap, size);
+    }
+
+    /**
+     * Replaces the heap built by {@link #add} with {@code order} (from {@link #heapOrder}), after checking
+     * that it is a permutation of the slots [0, size) that satisfies the min-heap property on the counts.
+     */
+    void restoreHeap(int[] order) {
+        if (order.length != size) {
+            throw new IllegalArgumentException("image corrupt: heap order has " + order.length + " entries for "
+                    + size + " items");
+        }
+        boolean[] seen = new boolean[size];
+        for (int i = 0; i < size; i++) {
+            int s = order[i];
+            if (s < 0 || s >= size || seen[s]) {
+                throw new IllegalArgumentException("image corrupt: heap order entry " + i + " is " + s
+                        + ", not an unused slot in [0, " + size + ")");
+            }
+            seen[s] = true;
+            if (i > 0 && counts[order[(i - 1) / 2]] > counts[s]) {
+                throw new IllegalArgumentException("image corrupt: heap order entry " + i
+                        + " is lighter than its parent");
+            }
+        }
+        for (int i = 0; i < size; i++) {
+            heap[i] = order[i];
+            pos[order[i]] = i;
+        }
+    }
+
     /** The lightest item's slot (size &gt; 0). */
     int minSlot() {
         return heap[0];

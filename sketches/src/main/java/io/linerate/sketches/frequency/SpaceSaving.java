@@ -238,12 +238,13 @@ public final class SpaceSaving implements HeavyHitters {
     public byte[] toByteArray() {
         int w = items.width;
         ImageWriter out = new ImageWriter(Family.SPACE_SAVING, IMAGE_VERSION,
-                8 + 4 + 4 + 4 + 8 + 8 + 4 + (long) items.size * (8L * w + 16))
+                8 + 4 + 4 + 4 + 8 + 8 + 4 + (long) items.size * (8L * w + 16 + 4))
                 .putLong(hasher.seed()).putInt(items.kind.id()).putInt(items.kind.maxBytes())
                 .putInt(items.capacity).putLong(totalWeight).putLong(floor).putInt(items.size);
         for (int s = 0; s < items.size; s++) {
             out.putLongs(items.keys, s * w, w).putLong(items.counts[s]).putLong(items.errors[s]);
         }
+        out.putInts(items.heapOrder(), 0, items.size);
         return out.finish();
     }
 
@@ -259,6 +260,7 @@ public final class SpaceSaving implements HeavyHitters {
         int size = in.getInt("size", 0, capacity);
         // every entry needs (width + 2) longs: check the image holds them before allocating the tracker
         long[] entries = in.getLongs("entries", (long) size * (kind.width() + 2));
+        int[] heapOrder = in.getInts("heapOrder", size);
         in.finish();
         SpaceSaving ss = new SpaceSaving(kind, capacity, seed);
         int w = kind.width();
@@ -276,6 +278,7 @@ public final class SpaceSaving implements HeavyHitters {
             }
             ss.items.add(h1, count, error);
         }
+        ss.items.restoreHeap(heapOrder);
         ss.totalWeight = total;
         ss.floor = floor;
         return ss;

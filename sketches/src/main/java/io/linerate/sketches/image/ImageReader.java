@@ -54,7 +54,7 @@ public final class ImageReader {
             throw new IllegalArgumentException("image format version " + version + " of " + family
                     + " is not supported: this library reads versions 1.." + maxVersion);
         }
-        b.getShort(); // reserved
+        short reserved = b.getShort();
         int bodyEnd = image.length - ImageWriter.TRAILER_BYTES;
         CRC32C crc = new CRC32C();
         crc.update(image, 0, bodyEnd);
@@ -62,6 +62,9 @@ public final class ImageReader {
         if (stored != (int) crc.getValue()) {
             throw new IllegalArgumentException(String.format(
                     "image corrupt: CRC32C is 0x%08X, the image says 0x%08X", (int) crc.getValue(), stored));
+        }
+        if (reserved != 0) { // kept for future use; a writer that sets it means "older readers must refuse"
+            throw new IllegalArgumentException("image preamble field reserved is " + reserved + ", must be 0");
         }
         b.limit(bodyEnd);
         return new ImageReader(b, family, version);
@@ -142,6 +145,18 @@ public final class ImageReader {
         need(field, count);
         byte[] out = new byte[(int) count];
         buffer.get(out);
+        return out;
+    }
+
+    /** Reads {@code count} ints, after checking the image holds them. */
+    public int[] getInts(String field, int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("image field " + field + " declares " + count + " ints");
+        }
+        need(field, (long) count * Integer.BYTES);
+        int[] out = new int[count];
+        buffer.asIntBuffer().get(out);
+        buffer.position(buffer.position() + count * Integer.BYTES);
         return out;
     }
 

@@ -63,6 +63,12 @@ public final class ImageWriter {
         return this;
     }
 
+    public ImageWriter putInts(int[] values, int from, int count) {
+        buffer.asIntBuffer().put(values, from, count);
+        buffer.position(buffer.position() + count * Integer.BYTES);
+        return this;
+    }
+
     public ImageWriter putLongs(long[] values, int from, int count) {
         buffer.asLongBuffer().put(values, from, count);
         buffer.position(buffer.position() + count * Long.BYTES);

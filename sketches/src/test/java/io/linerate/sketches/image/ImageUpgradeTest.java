@@ -38,9 +38,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       (Space-Saving, CM-heap), every flow record with its counters, user slots and slot handle, and every
  *       table counter (flow tables);</li>
  *   <li>that the restored and the fresh instance stay equal when the stream goes on (same further updates,
- *       equal images afterwards): a restore is a true continuation, not a look-alike. The heavy-hitter trackers
- *       are the exception: a restore rebuilds their min-heap, so ties at the minimum may be broken differently;
- *       for them the totals must agree and every bound must still hold against the exact weights.</li>
+ *       equal images afterwards): a restore is a true continuation, not a look-alike. For the heavy-hitter
+ *       trackers this rests on the heap order stored in the image: ties at the minimum are broken the same way
+ *       after a restore as before it.</li>
  * </ol>
  *
  * <p><b>Changing a format.</b> Bump the family's {@code IMAGE_VERSION}, keep the reader for version 1 (readers
