@@ -186,6 +186,14 @@ public final class BalancedParameters {
             throw new IllegalArgumentException("overflowCapacity must be in [0, " + Integer.MAX_VALUE / 4 + "], got "
                     + overflowCapacity);
         }
+        // The overflow list is allocated at its capacity; tie it to the filter's size so that a small image cannot
+        // declare a list of gigabytes. Every derived capacity, 2·⌈γ·n⌉ + 16 with γ < 1 and n ≤ bits (at least
+        // one bit per element), is within this bound.
+        long maxOverflow = 2 * total * blockBits + 16;
+        if (overflowCapacity > maxOverflow) {
+            throw new IllegalArgumentException("overflowCapacity must be at most 2 x blocks x blockBits + 16 = "
+                    + maxOverflow + ", got " + overflowCapacity);
+        }
     }
 
     /** γ = (1 − (1 − γ)/a)<sup>d</sup>, the MHT scheme's minimal overflow fraction (notes §1.8). */

@@ -34,7 +34,11 @@ final class MonitoredItems {
         this.width = kind.width();
         this.capacity = capacity;
         this.hasher = hasher;
-        this.keys = new long[Math.multiplyExact(capacity, width)];
+        if ((long) capacity * width > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("capacity " + capacity + " x key width " + width + " longs is "
+                    + (long) capacity * width + " longs, above the array limit of " + (Integer.MAX_VALUE - 8));
+        }
+        this.keys = new long[capacity * width];
         this.scratchBytes = kind.type() == KeyKind.Type.BYTES ? new byte[kind.maxBytes()] : null;
         this.counts = new long[capacity];
         this.errors = withErrors ? new long[capacity] : null;

@@ -1,0 +1,46 @@
+package io.linerate.sketches.image;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.linerate.sketches.bloom.BloomFilters;
+import io.linerate.sketches.frequency.SpaceSaving;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.jupiter.api.Test;
+
+/** The two oversized-image findings of the fuzz tests, as fixed regressions. */
+class OversizedImageTest {
+
+    private static byte[] seed(String name) {
+        return ImageUpgradeTest.committed(ImageRecipes.all().values().stream()
+                .filter(r -> r.name.equals(name)).findFirst().orElseThrow());
+    }
+
+    @Test
+    void balancedFilterOverflowCapacityIsTiedToTheFilterSize() {
+        byte[] image = seed("balanced-bloom");
+        ByteBuffer b = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
+        int d = b.getInt(20);
+        b.putInt(24 + 8 * d + 32, Integer.MAX_VALUE / 4); // overflowCapacity: 2^29 entries, a 16 GiB table
+        byte[] hostile = HostileImages.fixUp(image, Family.BALANCED_BLOOM);
+        assertThatThrownBy(() -> BloomFilters.fromByteArray(hostile))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("overflowCapacity must be at most");
+        assertThat(HostileImages.check(Family.BALANCED_BLOOM, hostile))
+                .isEqualTo(HostileImages.Outcome.REJECTED_AFTER_CHECKSUM);
+    }
+
+    @Test
+    void trackerCapacityBeyondTheArrayLimitIsRejectedNotAnArithmeticException() {
+        // an empty Space-Saving tracker of 1024-byte keys (129 longs each) claiming 2^26 counters
+        byte[] image = new ImageWriter(Family.SPACE_SAVING, 1, 8 + 4 + 4 + 4 + 8 + 8 + 4)
+                .putLong(1).putInt(2).putInt(1024).putInt(SpaceSaving.MAX_CAPACITY).putLong(0).putLong(0).putInt(0)
+                .finish();
+        assertThatThrownBy(() -> SpaceSaving.fromByteArray(image))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("array limit");
+        assertThat(HostileImages.check(Family.SPACE_SAVING, image))
+                .isEqualTo(HostileImages.Outcome.REJECTED_AFTER_CHECKSUM);
+    }
+}
