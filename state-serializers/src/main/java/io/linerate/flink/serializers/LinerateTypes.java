@@ -58,10 +58,25 @@ public final class LinerateTypes {
         return FACTORIES;
     }
 
-    /** Registers every factory with {@link TypeExtractor} in this JVM. */
-    public static void register() {
+    /**
+     * Registers every factory with {@link TypeExtractor} in this JVM; idempotent (types whose factory is already
+     * ours are skipped, because Flink's registry refuses a second registration).
+     *
+     * <p>Do not combine with {@link #register(Configuration)} in one JVM (local execution, MiniCluster): when
+     * Flink applies the configuration it registers the same factories again and Flink 2.2 fails the job with
+     * "A TypeInfoFactory for type ... is already registered".
+     *
+     * @throws IllegalStateException if another factory is already registered for one of the structures
+     */
+    public static synchronized void register() {
         for (Map.Entry<Class<?>, Class<? extends TypeInfoFactory<?>>> e : FACTORIES.entrySet()) {
-            TypeExtractor.registerFactory(e.getKey(), e.getValue());
+            TypeInfoFactory<?> existing = TypeExtractor.getTypeInfoFactory(e.getKey());
+            if (existing == null) {
+                TypeExtractor.registerFactory(e.getKey(), e.getValue());
+            } else if (existing.getClass() != e.getValue()) {
+                throw new IllegalStateException("a TypeInfoFactory for " + e.getKey().getName() + " is already "
+                        + "registered: " + existing.getClass().getName() + ", not " + e.getValue().getName());
+            }
         }
     }
 
@@ -80,7 +95,8 @@ public final class LinerateTypes {
      * {@code StreamExecutionEnvironment.getExecutionEnvironment(config)} or {@code env.configure(config)}.
      */
     public static Configuration register(Configuration config) {
-        List<String> entries = new ArrayList<>(config.get(PipelineOptions.SERIALIZATION_CONFIG));
+        List<String> existing = config.get(PipelineOptions.SERIALIZATION_CONFIG);
+        List<String> entries = existing == null ? new ArrayList<>() : new ArrayList<>(existing);
         for (String entry : serializationConfig()) {
             if (!entries.contains(entry)) {
                 entries.add(entry);
