@@ -14,6 +14,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import com.esotericsoftware.kryo.Serializer;
+import org.apache.flink.api.common.serialization.SerializerConfig;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
 import org.apache.flink.api.java.typeutils.TypeExtractor;
 import org.apache.flink.configuration.Configuration;
@@ -36,6 +39,8 @@ public final class LinerateTypes {
 
     private static final Map<Class<?>, Class<? extends TypeInfoFactory<?>>> FACTORIES = factories();
 
+    private static final Map<Class<?>, Class<? extends Serializer<?>>> KRYO = kryo();
+
     private LinerateTypes() {
     }
 
@@ -51,6 +56,44 @@ public final class LinerateTypes {
         m.put(CountMinHeap.class, CountMinHeapTypeInfo.Factory.class);
         m.put(FlowTable.class, FlowTableTypeInfo.Factory.class);
         return Collections.unmodifiableMap(m);
+    }
+
+    private static Map<Class<?>, Class<? extends Serializer<?>>> kryo() {
+        Map<Class<?>, Class<? extends Serializer<?>>> m = new LinkedHashMap<>();
+        m.put(StandardBloomFilter.class, KryoSerializers.StandardBloomFilterKryo.class);
+        m.put(PartitionedBloomFilter.class, KryoSerializers.PartitionedBloomFilterKryo.class);
+        m.put(BlockedBloomFilter.class, KryoSerializers.BlockedBloomFilterKryo.class);
+        m.put(BalancedBloomFilter.class, KryoSerializers.BalancedBloomFilterKryo.class);
+        m.put(CountingBloomFilter.class, KryoSerializers.CountingBloomFilterKryo.class);
+        m.put(CountMinSketch.class, KryoSerializers.CountMinSketchKryo.class);
+        m.put(SpaceSaving.class, KryoSerializers.SpaceSavingKryo.class);
+        m.put(CountMinHeap.class, KryoSerializers.CountMinHeapKryo.class);
+        m.put(FlowTable.class, KryoSerializers.FlowTableKryo.class);
+        return Collections.unmodifiableMap(m);
+    }
+
+    /** Every structure class and its Kryo 5 serializer class. */
+    public static Map<Class<?>, Class<? extends Serializer<?>>> kryoSerializerClasses() {
+        return KRYO;
+    }
+
+    /**
+     * Makes the image-based Kryo serializers the default Kryo serializers of every structure in {@code config}
+     * (from {@code env.getConfig().getSerializerConfig()}), for structures held inside a user's generic types
+     * that Flink serializes with Kryo. Returns {@code config}.
+     *
+     * @throws IllegalArgumentException if {@code config} is not Flink's {@link SerializerConfigImpl} (the
+     *     {@link SerializerConfig} interface is read-only)
+     */
+    public static SerializerConfig registerKryo(SerializerConfig config) {
+        if (!(config instanceof SerializerConfigImpl impl)) {
+            throw new IllegalArgumentException("cannot register Kryo serializers on a "
+                    + (config == null ? "null" : config.getClass().getName()) + ", need a SerializerConfigImpl");
+        }
+        for (Map.Entry<Class<?>, Class<? extends Serializer<?>>> e : KRYO.entrySet()) {
+            impl.addDefaultKryoSerializer(e.getKey(), e.getValue());
+        }
+        return config;
     }
 
     /** Every structure class and its type-information factory. */
