@@ -1,0 +1,63 @@
+package io.linerate.flink.serializers;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.KryoException;
+import com.esotericsoftware.kryo.Serializer;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import java.io.Serializable;
+import java.util.Arrays;
+
+/**
+ * Kryo 5 serializer of a linerate structure, for structures kept inside a user's generic (Kryo-serialized)
+ * types. Same format as the Flink serializer: an int length (Kryo's fixed 4-byte {@code writeInt}) and the byte
+ * image. The length is validated against {@link ImageSerializer#MAX_IMAGE_BYTES} and the buffer grows only as
+ * bytes arrive, so a lying length fails with a {@link KryoException} without a large allocation.
+ */
+public abstract class ImageKryoSerializer<T> extends Serializer<T> implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final ImageSerializer<T> images;
+
+    protected ImageKryoSerializer(ImageSerializer<T> images) {
+        this.images = images;
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, T object) {
+        byte[] image = images.toImage(object);
+        output.writeInt(image.length);
+        output.writeBytes(image);
+    }
+
+    @Override
+    public T read(Kryo kryo, Input input, Class<? extends T> type) {
+        int length = input.readInt();
+        if (length < 0 || length > ImageSerializer.MAX_IMAGE_BYTES) {
+            throw new KryoException(images.typeClass().getSimpleName() + " image length field is " + length
+                    + ", outside [0, " + ImageSerializer.MAX_IMAGE_BYTES + "]");
+        }
+        byte[] buf = new byte[Math.min(length, ImageSerializer.INITIAL_CHUNK)];
+        int have = 0;
+        while (have < length) {
+            if (have == buf.length) {
+                buf = Arrays.copyOf(buf, (int) Math.min(length, 2L * buf.length));
+            }
+            int n = buf.length - have;
+            input.readBytes(buf, have, n);
+            have += n;
+        }
+        try {
+            return images.fromImage(buf);
+        } catch (IllegalArgumentException | ClassCastException e) {
+            throw new KryoException("cannot read " + images.typeClass().getSimpleName() + " image: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public T copy(Kryo kryo, T original) {
+        return images.copy(original);
+    }
+}

@@ -1,0 +1,171 @@
+package io.linerate.flink.serializers;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Objects;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Base of every linerate serializer. Wire format: a 4-byte big-endian length (Flink's {@code writeInt}) followed
+ * by exactly that many bytes of the structure's own versioned, checksummed byte image ({@code toByteArray()}).
+ * The image is the format; there is no second one.
+ *
+ * <p>Reading validates the length against {@link #MAX_IMAGE_BYTES} and never allocates more than
+ * {@link #INITIAL_CHUNK} bytes ahead of the bytes actually read: the buffer grows (doubling, capped at the
+ * declared length) as data arrives, so a length field claiming gigabytes on a short stream fails with an
+ * {@link java.io.EOFException} after allocating at most about twice the bytes present.
+ *
+ * <p>The serializer holds only its immutable expected {@link Shape} (or {@code null}: unspecified), so it is
+ * stateless and {@link #duplicate()} returns {@code this}.
+ */
+public abstract class ImageSerializer<T> extends TypeSerializer<T> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Largest image length accepted in the length field: the largest Java byte array most VMs allocate. */
+    public static final int MAX_IMAGE_BYTES = Integer.MAX_VALUE - 8;
+
+    /** The read buffer starts at this size (or the declared length, if smaller) and doubles as bytes arrive. */
+    public static final int INITIAL_CHUNK = 1 << 16;
+
+    private final Shape expected;
+
+    protected ImageSerializer(Shape expected) {
+        this.expected = expected;
+    }
+
+    /** The configuration this serializer expects, or {@code null} if unspecified. */
+    public final Shape expectedShape() {
+        return expected;
+    }
+
+    /** Class of the structures handled. */
+    public abstract Class<T> typeClass();
+
+    /** The structure's image. */
+    protected abstract byte[] toImage(T value);
+
+    /** The structure read back from its image; throws {@link IllegalArgumentException} on a bad image. */
+    protected abstract T fromImage(byte[] image);
+
+    /** A snapshot of this serializer's configuration. */
+    protected abstract ImageSerializerSnapshot<T> newSnapshot(Shape shape);
+
+    @Override
+    public final boolean isImmutableType() {
+        return false;
+    }
+
+    @Override
+    public final TypeSerializer<T> duplicate() {
+        return this;
+    }
+
+    /**
+     * Returns {@code null}: a structure cannot be created without its shape, and the serializer's expected
+     * shape may be unspecified. Flink only needs instances for reuse, which these serializers do not use.
+     */
+    @Override
+    public T createInstance() {
+        return null;
+    }
+
+    @Override
+    public final T copy(T from) {
+        return fromImage(toImage(from));
+    }
+
+    /** Structures are not reused: same as {@link #copy(Object)}. */
+    @Override
+    public final T copy(T from, T reuse) {
+        return copy(from);
+    }
+
+    @Override
+    public final int getLength() {
+        return -1;
+    }
+
+    @Override
+    public final void serialize(T record, DataOutputView target) throws IOException {
+        byte[] image = toImage(record);
+        target.writeInt(image.length);
+        target.write(image);
+    }
+
+    @Override
+    public final T deserialize(DataInputView source) throws IOException {
+        byte[] image = readImage(source, readLength(source));
+        try {
+            return fromImage(image);
+        } catch (IllegalArgumentException | ClassCastException e) {
+            throw new IOException("cannot read " + typeClass().getSimpleName() + " image: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public final T deserialize(T reuse, DataInputView source) throws IOException {
+        return deserialize(source);
+    }
+
+    @Override
+    public final void copy(DataInputView source, DataOutputView target) throws IOException {
+        int length = readLength(source);
+        target.writeInt(length);
+        byte[] buffer = new byte[Math.min(length, INITIAL_CHUNK)];
+        int left = length;
+        while (left > 0) {
+            int n = Math.min(left, buffer.length);
+            source.readFully(buffer, 0, n);
+            target.write(buffer, 0, n);
+            left -= n;
+        }
+    }
+
+    private int readLength(DataInputView source) throws IOException {
+        int length = source.readInt();
+        if (length < 0 || length > MAX_IMAGE_BYTES) {
+            throw new IOException(typeClass().getSimpleName() + " image length field is " + length
+                    + ", outside [0, " + MAX_IMAGE_BYTES + "]");
+        }
+        return length;
+    }
+
+    /** Reads {@code length} bytes, growing the buffer only as bytes arrive. */
+    static byte[] readImage(DataInputView source, int length) throws IOException {
+        byte[] buf = new byte[Math.min(length, INITIAL_CHUNK)];
+        int have = 0;
+        while (have < length) {
+            if (have == buf.length) {
+                buf = Arrays.copyOf(buf, (int) Math.min(length, 2L * buf.length));
+            }
+            int n = buf.length - have;
+            source.readFully(buf, have, n);
+            have += n;
+        }
+        return buf;
+    }
+
+    @Override
+    public final TypeSerializerSnapshot<T> snapshotConfiguration() {
+        return newSnapshot(expected);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o != null && o.getClass() == getClass() && Objects.equals(expected, ((ImageSerializer<?>) o).expected);
+    }
+
+    @Override
+    public int hashCode() {
+        return getClass().hashCode() * 31 + Objects.hashCode(expected);
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + (expected == null ? "[unspecified]" : expected.toString());
+    }
+}

@@ -1,0 +1,74 @@
+package io.linerate.flink.serializers;
+
+import io.linerate.sketches.bloom.BloomFilters;
+import io.linerate.sketches.bloom.StandardBloomFilter;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+
+/**
+ * Flink serializer of {@link StandardBloomFilter}: an int length and the structure's byte image (see {@link ImageSerializer}).
+ * {@link #INSTANCE} leaves the shape unspecified; {@link #expecting} records the shape the operator is
+ * configured with, so that a restore of differently shaped state is reported incompatible, naming the field.
+ */
+public final class StandardBloomFilterSerializer extends ImageSerializer<StandardBloomFilter> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The serializer with an unspecified shape (what {@link StandardBloomFilterTypeInfo} creates). */
+    public static final StandardBloomFilterSerializer INSTANCE = new StandardBloomFilterSerializer(null);
+
+    /** @param expected the expected shape, or {@code null} for unspecified */
+    public StandardBloomFilterSerializer(Shape expected) {
+        super(expected);
+    }
+
+    /** A serializer expecting structures shaped like {@code prototype}. */
+    public static StandardBloomFilterSerializer expecting(StandardBloomFilter prototype) {
+        return new StandardBloomFilterSerializer(Shapes.of(prototype));
+    }
+
+    @Override
+    public Class<StandardBloomFilter> typeClass() {
+        return StandardBloomFilter.class;
+    }
+
+    @Override
+    protected byte[] toImage(StandardBloomFilter value) {
+        return value.toByteArray();
+    }
+
+    @Override
+    protected StandardBloomFilter fromImage(byte[] image) {
+        return (StandardBloomFilter) bloom(image, StandardBloomFilter.class);
+    }
+
+    private static Object bloom(byte[] image, Class<?> expected) {
+        Object f = BloomFilters.fromByteArray(image);
+        if (!expected.isInstance(f)) {
+            throw new IllegalArgumentException("image holds a " + f.getClass().getSimpleName() + ", expected a "
+                    + expected.getSimpleName());
+        }
+        return f;
+    }
+
+    @Override
+    protected ImageSerializerSnapshot<StandardBloomFilter> newSnapshot(Shape shape) {
+        return new Snapshot(shape);
+    }
+
+    /** Snapshot of a {@link StandardBloomFilterSerializer}: its expected shape. */
+    public static final class Snapshot extends ImageSerializerSnapshot<StandardBloomFilter> {
+
+        /** For Flink's reflective instantiation on restore. */
+        public Snapshot() {
+        }
+
+        Snapshot(Shape shape) {
+            super(shape);
+        }
+
+        @Override
+        protected TypeSerializer<StandardBloomFilter> createSerializer(Shape shape) {
+            return new StandardBloomFilterSerializer(shape);
+        }
+    }
+}

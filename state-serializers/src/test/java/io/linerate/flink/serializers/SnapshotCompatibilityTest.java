@@ -1,0 +1,138 @@
+package io.linerate.flink.serializers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.linerate.sketches.bloom.BalancedBloomFilter;
+import io.linerate.sketches.bloom.BlockedBloomFilter;
+import io.linerate.sketches.bloom.CountingBloomFilter;
+import io.linerate.sketches.bloom.PartitionedBloomFilter;
+import io.linerate.sketches.bloom.StandardBloomFilter;
+import io.linerate.sketches.flowtable.FlowKeyFormat;
+import io.linerate.sketches.flowtable.FlowTable;
+import io.linerate.sketches.frequency.CountMinHeap;
+import io.linerate.sketches.frequency.CountMinSketch;
+import io.linerate.sketches.frequency.KeyKind;
+import io.linerate.sketches.frequency.RowIndexing;
+import io.linerate.sketches.frequency.SpaceSaving;
+import java.io.IOException;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Snapshot write/read and compatibility: same shape compatible as is, each unsound change incompatible. */
+class SnapshotCompatibilityTest {
+
+    /** (case, serializer of the old state, serializer of the new operator, expected difference text). */
+    static Stream<Arguments> incompatibleChanges() {
+        return Stream.of(
+                Arguments.of("standard bits", StandardBloomFilterSerializer.expecting(StandardBloomFilter.withBits(4096, 5, 1)),
+                        StandardBloomFilterSerializer.expecting(StandardBloomFilter.withBits(8192, 5, 1)), "bits: 4096 -> 8192"),
+                Arguments.of("standard k", StandardBloomFilterSerializer.expecting(StandardBloomFilter.withBits(4096, 5, 1)),
+                        StandardBloomFilterSerializer.expecting(StandardBloomFilter.withBits(4096, 6, 1)), "hashCount: 5 -> 6"),
+                Arguments.of("standard seed", StandardBloomFilterSerializer.expecting(StandardBloomFilter.withBits(4096, 5, 1)),
+                        StandardBloomFilterSerializer.expecting(StandardBloomFilter.withBits(4096, 5, 2)), "seed: 1 -> 2"),
+                Arguments.of("partitioned k", PartitionedBloomFilterSerializer.expecting(PartitionedBloomFilter.withBits(4096, 4, 1)),
+                        PartitionedBloomFilterSerializer.expecting(PartitionedBloomFilter.withBits(4096, 8, 1)), "hashCount: 4 -> 8"),
+                Arguments.of("blocked blockBits", BlockedBloomFilterSerializer.expecting(BlockedBloomFilter.withBits(8192, 6, 1, 512)),
+                        BlockedBloomFilterSerializer.expecting(BlockedBloomFilter.withBits(8192, 6, 1, 256)), "blockBits: 512 -> 256"),
+                Arguments.of("balanced seed", BalancedBloomFilterSerializer.expecting(BalancedBloomFilter.create(2000, 0.01, 1)),
+                        BalancedBloomFilterSerializer.expecting(BalancedBloomFilter.create(2000, 0.01, 3)), "seed: 1 -> 3"),
+                Arguments.of("counting counterBits", CountingBloomFilterSerializer.expecting(CountingBloomFilter.withCounters(4096, 4, 4, 1)),
+                        CountingBloomFilterSerializer.expecting(CountingBloomFilter.withCounters(4096, 4, 8, 1)), "counterBits: 4 -> 8"),
+                Arguments.of("count-min width", CountMinSketchSerializer.expecting(cms(2048, 4, 1, false)),
+                        CountMinSketchSerializer.expecting(cms(4096, 4, 1, false)), "width: 2048 -> 4096"),
+                Arguments.of("count-min depth", CountMinSketchSerializer.expecting(cms(2048, 4, 1, false)),
+                        CountMinSketchSerializer.expecting(cms(2048, 5, 1, false)), "depth: 4 -> 5"),
+                Arguments.of("count-min seed", CountMinSketchSerializer.expecting(cms(2048, 4, 1, false)),
+                        CountMinSketchSerializer.expecting(cms(2048, 4, 9, false)), "seed: 1 -> 9"),
+                Arguments.of("count-min conservative", CountMinSketchSerializer.expecting(cms(2048, 4, 1, false)),
+                        CountMinSketchSerializer.expecting(cms(2048, 4, 1, true)), "conservative: false -> true"),
+                Arguments.of("space-saving capacity", SpaceSavingSerializer.expecting(SpaceSaving.withCapacity(KeyKind.longs(), 64, 1)),
+                        SpaceSavingSerializer.expecting(SpaceSaving.withCapacity(KeyKind.longs(), 128, 1)), "capacity: 64 -> 128"),
+                Arguments.of("space-saving key kind", SpaceSavingSerializer.expecting(SpaceSaving.withCapacity(KeyKind.longs(), 64, 1)),
+                        SpaceSavingSerializer.expecting(SpaceSaving.withCapacity(KeyKind.fiveTuples(), 64, 1)), "keyKind: "),
+                Arguments.of("count-min heap width", CountMinHeapSerializer.expecting(CountMinHeap.create(KeyKind.longs(), 32, 256, 4, true, 1)),
+                        CountMinHeapSerializer.expecting(CountMinHeap.create(KeyKind.longs(), 32, 512, 4, true, 1)), "width: 256 -> 512"),
+                Arguments.of("flow table user slots", FlowTableSerializer.expecting(FlowTable.builder().capacity(1000).seed(1).build()),
+                        FlowTableSerializer.expecting(FlowTable.builder().capacity(1000).seed(1).userSlots(2).build()), "userSlots: 0 -> 2"),
+                Arguments.of("flow table key format", FlowTableSerializer.expecting(FlowTable.builder().capacity(1000).seed(1).build()),
+                        FlowTableSerializer.expecting(FlowTable.builder().capacity(1000).seed(1).keyFormat(FlowKeyFormat.IPV4_ONLY).build()),
+                        "keyFormat: "));
+    }
+
+    static CountMinSketch cms(int width, int depth, long seed, boolean conservative) {
+        return CountMinSketch.withShape(width, depth, seed, RowIndexing.FULL_WIDTH, conservative);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("incompatibleChanges")
+    <T> void sameShapeIsCompatibleAsIsAndChangeIsIncompatibleNamingTheField(String name, TypeSerializer<T> old,
+                                                                           TypeSerializer<T> now, String diff)
+            throws IOException {
+        TypeSerializerSnapshot<T> oldSnapshot = roundTrip(old.snapshotConfiguration());
+        TypeSerializerSnapshot<T> sameSnapshot = roundTrip(old.snapshotConfiguration());
+        TypeSerializerSnapshot<T> newSnapshot = roundTrip(now.snapshotConfiguration());
+
+        assertThat(sameSnapshot.resolveSchemaCompatibility(oldSnapshot).isCompatibleAsIs()).isTrue();
+        assertThat(((ImageSerializerSnapshot<T>) sameSnapshot).incompatibilityFrom(oldSnapshot)).isEmpty();
+        assertThat(sameSnapshot.restoreSerializer()).isEqualTo(old);
+
+        TypeSerializerSchemaCompatibility<T> c = newSnapshot.resolveSchemaCompatibility(oldSnapshot);
+        assertThat(c.isIncompatible()).isTrue();
+        assertThat(((ImageSerializerSnapshot<T>) newSnapshot).incompatibilityFrom(oldSnapshot)).contains(diff);
+    }
+
+    @Test
+    void unspecifiedShapeOnEitherSideIsCompatibleAsIs() throws IOException {
+        TypeSerializerSnapshot<CountMinSketch> unspecified =
+                roundTrip(CountMinSketchSerializer.INSTANCE.snapshotConfiguration());
+        TypeSerializerSnapshot<CountMinSketch> specified =
+                roundTrip(CountMinSketchSerializer.expecting(cms(2048, 4, 1, false)).snapshotConfiguration());
+        assertThat(unspecified.resolveSchemaCompatibility(specified).isCompatibleAsIs()).isTrue();
+        assertThat(specified.resolveSchemaCompatibility(unspecified).isCompatibleAsIs()).isTrue();
+        TypeSerializer<CountMinSketch> restored = unspecified.restoreSerializer();
+        assertThat(restored.duplicate()).isSameAs(restored);
+        assertThat(unspecified.restoreSerializer()).isEqualTo(CountMinSketchSerializer.INSTANCE);
+    }
+
+    @Test
+    void changedHintIsHarmless() throws IOException {
+        StandardBloomFilter f = StandardBloomFilter.withBits(4096, 5, 1);
+        var old = roundTrip(new StandardBloomFilterSerializer(Shapes.of(f).withHint("expectedItems", 1000))
+                .snapshotConfiguration());
+        var now = roundTrip(new StandardBloomFilterSerializer(Shapes.of(f).withHint("expectedItems", 2000))
+                .snapshotConfiguration());
+        assertThat(now.resolveSchemaCompatibility(old).isCompatibleAsIs()).isTrue();
+        assertThat(((ImageSerializerSnapshot<StandardBloomFilter>) now).incompatibilityFrom(old)).isEmpty();
+        assertThat(((ImageSerializerSnapshot<StandardBloomFilter>) now).shape()
+                .differencesFrom(((ImageSerializerSnapshot<StandardBloomFilter>) old).shape(), true))
+                .containsExactly("expectedItems: 1000 -> 2000 (hint)");
+    }
+
+    @Test
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void snapshotOfAnotherStructureIsIncompatible() throws IOException {
+        TypeSerializerSnapshot old = roundTrip(SpaceSavingSerializer.INSTANCE.snapshotConfiguration());
+        TypeSerializerSnapshot now = roundTrip(CountMinSketchSerializer.INSTANCE.snapshotConfiguration());
+        assertThat(now.resolveSchemaCompatibility(old).isIncompatible()).isTrue();
+        assertThat(((ImageSerializerSnapshot) now).incompatibilityFrom(old)).startsWith("structure: ");
+    }
+
+    static <T> TypeSerializerSnapshot<T> roundTrip(TypeSerializerSnapshot<T> snapshot) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        TypeSerializerSnapshot.writeVersionedSnapshot(out, snapshot);
+        DataInputDeserializer in = new DataInputDeserializer(out.getCopyOfBuffer());
+        TypeSerializerSnapshot<T> read =
+                TypeSerializerSnapshot.readVersionedSnapshot(in, SnapshotCompatibilityTest.class.getClassLoader());
+        assertThat(read).isInstanceOf(snapshot.getClass());
+        assertThat(((ImageSerializerSnapshot<T>) read).shape()).isEqualTo(((ImageSerializerSnapshot<T>) snapshot).shape());
+        return read;
+    }
+}
