@@ -60,7 +60,7 @@ public final class FlowTable {
     private final long activeTimeout;
     private final int sweepPerUpdate;
     private final OverflowPolicy policy;
-    private final FlowExporter exporter;
+    private FlowExporter exporter; // not state: not in the image, re-attached after a restore
     private final MultilevelTable table;
     private final TypeSummary summary;
     private final long[] entries;
@@ -700,6 +700,15 @@ public final class FlowTable {
 
     long lastTimestamp(int slot) {
         return entries[slot * stride + keyLongs + LAST];
+    }
+
+    /**
+     * Replaces the receiver of exported records ({@code null}: count and discard). The exporter is not part of
+     * the table's state or byte image, so an operator that restores a table (e.g. from Flink state) attaches
+     * its own output here before the first update.
+     */
+    public void setExporter(FlowExporter exporter) {
+        this.exporter = exporter;
     }
 
     // ---------------------------------------------------------------- metrics

@@ -105,4 +105,14 @@ class FlowTableTest {
         assertThatThrownBy(() -> FlowTable.fromByteArray(image, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("CRC32C");
     }
+
+    @Test
+    void aRestoredTableExportsThroughTheExporterAttachedAfterTheRestore() {
+        FlowTable t = small().idleTimeout(10).build();
+        t.updateIpv4(1, 2, 3, 4, 6, 0, 100, 0);
+        FlowTable restored = FlowTable.fromByteArray(t.toByteArray(), null);
+        restored.setExporter(r -> exported.add("restored " + r.reason() + " " + r.packets()));
+        restored.updateIpv4(1, 2, 3, 4, 6, 0, 100, 50); // idle for 50 >= 10: the old record is exported first
+        assertThat(exported).containsExactly("restored IDLE_TIMEOUT 1");
+    }
 }
