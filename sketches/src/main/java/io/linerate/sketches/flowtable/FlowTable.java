@@ -996,6 +996,11 @@ public final class FlowTable {
         int stashBase = table.stashBase();
         int stashEnd = stashBase + table.stashSize();
         int cap = table.bucketCapacity();
+        // h1 of every live table slot checked so far: two copies of a flow have the same h1, so a different h1
+        // proves two keys distinct without reading the other entry (a random read of the 8-byte array instead
+        // of the entry array, which is 6 times larger); equal hashes still compare the keys. 8 bytes per table
+        // slot, within the bound on allocation that the image's state bytes give.
+        long[] hashes = new long[stashBase];
         for (int slot = 0; slot < stashEnd; slot++) {
             if (!table.isLive(slot)) {
                 continue;
@@ -1012,6 +1017,7 @@ public final class FlowTable {
             long h1 = hashAt(slot);
             long h2 = ItemHasher.h2(h1);
             if (slot < stashBase) {
+                hashes[slot] = h1;
                 int level = table.levelOf(slot);
                 int base = table.bucketSlot(level, h1, h2);
                 if (slot < base || slot >= base + cap) {
@@ -1022,7 +1028,7 @@ public final class FlowTable {
             for (int level = 0; level < table.levels(); level++) {
                 int base = table.bucketSlot(level, h1, h2);
                 for (int other = base; other < base + cap; other++) {
-                    if (other < slot && table.isLive(other)) {
+                    if (other < slot && table.isLive(other) && hashes[other] == h1) {
                         checkDistinct(slot, other);
                     }
                 }

@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -17,7 +18,9 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>Reading validates the length against {@link #MAX_IMAGE_BYTES} and never allocates more than
  * {@link #INITIAL_CHUNK} bytes ahead of the bytes actually read: the buffer grows (doubling, capped at the
  * declared length) as data arrives, so a length field claiming gigabytes on a short stream fails with an
- * {@link java.io.EOFException} after allocating at most about twice the bytes present.
+ * {@link java.io.EOFException} after allocating at most about twice the bytes present. From a
+ * {@link org.apache.flink.core.memory.DataInputDeserializer} that holds all the declared bytes, the image is read
+ * in one exact-size copy (the bytes are present, so the allocation is bounded by them).
  *
  * <p>The serializer holds only its immutable expected {@link Shape} (or {@code null}: unspecified), so it is
  * stateless and {@link #duplicate()} returns {@code this}.
@@ -142,8 +145,17 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
         return length;
     }
 
-    /** Reads {@code length} bytes, growing the buffer only as bytes arrive. */
+    /**
+     * Reads {@code length} bytes, growing the buffer only as bytes arrive; from a {@link DataInputDeserializer}
+     * that already holds them all, in one exact-size copy.
+     */
     static byte[] readImage(DataInputView source, int length) throws IOException {
+        if (source instanceof DataInputDeserializer && ((DataInputDeserializer) source).available() >= length) {
+            // the bytes are all there (an in-memory view, e.g. a heap state backend's): one exact-size copy
+            byte[] image = new byte[length];
+            source.readFully(image);
+            return image;
+        }
         byte[] buf = new byte[Math.min(length, INITIAL_CHUNK)];
         int have = 0;
         while (have < length) {
