@@ -1,6 +1,5 @@
 package io.linerate.flink.serializers;
 
-import io.linerate.sketches.bloom.BloomFilters;
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -38,16 +37,7 @@ public final class PartitionedBloomFilterSerializer extends ImageSerializer<Part
 
     @Override
     protected PartitionedBloomFilter fromImage(byte[] image) {
-        return (PartitionedBloomFilter) bloom(image, PartitionedBloomFilter.class);
-    }
-
-    private static Object bloom(byte[] image, Class<?> expected) {
-        Object f = BloomFilters.fromByteArray(image);
-        if (!expected.isInstance(f)) {
-            throw new IllegalArgumentException("image holds a " + f.getClass().getSimpleName() + ", expected a "
-                    + expected.getSimpleName());
-        }
-        return f;
+        return BloomImages.read(image, PartitionedBloomFilter.class);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.linerate.flink.serializers;
 
-import io.linerate.sketches.bloom.BloomFilters;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -38,16 +37,7 @@ public final class StandardBloomFilterSerializer extends ImageSerializer<Standar
 
     @Override
     protected StandardBloomFilter fromImage(byte[] image) {
-        return (StandardBloomFilter) bloom(image, StandardBloomFilter.class);
-    }
-
-    private static Object bloom(byte[] image, Class<?> expected) {
-        Object f = BloomFilters.fromByteArray(image);
-        if (!expected.isInstance(f)) {
-            throw new IllegalArgumentException("image holds a " + f.getClass().getSimpleName() + ", expected a "
-                    + expected.getSimpleName());
-        }
-        return f;
+        return BloomImages.read(image, StandardBloomFilter.class);
     }
 
     @Override
