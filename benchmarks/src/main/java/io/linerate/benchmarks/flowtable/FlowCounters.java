@@ -91,31 +91,22 @@ public final class FlowCounters {
                 .activeTimeout(Long.MAX_VALUE);
     }
 
-    /** A map with a new {@link FlowKey} per packet. */
-    static final class KeyPerPacket implements FlowCounter {
-        private final String name;
-        private final Map<FlowKey, FlowStats> map;
+    /** What the map contenders share: everything but how a packet finds its key. */
+    abstract static class MapCounter<K> implements FlowCounter {
+        final String name;
+        final Map<K, FlowStats> map;
 
-        KeyPerPacket(String name, Map<FlowKey, FlowStats> map) {
+        MapCounter(String name, Map<K, FlowStats> map) {
             this.name = name;
             this.map = map;
         }
 
+        /** A fresh key for a lookup outside the measured path. */
+        abstract K key(int src, int dst, int srcPort, int dstPort, int protocol);
+
         @Override
         public String name() {
             return name;
-        }
-
-        @Override
-        public void update(int src, int dst, int srcPort, int dstPort, int protocol, int tcpFlags, int length,
-                           long timestamp) {
-            FlowKey key = new FlowKey(src, dst, srcPort, dstPort, protocol);
-            FlowStats stats = map.get(key);
-            if (stats == null) {
-                stats = new FlowStats();
-                map.put(key, stats);
-            }
-            stats.add(tcpFlags, length, timestamp);
         }
 
         @Override
@@ -125,7 +116,7 @@ public final class FlowCounters {
 
         @Override
         public long[] stats(int src, int dst, int srcPort, int dstPort, int protocol) {
-            FlowStats s = map.get(new FlowKey(src, dst, srcPort, dstPort, protocol));
+            FlowStats s = map.get(key(src, dst, srcPort, dstPort, protocol));
             return s == null ? null : s.toArray();
         }
 
@@ -150,20 +141,37 @@ public final class FlowCounters {
         }
     }
 
-    /** A map looked up with one reused {@link ProbeKey}; a copy is stored when a flow is new. */
-    static final class Probe implements FlowCounter {
-        private final String name;
-        private final Map<ProbeKey, FlowStats> map;
-        private final ProbeKey probe = new ProbeKey();
+    /** A map with a new {@link FlowKey} per packet. */
+    static final class KeyPerPacket extends MapCounter<FlowKey> {
 
-        Probe(String name, Map<ProbeKey, FlowStats> map) {
-            this.name = name;
-            this.map = map;
+        KeyPerPacket(String name, Map<FlowKey, FlowStats> map) {
+            super(name, map);
         }
 
         @Override
-        public String name() {
-            return name;
+        public void update(int src, int dst, int srcPort, int dstPort, int protocol, int tcpFlags, int length,
+                           long timestamp) {
+            FlowKey key = new FlowKey(src, dst, srcPort, dstPort, protocol);
+            FlowStats stats = map.get(key);
+            if (stats == null) {
+                stats = new FlowStats();
+                map.put(key, stats);
+            }
+            stats.add(tcpFlags, length, timestamp);
+        }
+
+        @Override
+        FlowKey key(int src, int dst, int srcPort, int dstPort, int protocol) {
+            return new FlowKey(src, dst, srcPort, dstPort, protocol);
+        }
+    }
+
+    /** A map looked up with one reused {@link ProbeKey}; a copy is stored when a flow is new. */
+    static final class Probe extends MapCounter<ProbeKey> {
+        private final ProbeKey probe = new ProbeKey();
+
+        Probe(String name, Map<ProbeKey, FlowStats> map) {
+            super(name, map);
         }
 
         @Override
@@ -179,34 +187,8 @@ public final class FlowCounters {
         }
 
         @Override
-        public int size() {
-            return map.size();
-        }
-
-        @Override
-        public long[] stats(int src, int dst, int srcPort, int dstPort, int protocol) {
-            FlowStats s = map.get(new ProbeKey().set(src, dst, srcPort, dstPort, protocol));
-            return s == null ? null : s.toArray();
-        }
-
-        @Override
-        public long reportedBytes() {
-            return -1;
-        }
-
-        @Override
-        public long evictions() {
-            return 0;
-        }
-
-        @Override
-        public String describe() {
-            return name + ": " + map.getClass().getSimpleName() + ", size=" + map.size();
-        }
-
-        @Override
-        public Object unwrap() {
-            return map;
+        ProbeKey key(int src, int dst, int srcPort, int dstPort, int protocol) {
+            return new ProbeKey().set(src, dst, srcPort, dstPort, protocol);
         }
     }
 
