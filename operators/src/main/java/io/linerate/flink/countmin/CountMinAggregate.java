@@ -116,6 +116,13 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
         return windowed.aggregate(this, accumulatorType(), resultType()).name("Count-Min per window");
     }
 
+    /** Per window and key, the window's sketch with its key and bounds. {@code keyType}: {@code KeyedStream.getKeyType()}. */
+    public <K, W extends Window> SingleOutputStreamOperator<WindowSketch<K>> sketchesOf(
+            WindowedStream<T, K, W> windowed, TypeInformation<K> keyType) {
+        return windowed.aggregate(this, new WindowSketches<K, W>(), accumulatorType(), resultType(),
+                WindowSketch.typeInfo(keyType)).name("Count-Min sketch per key and window");
+    }
+
     /**
      * Per window and key, the estimates of a fixed list of items (a watch list): one {@link WindowEstimate} per
      * item of {@code items}, selected by {@code queryItem} (the same kind of selector as the item selector).

@@ -3,7 +3,6 @@ package io.linerate.flink.countmin;
 import io.linerate.flink.items.ItemSelector;
 import io.linerate.sketches.frequency.CountMinSketch;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
-import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.streaming.api.windowing.windows.Window;
 import org.apache.flink.util.Collector;
 
@@ -26,9 +25,8 @@ final class WindowEstimates<K, Q, W extends Window>
 
     @Override
     public void process(K key, Context context, Iterable<CountMinSketch> sketches, Collector<WindowEstimate<K, Q>> out) {
-        W window = context.window();
-        long start = window instanceof TimeWindow tw ? tw.getStart() : Long.MIN_VALUE;
-        long end = window instanceof TimeWindow tw ? tw.getEnd() : window.maxTimestamp() + 1;
+        long start = WindowSketches.start(context.window());
+        long end = WindowSketches.end(context.window());
         for (CountMinSketch sketch : sketches) {
             for (Q item : items) {
                 out.collect(new WindowEstimate<>(key, start, end, item,
