@@ -91,23 +91,28 @@ public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction
 
     @Override
     public void processElement1(T record, Context ctx, Collector<CountMinEstimate<K, Q>> out) throws Exception {
-        CountMinSketch sketch = sketches.value();
-        if (sketch == null) {
-            sketch = sizing.newSketch();
-        }
         long w;
-        long h1;
         try {
             w = weight.weightOf(record);
-            if (w < 0) {
-                reject(ctx, record, "weight must be ≥ 0, got " + w);
-                return;
-            }
+        } catch (RuntimeException e) {
+            reject(ctx, record, "weight: " + describe(e));
+            return;
+        }
+        if (w < 0) {
+            reject(ctx, record, "weight must be ≥ 0, got " + w);
+            return;
+        }
+        CountMinSketch sketch = sketches.value();
+        long h1;
+        try {
             // the sketch's own hasher: a sketch restored from a job with another seed stays consistent
-            h1 = item.hash(sketch.hasher(), record);
+            h1 = item.hash(sketch != null ? sketch.hasher() : hasher, record);
         } catch (RuntimeException e) {
             reject(ctx, record, "item: " + describe(e));
             return;
+        }
+        if (sketch == null) {
+            sketch = sizing.newSketch(); // seeded like hasher
         }
         sketch.update(h1, ItemHasher.h2(h1), w);
         sketches.update(sketch);

@@ -47,15 +47,19 @@ final class RecordScreen<T> extends ProcessFunction<T, T> {
         String reason;
         try {
             long w = weight.weightOf(record);
-            if (w >= 0) {
+            reason = w < 0 ? "weight must be ≥ 0, got " + w : null;
+        } catch (RuntimeException e) {
+            reason = "weight: " + CountMinQueryFunction.describe(e);
+        }
+        if (reason == null) {
+            try {
                 item.hash(hasher, record);
                 passed.inc();
                 out.collect(record);
                 return;
+            } catch (RuntimeException e) {
+                reason = "item: " + CountMinQueryFunction.describe(e);
             }
-            reason = "weight must be ≥ 0, got " + w;
-        } catch (RuntimeException e) {
-            reason = "item: " + CountMinQueryFunction.describe(e);
         }
         malformedRecords.inc();
         ctx.output(malformed, new Rejected<>(record, reason));
