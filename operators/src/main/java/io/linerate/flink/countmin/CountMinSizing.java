@@ -1,0 +1,124 @@
+package io.linerate.flink.countmin;
+
+import io.linerate.sketches.frequency.CountMinSketch;
+import io.linerate.sketches.frequency.RowIndexing;
+import io.linerate.sketches.hash.ItemHasher;
+
+import java.io.Serializable;
+
+/**
+ * The validated shape of the Count-Min sketch each scope key (or window) gets: w × d counters, the hash seed and
+ * the update rule. Built once in a builder, so a bad parameter fails before the job runs.
+ *
+ * <p>Guarantee of every sketch of this shape (two-hash Count-Min with full-width row indexing, thesis §3.8.2):
+ * with N the total weight added, the estimate â of an item of true weight a satisfies â ≥ a always and
+ * Pr(â &gt; a + εN) ≤ (2/(εw))<sup>d</sup>, which at ε = {@link #epsilon()} = 2e/w is
+ * {@link #failureProbability()} = e<sup>−d</sup>.
+ */
+public final class CountMinSizing implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int width;
+    private final int depth;
+    private final long seed;
+    private final boolean conservative;
+    private final long stateBytes;
+
+    private CountMinSizing(CountMinSketch prototype, boolean conservative) {
+        this.width = prototype.width();
+        this.depth = prototype.depth();
+        this.seed = prototype.hasher().seed();
+        this.conservative = conservative;
+        // what a state backend stores per key: the serializer's 4-byte length and the sketch image
+        this.stateBytes = Integer.BYTES + (long) prototype.toByteArray().length;
+    }
+
+    /**
+     * Sized from the error ε (relative to the total weight N) and failure probability δ by
+     * {@link CountMinSketch#fromErrors}: w the smallest prime ≥ 2e/ε, so that {@link #epsilon()} ≤ ε, and enough
+     * rows that {@link #failureProbability()} ≤ δ.
+     */
+    public static CountMinSizing fromErrors(double epsilon, double delta, long seed, boolean conservative) {
+        if (!(epsilon > 0 && epsilon < 1)) {
+            throw new IllegalArgumentException("epsilon must be in (0, 1), got " + epsilon);
+        }
+        if (!(delta > 0 && delta < 1)) {
+            throw new IllegalArgumentException("delta must be in (0, 1), got " + delta);
+        }
+        CountMinSketch prototype = CountMinSketch.fromErrors(epsilon, delta, seed);
+        CountMinSizing sizing = new CountMinSizing(prototype, conservative);
+        if (sizing.failureProbability() > delta) {
+            throw new IllegalArgumentException("delta must be ≥ e^-" + CountMinSketch.MAX_DEPTH + " (at most "
+                    + CountMinSketch.MAX_DEPTH + " rows), got " + delta);
+        }
+        return sizing;
+    }
+
+    /**
+     * As many counters as fit in {@code bytes} at {@code depth} rows ({@link CountMinSketch#withMemory}): w the
+     * largest prime ≤ bytes / (8·d). ε = 2e/w and δ = e<sup>−d</sup> follow from the shape.
+     */
+    public static CountMinSizing fromMemory(long bytes, int depth, long seed, boolean conservative) {
+        if (depth < 1 || depth > CountMinSketch.MAX_DEPTH) {
+            throw new IllegalArgumentException("depth must be in [1, " + CountMinSketch.MAX_DEPTH + "], got " + depth);
+        }
+        long least = 2L * Long.BYTES * depth;
+        if (bytes < least) {
+            throw new IllegalArgumentException("memory bytes must be ≥ " + least + " (2 counters of 8 bytes per row) for depth "
+                    + depth + ", got " + bytes);
+        }
+        if (bytes / Long.BYTES > CountMinSketch.MAX_COUNTERS) {
+            throw new IllegalArgumentException("memory bytes must be ≤ " + CountMinSketch.MAX_COUNTERS * Long.BYTES
+                    + " (" + CountMinSketch.MAX_COUNTERS + " counters), got " + bytes);
+        }
+        return new CountMinSizing(CountMinSketch.withMemory(bytes, depth, seed), conservative);
+    }
+
+    /** The default seed: {@link ItemHasher#DEFAULT_SEED}. */
+    public static long defaultSeed() {
+        return ItemHasher.DEFAULT_SEED;
+    }
+
+    /** A new, empty sketch of this shape; allocates w·d counters. */
+    public CountMinSketch newSketch() {
+        return CountMinSketch.withShape(width, depth, seed, RowIndexing.FULL_WIDTH, conservative);
+    }
+
+    public int width() {
+        return width;
+    }
+
+    public int depth() {
+        return depth;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    public boolean conservative() {
+        return conservative;
+    }
+
+    /** ε of the guarantee at this width: 2e/w. */
+    public double epsilon() {
+        return 2 * Math.E / width;
+    }
+
+    /** δ of the guarantee at this depth: e<sup>−d</sup>, the bound (2/(εw))<sup>d</sup> at ε = 2e/w. */
+    public double failureProbability() {
+        return Math.exp(-depth);
+    }
+
+    /** Bytes a state backend stores per key: 4 + the sketch image (header and 8·w·d bytes of counters). */
+    public long stateBytesPerKey() {
+        return stateBytes;
+    }
+
+    @Override
+    public String toString() {
+        return "CountMinSizing[" + width + "x" + depth + ", seed=" + seed + (conservative ? ", conservative" : "")
+                + ", epsilon=" + epsilon() + ", delta=" + failureProbability() + "]";
+    }
+}

@@ -1,0 +1,49 @@
+package io.linerate.flink.countmin;
+
+import java.io.Serializable;
+
+/** The sizing options both Count-Min builders share; {@link #toSizing()} validates them. */
+final class SizingOptions implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private double epsilon = Double.NaN;
+    private double delta = Double.NaN;
+    private long bytes = -1;
+    private int depth = -1;
+    private long seed = CountMinSizing.defaultSeed();
+    private boolean conservative;
+
+    void errors(double epsilon, double delta) {
+        this.epsilon = epsilon;
+        this.delta = delta;
+    }
+
+    void memory(long bytes, int depth) {
+        this.bytes = bytes;
+        this.depth = depth;
+    }
+
+    void seed(long seed) {
+        this.seed = seed;
+    }
+
+    void conservative(boolean conservative) {
+        this.conservative = conservative;
+    }
+
+    CountMinSizing toSizing() {
+        boolean byErrors = !Double.isNaN(epsilon) || !Double.isNaN(delta);
+        boolean byMemory = bytes != -1 || depth != -1;
+        if (byErrors && byMemory) {
+            throw new IllegalArgumentException("set either errors(epsilon, delta) or memory(bytes, depth), not both");
+        }
+        if (byErrors) {
+            return CountMinSizing.fromErrors(epsilon, delta, seed, conservative);
+        }
+        if (byMemory) {
+            return CountMinSizing.fromMemory(bytes, depth, seed, conservative);
+        }
+        throw new IllegalArgumentException("sketch size must be set: errors(epsilon, delta) or memory(bytes, depth)");
+    }
+}

@@ -1,0 +1,136 @@
+package io.linerate.flink.countmin;
+
+import io.linerate.flink.items.ItemSelector;
+import io.linerate.sketches.frequency.CountMinSketch;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static io.linerate.flink.countmin.Streams.QUERY_ITEM;
+import static io.linerate.flink.countmin.Streams.UPDATE_ITEM;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The window aggregate's functions and both builders' validation, without a cluster. */
+class CountMinAggregateTest {
+
+    private static CountMinAggregate.Builder<Tuple3<String, String, Long>> aggregate() {
+        return CountMinAggregate.<Tuple3<String, String, Long>>builder().item(UPDATE_ITEM).weight(u -> u.f2).seed(3);
+    }
+
+    private static CountMinQueries.Builder<Tuple3<String, String, Long>, Tuple2<String, String>, String> queries() {
+        return CountMinQueries.<Tuple3<String, String, Long>, Tuple2<String, String>, String>builder()
+                .scope(u -> u.f0, Types.STRING).item(UPDATE_ITEM).queryScope(q -> q.f0).queryItem(QUERY_ITEM);
+    }
+
+    @Test
+    void mergingTwoHalvesGivesTheSketchOfTheWholeStream() {
+        CountMinAggregate<Tuple3<String, String, Long>> cm = aggregate().errors(0.01, 0.01).build();
+        List<Tuple3<String, String, Long>> updates = Streams.updates(9, 10_000, 1, 1000);
+        CountMinSketch whole = cm.createAccumulator();
+        CountMinSketch even = cm.createAccumulator();
+        CountMinSketch odd = cm.createAccumulator();
+        for (int i = 0; i < updates.size(); i++) {
+            whole = cm.add(updates.get(i), whole);
+            if (i % 2 == 0) {
+                even = cm.add(updates.get(i), even);
+            } else {
+                odd = cm.add(updates.get(i), odd);
+            }
+        }
+        CountMinSketch merged = cm.merge(even, odd);
+        assertThat(merged.toByteArray()).isEqualTo(whole.toByteArray());
+        assertThat(cm.getResult(merged).totalWeight()).isEqualTo(updates.stream().mapToLong(u -> u.f2).sum());
+        Map<String, Long> truth = Streams.truth(updates).get("scope-0");
+        truth.forEach((item, weight) -> assertThat(
+                CountMinAggregate.estimate(merged, QUERY_ITEM, Tuple2.of("scope-0", item))).isGreaterThanOrEqualTo(weight));
+    }
+
+    @Test
+    void mergedConservativeSketchesStayUpperBounds() {
+        CountMinAggregate<Tuple3<String, String, Long>> cm = aggregate().memory(2048, 2).conservative(true).build();
+        List<Tuple3<String, String, Long>> updates = Streams.updates(10, 8000, 1, 800);
+        CountMinSketch a = cm.createAccumulator();
+        CountMinSketch b = cm.createAccumulator();
+        for (int i = 0; i < updates.size(); i++) {
+            if (i < 5000) {
+                cm.add(updates.get(i), a);
+            } else {
+                cm.add(updates.get(i), b);
+            }
+        }
+        CountMinSketch merged = cm.merge(a, b);
+        assertThat(merged.isConservative()).isTrue();
+        Streams.truth(updates).get("scope-0").forEach((item, weight) -> assertThat(
+                CountMinAggregate.estimate(merged, QUERY_ITEM, Tuple2.of("scope-0", item))).isGreaterThanOrEqualTo(weight));
+    }
+
+    @Test
+    void anUnscreenedMalformedRecordFailsLoudlyNamingTheReasonAndTheScreen() {
+        CountMinAggregate<Tuple3<String, String, Long>> cm = aggregate().memory(1024, 2).build();
+        CountMinSketch sketch = cm.createAccumulator();
+        assertThatThrownBy(() -> cm.add(Tuple3.of("s", "a", -1L), sketch))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("weight must be ≥ 0, got -1")
+                .hasMessageContaining("CountMinAggregate.screen");
+        assertThatThrownBy(() -> cm.add(Tuple3.of("s", null, 1L), sketch))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("item: item is null");
+        assertThat(sketch.totalWeight()).isZero();
+    }
+
+    @Test
+    void accumulatorAndResultTypesAreTheStateSerializersTypeInfo() {
+        CountMinAggregate<Tuple3<String, String, Long>> cm = aggregate().memory(1024, 2).build();
+        assertThat(cm.accumulatorType()).isInstanceOf(io.linerate.flink.serializers.CountMinSketchTypeInfo.class);
+        assertThat(cm.resultType()).isInstanceOf(io.linerate.flink.serializers.CountMinSketchTypeInfo.class);
+        assertThat(WindowSketch.typeInfo(Types.STRING).toString()).doesNotContain("GenericType");
+    }
+
+    @Test
+    void sizingFollowsEpsilonDeltaOrMemoryAndDepth() {
+        CountMinSizing byErrors = aggregate().errors(0.01, 0.001).build().sizing();
+        assertThat(byErrors.epsilon()).isLessThanOrEqualTo(0.01);
+        assertThat(byErrors.failureProbability()).isLessThanOrEqualTo(0.001);
+        assertThat(byErrors.width()).isEqualTo(547); // the smallest prime ≥ 2e/0.01 = 543.7
+        CountMinSizing byMemory = aggregate().memory(4096, 3).build().sizing();
+        assertThat(byMemory.width()).isEqualTo(167); // the largest prime ≤ 4096 / 8 / 3 = 170
+        assertThat(byMemory.depth()).isEqualTo(3);
+        assertThat(byMemory.failureProbability()).isEqualTo(Math.exp(-3));
+        CountMinSketch sketch = byMemory.newSketch();
+        assertThat(byMemory.stateBytesPerKey()).isEqualTo(4 + sketch.toByteArray().length).isEqualTo(8L * 167 * 3 + 48)
+                .isGreaterThan(sketch.memoryBytes());
+        assertThat(sketch.hasher().seed()).isEqualTo(3);
+        assertThat(CountMinQueries.<String, String, String>builder().scope(s -> s, Types.STRING)
+                .item(ItemSelector.strings(s -> s)).queryScope(s -> s).queryItem(ItemSelector.strings(s -> s))
+                .memory(1024, 2).build().sizing().seed()).isEqualTo(CountMinSizing.defaultSeed());
+    }
+
+    @Test
+    void buildersRejectBadParametersNamingThem() {
+        assertThatThrownBy(() -> aggregate().errors(0, 0.1).build()).hasMessage("epsilon must be in (0, 1), got 0.0");
+        assertThatThrownBy(() -> aggregate().errors(0.1, 1.5).build()).hasMessage("delta must be in (0, 1), got 1.5");
+        assertThatThrownBy(() -> aggregate().errors(Double.NaN, 0.1).build()).hasMessageStartingWith("epsilon");
+        assertThatThrownBy(() -> aggregate().errors(1e-9, 0.1).build()).hasMessageContaining("epsilon=1.0E-9");
+        assertThatThrownBy(() -> aggregate().errors(0.5, 1e-300).build()).hasMessageStartingWith("delta must be ≥ e^-64");
+        assertThatThrownBy(() -> aggregate().memory(100, 8).build())
+                .hasMessage("memory bytes must be ≥ 128 (2 counters of 8 bytes per row) for depth 8, got 100");
+        assertThatThrownBy(() -> aggregate().memory(4096, 0).build()).hasMessage("depth must be in [1, 64], got 0");
+        assertThatThrownBy(() -> aggregate().memory(4096, 65).build()).hasMessage("depth must be in [1, 64], got 65");
+        assertThatThrownBy(() -> aggregate().memory(1L << 40, 4).build()).hasMessageStartingWith("memory bytes must be ≤");
+        assertThatThrownBy(() -> aggregate().errors(0.1, 0.1).memory(4096, 2).build())
+                .hasMessage("set either errors(epsilon, delta) or memory(bytes, depth), not both");
+        assertThatThrownBy(() -> aggregate().build()).hasMessageStartingWith("sketch size must be set");
+        assertThatThrownBy(() -> CountMinAggregate.<String>builder().memory(1024, 2).build())
+                .hasMessage("item must be set");
+
+        assertThatThrownBy(() -> queries().memory(1024, 2).scope(null, null).build()).hasMessage("scope must be set");
+        assertThatThrownBy(() -> queries().memory(1024, 2).queryItem(null).build()).hasMessage("queryItem must be set");
+        assertThatThrownBy(() -> queries().memory(1024, 2).queryScope(null).build()).hasMessage("queryScope must be set");
+        assertThatThrownBy(() -> queries().memory(1024, 2).queryItem(ItemSelector.longs(q -> 1L)).build())
+                .hasMessageStartingWith("queryItem must select the same kind of item");
+        assertThatThrownBy(() -> queries().errors(2, 0.1).build()).hasMessage("epsilon must be in (0, 1), got 2.0");
+    }
+}
