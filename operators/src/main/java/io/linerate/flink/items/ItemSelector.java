@@ -18,9 +18,10 @@ import java.util.Objects;
  * <p>Each item is hashed once per record ({@link #hash}); the structures derive all their indexes from that one
  * value by double hashing. Strings are hashed over their UTF-16 chars and tracked (heavy hitters) as UTF-8 bytes.
  *
- * <p>A selector that meets an item it cannot take (null, or longer than {@link #maxBytes()}) throws
- * {@link IllegalArgumentException} naming the limit; the operators catch it and send the record to their
- * malformed-records output.
+ * <p>A selector that meets an item it cannot take throws {@link IllegalArgumentException} naming the limit; the
+ * operators catch it and send the record to their malformed-records output. A null item is never taken. The
+ * {@link #maxBytes()} limit applies only where items are stored ({@link #addTo}, heavy-hitter trackers): hashing
+ * for Count-Min or Bloom filters takes a string or byte string of any length, since those keep no items.
  */
 public abstract class ItemSelector<T> implements Serializable {
 
