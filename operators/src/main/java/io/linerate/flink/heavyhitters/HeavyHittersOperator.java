@@ -162,20 +162,13 @@ public final class HeavyHittersOperator<T, K> extends AbstractStreamOperator<Hea
         alert.windowStart = ring.subWindow(slot) * spec.slideMillis;
         alert.windowEnd = alert.windowStart + spec.slideMillis;
         alert.timestamp = element.getTimestamp();
-        alert.item = String.valueOf(spec.item.present(trackerItemOf(element.getValue())));
+        alert.item = String.valueOf(spec.item.itemOf(element.getValue())); // renders as present(trackerItem) does
         alert.estimate = estimate;
         alert.windowWeight = n;
         alert.threshold = threshold;
         alert.kind = kind;
         alertsEmitted.inc();
         output.collect(alertTag, new StreamRecord<>(alert, element.getTimestamp()));
-    }
-
-    /** The record's item in tracker form, so {@code present} renders it as in reports. */
-    private Object trackerItemOf(T record) {
-        Object item = spec.item.itemOf(record);
-        return item instanceof String text ? text.getBytes(java.nio.charset.StandardCharsets.UTF_8)
-                : item instanceof io.linerate.flink.items.ItemSelector.ByteItem bytes ? bytes.bytes() : item;
     }
 
     @SuppressWarnings("unchecked")
