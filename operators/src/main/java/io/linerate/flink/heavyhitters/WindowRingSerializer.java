@@ -29,6 +29,9 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
 
     public static final WindowRingSerializer INSTANCE = new WindowRingSerializer();
 
+    /** Rings written in this JVM: lets a job test see that checkpoints went through this serializer. */
+    static final java.util.concurrent.atomic.LongAdder WRITES = new java.util.concurrent.atomic.LongAdder();
+
     @Override
     public boolean isImmutableType() {
         return false;
@@ -73,6 +76,7 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
 
     @Override
     public void serialize(WindowRing ring, DataOutputView out) throws IOException {
+        WRITES.increment();
         out.writeByte(VERSION);
         out.writeInt(ring.slots());
         for (int i = 0; i < ring.slots(); i++) {

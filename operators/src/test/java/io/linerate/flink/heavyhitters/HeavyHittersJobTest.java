@@ -71,15 +71,24 @@ class HeavyHittersJobTest {
         HeavyHitterDetector<Tuple4<String, Long, Integer, Long>, String> detector = detector();
         DataStream<Tuple4<String, Long, Integer, Long>> source = env.fromData(input, TYPE).setParallelism(1)
                 .assignTimestampsAndWatermarks(WatermarkStrategy.<Tuple4<String, Long, Integer, Long>>forMonotonousTimestamps()
-                        .withTimestampAssigner((r, ts) -> r.f3)).setParallelism(1);
+                        .withTimestampAssigner((r, ts) -> r.f3)).setParallelism(1)
+                .map(r -> {
+                    if (r.f3 % 40 == 0 && r.f0.equals("east")) {
+                        Thread.sleep(2); // ~200 ms in all: checkpoints (every 50 ms) happen while windows are open
+                    }
+                    return r;
+                }).returns(TYPE).setParallelism(1);
         SingleOutputStreamOperator<HeavyHitterReport<String>> reports = detector.apply(source);
         DataStream<String> all = reports.map(HeavyHitterReport::toString).returns(Types.STRING)
                 .union(reports.getSideOutput(HeavyHitterDetector.alertTag(Types.STRING))
                                 .map(HeavyHitterAlert::toString).returns(Types.STRING),
                         reports.getSideOutput(Rejected.tag(TYPE)).map(Rejected::toString).returns(Types.STRING));
         List<String> out = new ArrayList<>();
+        long writesBefore = WindowRingSerializer.WRITES.sum();
         all.executeAndCollect("heavy hitters").forEachRemaining(out::add);
 
+        assertThat(WindowRingSerializer.WRITES.sum() - writesBefore).as("checkpoints wrote the per-key rings")
+                .isPositive();
         List<String> expected = local(detector, input);
         assertThat(expected).anyMatch(s -> s.startsWith("Alert")).anyMatch(s -> s.startsWith("Rejected"))
                 .filteredOn(s -> s.startsWith("HH")).hasSize(3 * 5); // windows ending at 0 s … 4 s per link
