@@ -32,6 +32,9 @@ public final class CountMinHeap implements HeavyHitters {
     private final CountMinSketch sketch;
     private final MonitoredItems candidates;
     private long unmonitoredBound;
+    /** Estimate and h1 of the latest update's item (not state: not in the image). */
+    private long lastEstimate;
+    private long lastItemHash;
 
     private CountMinHeap(KeyKind kind, int capacity, CountMinSketch sketch) {
         if (capacity < 1 || capacity > SpaceSaving.MAX_CAPACITY) {
@@ -90,6 +93,8 @@ public final class CountMinHeap implements HeavyHitters {
     private void updateHashed(long h1, long weight) {
         HeavyHitters.checkWeight(weight);
         long estimate = sketch.updateAndEstimate(h1, ItemHasher.h2(h1), weight);
+        lastItemHash = h1;
+        lastEstimate = estimate;
         int s = candidates.find(h1);
         if (s >= 0) {
             // counted exactly since admission: upper bound = admission estimate + weight since, or the
@@ -98,6 +103,7 @@ public final class CountMinHeap implements HeavyHitters {
             long lower = candidates.counts[s] - candidates.errors[s] + weight;
             candidates.errors[s] = upper - lower;
             candidates.increase(s, upper);
+            lastEstimate = upper;
         } else if (candidates.size < candidates.capacity) {
             candidates.add(h1, estimate, estimate - weight);
         } else {
@@ -114,6 +120,16 @@ public final class CountMinHeap implements HeavyHitters {
     private static long add(long a, long b) {
         long s = a + b;
         return s < a ? Long.MAX_VALUE : s;
+    }
+
+    @Override
+    public long lastEstimate() {
+        return lastEstimate;
+    }
+
+    @Override
+    public long lastItemHash() {
+        return lastItemHash;
     }
 
     /** The largest weight any item outside the candidate set can have (see class comment). */

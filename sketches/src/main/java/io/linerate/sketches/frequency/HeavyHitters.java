@@ -27,6 +27,15 @@ public interface HeavyHitters {
      */
     List<HeavyHitter> heavyHitters(double phi);
 
+    /**
+     * The estimate (an upper bound on the true weight) of the item of the latest {@code update}, as it stood
+     * right after that update; 0 before any update. Lets a caller test a threshold per update without a lookup.
+     */
+    long lastEstimate();
+
+    /** h1 of the item of the latest {@code update} (as this tracker's seeded hasher computed it); 0 before any. */
+    long lastItemHash();
+
     /** N, the total weight seen. */
     long totalWeight();
 

@@ -28,6 +28,9 @@ public final class SpaceSaving implements HeavyHitters {
     private long totalWeight;
     /** Upper bound on the weight of any unmonitored item, beyond c_min (raised by merges). */
     private long floor;
+    /** Estimate and h1 of the latest update's item (not state: not in the image). */
+    private long lastEstimate;
+    private long lastItemHash;
 
     private SpaceSaving(KeyKind kind, int capacity, long seed) {
         if (capacity < 1 || capacity > MAX_CAPACITY) {
@@ -88,15 +91,29 @@ public final class SpaceSaving implements HeavyHitters {
     private void updateHashed(long h1, long weight) {
         HeavyHitters.checkWeight(weight);
         totalWeight = add(totalWeight, weight);
+        lastItemHash = h1;
         int s = items.find(h1);
         if (s >= 0) {
-            items.increase(s, add(items.counts[s], weight));
+            lastEstimate = add(items.counts[s], weight);
+            items.increase(s, lastEstimate);
         } else if (items.size < items.capacity) {
-            items.add(h1, add(floor, weight), floor);
+            lastEstimate = add(floor, weight);
+            items.add(h1, lastEstimate, floor);
         } else {
             long error = Math.max(items.minCount(), floor);
-            items.replaceMin(h1, add(error, weight), error);
+            lastEstimate = add(error, weight);
+            items.replaceMin(h1, lastEstimate, error);
         }
+    }
+
+    @Override
+    public long lastEstimate() {
+        return lastEstimate;
+    }
+
+    @Override
+    public long lastItemHash() {
+        return lastItemHash;
     }
 
     private static long add(long a, long b) {

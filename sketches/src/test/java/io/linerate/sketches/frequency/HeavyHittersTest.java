@@ -154,4 +154,28 @@ class HeavyHittersTest {
         assertThatThrownBy(() -> cm.merge(CountMinHeap.create(KeyKind.longs(), 10, 101, 2, false, 2)))
                 .hasMessageContaining("seed");
     }
+
+    /** lastEstimate is the updated item's upper bound right after the update; lastItemHash its h1. */
+    @Test
+    void lastEstimateAndHashDescribeTheLatestUpdate() {
+        for (Supplier<HeavyHitters> make : TRACKERS) {
+            HeavyHitters tracker = make.get();
+            assertThat(tracker.lastEstimate()).isZero();
+            Map<Long, Long> truth = new HashMap<>();
+            ZipfStream stream = new ZipfStream(5_000, 1.1, 7);
+            for (int i = 0; i < 20_000; i++) {
+                long key = stream.key(stream.nextRank());
+                truth.merge(key, 2L, Long::sum);
+                tracker.update(key, 2);
+                assertThat(tracker.lastEstimate()).as("an upper bound").isGreaterThanOrEqualTo(truth.get(key));
+                long hash = tracker instanceof CountMinHeap cmh ? cmh.sketch().hasher().hash(key)
+                        : io.linerate.sketches.hash.ItemHasher.seeded(3).hash(key);
+                assertThat(tracker.lastItemHash()).isEqualTo(hash);
+                HeavyHitter top = tracker.topK(1).get(0);
+                if ((Long) top.item() == key) {
+                    assertThat(tracker.lastEstimate()).isEqualTo(top.upperBound());
+                }
+            }
+        }
+    }
 }

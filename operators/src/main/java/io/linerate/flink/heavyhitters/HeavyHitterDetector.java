@@ -1,0 +1,394 @@
+package io.linerate.flink.heavyhitters;
+
+import io.linerate.flink.items.ItemSelector;
+import io.linerate.flink.items.WeightOf;
+import io.linerate.flink.rejects.Rejected;
+import io.linerate.sketches.frequency.CountMinHeap;
+import io.linerate.sketches.frequency.HeavyHitters;
+import io.linerate.sketches.frequency.SpaceSaving;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * A configured heavy-hitters operator: per scope key and per event-time window (tumbling, or sliding as a ring of
+ * sub-window trackers), it reports the top k items and every item whose upper bound is ≥ φ·N, with estimate and
+ * deterministic bounds; optionally it alerts as soon as an item's estimate crosses a threshold inside a window.
+ * Built by {@link #builder}; every configuration error fails in {@link Builder#build()}, naming the parameter.
+ *
+ * <p><b>Guarantee (Space-Saving, the default).</b> With m counters per sub-window, every item of true weight
+ * > N/m is monitored and every reported item has {@code lowerBound ≤ true ≤ upperBound}, {@code upperBound −
+ * lowerBound ≤ N/m} (Metwally et al. 2005). The default m = c · max(k, ⌈1/φ⌉) with c = {@value #CAPACITY_FACTOR}, so
+ * no item of weight ≥ φ·N is missed and the bounds are within φ·N/4. A sliding window merges its sub-windows'
+ * summaries (Agarwal et al. 2012); its bounds stay valid, and the report states the largest weight an unlisted
+ * item can have ({@link HeavyHitterReport#unmonitoredBound}) and whether the list is complete.
+ *
+ * <p>Usage: {@code detector.apply(keyedStream)}; then {@code getSideOutput(detector.lateTag(inputType))},
+ * {@code getSideOutput(Rejected.tag(inputType))} and {@code getSideOutput(detector.alertTag(keyType))}.
+ */
+public final class HeavyHitterDetector<T, K> implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Default counters per 1/φ or per top-k slot: c in m = c · max(k, ⌈1/φ⌉). */
+    public static final int CAPACITY_FACTOR = 4;
+    /** Default top-k. */
+    public static final int DEFAULT_K = 10;
+    /** Default φ. */
+    public static final double DEFAULT_PHI = 0.01;
+    /** Default window (tumbling). */
+    public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(1);
+    /** Largest number of sub-windows per window (window / slide). */
+    public static final int MAX_SUB_WINDOWS = 1024;
+    /** Default depth of the CM-heap's sketch. */
+    public static final int DEFAULT_CM_DEPTH = 4;
+    /** Name of the late-records side output. */
+    public static final String LATE_OUTPUT = "late-records";
+    /** Name of the alerts side output. */
+    public static final String ALERT_OUTPUT = "heavy-hitter-alerts";
+
+    final KeySelector<T, K> scope;
+    final ItemSelector<T> item;
+    final WeightOf<T> weight;
+    final long windowMillis;
+    final long slideMillis;
+    final int subWindows;
+    final int k;
+    final double phi;
+    final TrackerKind tracker;
+    final int capacity;
+    final int cmWidth;
+    final int cmDepth;
+    final long seed;
+    final long alertWeight;
+    final double alertFraction;
+    final long alertMinWeight;
+
+    private HeavyHitterDetector(Builder<T, K> b, int capacity, int cmWidth) {
+        this.scope = b.scope;
+        this.item = b.item;
+        this.weight = b.weight;
+        this.windowMillis = b.window.toMillis();
+        this.slideMillis = b.slide.toMillis();
+        this.subWindows = (int) (windowMillis / slideMillis);
+        this.k = b.k;
+        this.phi = b.phi;
+        this.tracker = b.tracker;
+        this.capacity = capacity;
+        this.cmWidth = cmWidth;
+        this.cmDepth = b.cmDepth;
+        this.seed = b.seed;
+        this.alertWeight = b.alertWeight;
+        this.alertFraction = b.alertFraction;
+        this.alertMinWeight = b.alertMinWeight;
+    }
+
+    /**
+     * A builder for records of type {@code T} scoped by {@code scope} (one state per scope key) counting the items
+     * {@code item} selects.
+     */
+    public static <T, K> Builder<T, K> builder(KeySelector<T, K> scope, ItemSelector<T> item) {
+        return new Builder<>(Objects.requireNonNull(scope, "scope"), Objects.requireNonNull(item, "item"));
+    }
+
+    /** Applies the operator to {@code input} keyed by the scope selector. */
+    public SingleOutputStreamOperator<HeavyHitterReport<K>> apply(DataStream<T> input) {
+        return apply(input.keyBy(scope));
+    }
+
+    /** Applies the operator to an already keyed stream (its key must be the scope key). */
+    public SingleOutputStreamOperator<HeavyHitterReport<K>> apply(KeyedStream<T, K> keyed) {
+        return keyed.transform("heavy-hitters", HeavyHitterReport.typeInfo(keyed.getKeyType()),
+                operator(keyed.getType(), keyed.getKeyType()));
+    }
+
+    /** The operator itself (for test harnesses or {@code transform}). */
+    public HeavyHittersOperator<T, K> operator(TypeInformation<T> inputType, TypeInformation<K> keyType) {
+        return new HeavyHittersOperator<>(this, inputType, keyType);
+    }
+
+    /** Side output of records whose window was already reported (timestamp's window end ≤ watermark + 1). */
+    public static <T> OutputTag<T> lateTag(TypeInformation<T> inputType) {
+        return new OutputTag<>(LATE_OUTPUT, inputType);
+    }
+
+    /** Side output of immediate alerts. */
+    public static <K> OutputTag<HeavyHitterAlert<K>> alertTag(TypeInformation<K> keyType) {
+        return new OutputTag<>(ALERT_OUTPUT, HeavyHitterAlert.typeInfo(keyType));
+    }
+
+    /** Side output of malformed records (the one every linerate operator shares). */
+    public static <T> OutputTag<Rejected<T>> malformedTag(TypeInformation<T> inputType) {
+        return Rejected.tag(inputType);
+    }
+
+    /** A fresh, empty tracker as configured (one per sub-window). */
+    HeavyHitters newTracker() {
+        return tracker == TrackerKind.SPACE_SAVING
+                ? SpaceSaving.withCapacity(item.keyKind(), capacity, seed)
+                : CountMinHeap.create(item.keyKind(), capacity, cmWidth, cmDepth, true, seed);
+    }
+
+    boolean alerts() {
+        return alertWeight > 0 || alertFraction > 0;
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    public Duration windowSize() {
+        return Duration.ofMillis(windowMillis);
+    }
+
+    public Duration slide() {
+        return Duration.ofMillis(slideMillis);
+    }
+
+    public int subWindows() {
+        return subWindows;
+    }
+
+    public int k() {
+        return k;
+    }
+
+    public double phi() {
+        return phi;
+    }
+
+    public TrackerKind trackerKind() {
+        return tracker;
+    }
+
+    /** Bytes of one sub-window's tracker; a key holds at most {@code subWindows} of them (plus any early ones). */
+    public long trackerBytes() {
+        return newTracker().memoryBytes();
+    }
+
+    @Override
+    public String toString() {
+        return "HeavyHitterDetector[window=" + windowSize() + ", slide=" + slide() + ", k=" + k + ", phi=" + phi
+                + ", " + tracker + " capacity=" + capacity + (tracker == TrackerKind.COUNT_MIN_HEAP
+                ? " width=" + cmWidth + " depth=" + cmDepth : "") + "]";
+    }
+
+    /** Builder of a {@link HeavyHitterDetector}; {@link #build()} validates everything. */
+    public static final class Builder<T, K> {
+        private final KeySelector<T, K> scope;
+        private final ItemSelector<T> item;
+        private WeightOf<T> weight = WeightOf.one();
+        private Duration window = DEFAULT_WINDOW;
+        private Duration slide = DEFAULT_WINDOW;
+        private int k = DEFAULT_K;
+        private double phi = DEFAULT_PHI;
+        private TrackerKind tracker = TrackerKind.SPACE_SAVING;
+        private Integer capacity;
+        private Long memoryBudget;
+        private Integer cmWidth;
+        private int cmDepth = DEFAULT_CM_DEPTH;
+        private long seed = 0x5EED_4EA7_1L;
+        private long alertWeight;
+        private double alertFraction;
+        private long alertMinWeight;
+
+        private Builder(KeySelector<T, K> scope, ItemSelector<T> item) {
+            this.scope = scope;
+            this.item = item;
+        }
+
+        /** The weight of a record (default {@link WeightOf#one()}: count records; use the length to count bytes). */
+        public Builder<T, K> weight(WeightOf<T> weight) {
+            this.weight = Objects.requireNonNull(weight, "weight");
+            return this;
+        }
+
+        /** Tumbling event-time windows of {@code size} (default 1 minute), aligned to the epoch. */
+        public Builder<T, K> tumbling(Duration size) {
+            this.window = size;
+            this.slide = size;
+            return this;
+        }
+
+        /** Sliding windows of {@code size} every {@code slide}; {@code size} must be a multiple of {@code slide}. */
+        public Builder<T, K> sliding(Duration size, Duration slide) {
+            this.window = size;
+            this.slide = slide;
+            return this;
+        }
+
+        /** Report the top {@code k} items of each window (default {@value #DEFAULT_K}). */
+        public Builder<T, K> topK(int k) {
+            this.k = k;
+            return this;
+        }
+
+        /** Report every item whose upper bound is ≥ φ·N (default 0.01); φ in (0, 1). */
+        public Builder<T, K> phi(double phi) {
+            this.phi = phi;
+            return this;
+        }
+
+        /** Counters (Space-Saving) or candidates (CM-heap) per sub-window; ≥ max(k, ⌊1/φ⌋ + 1). */
+        public Builder<T, K> capacity(int capacity) {
+            this.capacity = capacity;
+            this.memoryBudget = null;
+            return this;
+        }
+
+        /** Bytes per sub-window tracker instead of a capacity: the largest tracker that fits. */
+        public Builder<T, K> memoryBudget(long bytes) {
+            this.memoryBudget = bytes;
+            this.capacity = null;
+            return this;
+        }
+
+        /** Space-Saving per sub-window (the default). */
+        public Builder<T, K> spaceSaving() {
+            this.tracker = TrackerKind.SPACE_SAVING;
+            return this;
+        }
+
+        /**
+         * A CM-heap per sub-window: a conservative Count-Min of width w = ⌈2e/φ⌉ (so its error e/w ≤ φ/2) and depth
+         * {@value #DEFAULT_CM_DEPTH}, plus the capacity's candidates.
+         */
+        public Builder<T, K> countMinHeap() {
+            this.tracker = TrackerKind.COUNT_MIN_HEAP;
+            return this;
+        }
+
+        /** A CM-heap per sub-window with a sketch of {@code width} × {@code depth}. */
+        public Builder<T, K> countMinHeap(int width, int depth) {
+            this.tracker = TrackerKind.COUNT_MIN_HEAP;
+            this.cmWidth = width;
+            this.cmDepth = depth;
+            return this;
+        }
+
+        /** Hash seed of the trackers (every sub-window uses the same, so they merge). */
+        public Builder<T, K> seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** Alert once per item per window when its estimate reaches {@code weight} (> 0). */
+        public Builder<T, K> alertAtWeight(long weight) {
+            this.alertWeight = weight;
+            return this;
+        }
+
+        /**
+         * Alert once per item per window when its estimate reaches {@code fraction} (in (0, 1]) of the window's
+         * weight so far, once that weight is at least {@code minWindowWeight} (≥ 0; avoids alerting on the first
+         * records of a window, where every item is a large fraction).
+         */
+        public Builder<T, K> alertAtFraction(double fraction, long minWindowWeight) {
+            this.alertFraction = fraction;
+            this.alertMinWeight = minWindowWeight;
+            return this;
+        }
+
+        /** Validates the configuration; throws {@link IllegalArgumentException} naming the parameter and limit. */
+        public HeavyHitterDetector<T, K> build() {
+            if (window == null || window.isNegative() || window.isZero() || window.toMillis() <= 0) {
+                throw new IllegalArgumentException("windowSize must be > 0 ms, got " + window);
+            }
+            if (slide == null || slide.isNegative() || slide.isZero() || slide.toMillis() <= 0) {
+                throw new IllegalArgumentException("slide must be > 0 ms, got " + slide);
+            }
+            long windowMs = window.toMillis();
+            long slideMs = slide.toMillis();
+            if (windowMs % slideMs != 0) {
+                throw new IllegalArgumentException("windowSize must be a multiple of slide, got windowSize " + window
+                        + " and slide " + slide);
+            }
+            if (windowMs / slideMs > MAX_SUB_WINDOWS) {
+                throw new IllegalArgumentException("windowSize / slide must be ≤ " + MAX_SUB_WINDOWS + ", got "
+                        + windowMs / slideMs);
+            }
+            if (k <= 0) {
+                throw new IllegalArgumentException("k must be > 0, got " + k);
+            }
+            if (!(phi > 0 && phi < 1)) {
+                throw new IllegalArgumentException("phi must be in (0, 1), got " + phi);
+            }
+            long needed = Math.max(k, (long) Math.floor(1 / phi) + 1);
+            if (needed > SpaceSaving.MAX_CAPACITY) {
+                throw new IllegalArgumentException("phi must be > 1/" + SpaceSaving.MAX_CAPACITY + " and k ≤ "
+                        + SpaceSaving.MAX_CAPACITY + " (the largest capacity), got phi " + phi + ", k " + k);
+            }
+            int width = cmWidth != null ? cmWidth : (int) Math.min(Integer.MAX_VALUE, (long) Math.ceil(2 * Math.E / phi));
+            if (tracker == TrackerKind.COUNT_MIN_HEAP) {
+                if (width < 1) {
+                    throw new IllegalArgumentException("countMinHeap width must be ≥ 1, got " + width);
+                }
+                if (cmDepth < 1 || cmDepth > 64) {
+                    throw new IllegalArgumentException("countMinHeap depth must be in [1, 64], got " + cmDepth);
+                }
+            }
+            int m;
+            if (memoryBudget != null) {
+                m = capacityFor(memoryBudget, needed);
+            } else if (capacity != null) {
+                if (capacity < needed || capacity > SpaceSaving.MAX_CAPACITY) {
+                    throw new IllegalArgumentException("capacity must be in [max(k, ⌊1/phi⌋ + 1), "
+                            + SpaceSaving.MAX_CAPACITY + "] = [" + needed + ", " + SpaceSaving.MAX_CAPACITY
+                            + "] for k " + k + " and phi " + phi + ", got " + capacity);
+                }
+                m = capacity;
+            } else {
+                m = (int) Math.min(SpaceSaving.MAX_CAPACITY, CAPACITY_FACTOR * Math.max(k, (long) Math.ceil(1 / phi)));
+            }
+            if (alertWeight < 0) {
+                throw new IllegalArgumentException("alertAtWeight must be > 0 (or 0: off), got " + alertWeight);
+            }
+            if (alertFraction != 0 && !(alertFraction > 0 && alertFraction <= 1)) {
+                throw new IllegalArgumentException("alertAtFraction fraction must be in (0, 1], got " + alertFraction);
+            }
+            if (alertMinWeight < 0) {
+                throw new IllegalArgumentException("alertAtFraction minWindowWeight must be ≥ 0, got "
+                        + alertMinWeight);
+            }
+            if (memoryBudget != null && tracker == TrackerKind.COUNT_MIN_HEAP) {
+                width = cmWidth; // the budget chose the sketch's shape
+            }
+            HeavyHitterDetector<T, K> built = new HeavyHitterDetector<>(this, m, width);
+            built.newTracker(); // the sketch's own limits (width × depth) fail here, at build time
+            return built;
+        }
+
+        /** The capacity a per-sub-window budget of {@code bytes} affords; fails if below {@code needed}. */
+        private int capacityFor(long bytes, long needed) {
+            HeavyHitters probe;
+            int m;
+            try {
+                if (tracker == TrackerKind.SPACE_SAVING) {
+                    SpaceSaving ss = SpaceSaving.withMemory(item.keyKind(), bytes, seed);
+                    m = ss.capacity();
+                } else {
+                    CountMinHeap cmh = CountMinHeap.withMemory(item.keyKind(), bytes, seed);
+                    m = cmh.capacity();
+                    cmWidth = cmh.sketch().width();
+                    cmDepth = cmh.sketch().depth();
+                }
+            } catch (IllegalArgumentException e) {
+                m = 0;
+            }
+            if (m < needed) {
+                probe = SpaceSaving.withCapacity(item.keyKind(), (int) needed, seed);
+                throw new IllegalArgumentException("memoryBudget of " + bytes + " bytes holds " + m + " "
+                        + tracker + " counters, fewer than max(k, ⌊1/phi⌋ + 1) = " + needed + " for k " + k
+                        + " and phi " + phi + "; it needs at least " + (tracker == TrackerKind.SPACE_SAVING
+                        ? probe.memoryBytes() + " bytes" : 3 * probe.memoryBytes() + " bytes (a third for candidates)"));
+            }
+            return m;
+        }
+    }
+}

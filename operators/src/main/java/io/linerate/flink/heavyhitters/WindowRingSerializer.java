@@ -1,0 +1,178 @@
+package io.linerate.flink.heavyhitters;
+
+import io.linerate.flink.serializers.CountMinHeapSerializer;
+import io.linerate.flink.serializers.SpaceSavingSerializer;
+import io.linerate.sketches.frequency.CountMinHeap;
+import io.linerate.sketches.frequency.HeavyHitters;
+import io.linerate.sketches.frequency.SpaceSaving;
+import java.io.IOException;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Flink serializer of a {@link WindowRing}, composed of the state-serializers' tracker serializers (never Kryo).
+ * Format v1: byte version, int slot count, then per slot a long sub-window index ({@code Long.MIN_VALUE} = free)
+ * and, for an open slot, a tracker tag byte (0 Space-Saving, 1 CM-heap), the tracker as its serializer writes it
+ * (int length + versioned image) and the alerted item hashes (int count, longs).
+ */
+public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
+
+    private static final long serialVersionUID = 1L;
+    private static final byte VERSION = 1;
+    private static final byte SPACE_SAVING = 0;
+    private static final byte COUNT_MIN_HEAP = 1;
+    /** Bounds a corrupt slot count before anything is allocated. */
+    static final int MAX_SLOTS = 1 << 16;
+
+    public static final WindowRingSerializer INSTANCE = new WindowRingSerializer();
+
+    /** Rings written in this JVM: lets a job test see that checkpoints went through this serializer. */
+    static final java.util.concurrent.atomic.LongAdder WRITES = new java.util.concurrent.atomic.LongAdder();
+
+    @Override
+    public boolean isImmutableType() {
+        return false;
+    }
+
+    @Override
+    public TypeSerializer<WindowRing> duplicate() {
+        return this; // stateless
+    }
+
+    @Override
+    public WindowRing createInstance() {
+        return new WindowRing(1);
+    }
+
+    /** A deep copy: every tracker through its image (the heap backend copies state on write during a snapshot). */
+    @Override
+    public WindowRing copy(WindowRing from) {
+        WindowRing to = new WindowRing(from.slots());
+        for (int i = 0; i < from.slots(); i++) {
+            to.subWindows[i] = from.subWindows[i];
+            if (from.subWindows[i] != WindowRing.FREE) {
+                HeavyHitters t = from.trackers[i];
+                to.trackers[i] = t instanceof SpaceSaving
+                        ? SpaceSaving.fromByteArray(t.toByteArray())
+                        : CountMinHeap.fromByteArray(t.toByteArray());
+                to.alerted[i] = from.alerted[i] == null ? null : AlertedItems.of(from.alerted[i].toArray());
+            }
+        }
+        return to;
+    }
+
+    @Override
+    public WindowRing copy(WindowRing from, WindowRing reuse) {
+        return copy(from);
+    }
+
+    @Override
+    public int getLength() {
+        return -1;
+    }
+
+    @Override
+    public void serialize(WindowRing ring, DataOutputView out) throws IOException {
+        WRITES.increment();
+        out.writeByte(VERSION);
+        out.writeInt(ring.slots());
+        for (int i = 0; i < ring.slots(); i++) {
+            long sub = ring.subWindows[i];
+            out.writeLong(sub);
+            if (sub == WindowRing.FREE) {
+                continue;
+            }
+            HeavyHitters t = ring.trackers[i];
+            if (t instanceof SpaceSaving ss) {
+                out.writeByte(SPACE_SAVING);
+                SpaceSavingSerializer.INSTANCE.serialize(ss, out);
+            } else {
+                out.writeByte(COUNT_MIN_HEAP);
+                CountMinHeapSerializer.INSTANCE.serialize((CountMinHeap) t, out);
+            }
+            long[] alerted = ring.alerted[i] == null ? new long[0] : ring.alerted[i].toArray();
+            out.writeInt(alerted.length);
+            for (long h : alerted) {
+                out.writeLong(h);
+            }
+        }
+    }
+
+    @Override
+    public WindowRing deserialize(DataInputView in) throws IOException {
+        int version = in.readByte();
+        if (version != VERSION) {
+            throw new IOException("WindowRing: unknown format version " + version + ", expected " + VERSION);
+        }
+        int slots = in.readInt();
+        if (slots < 1 || slots > MAX_SLOTS) {
+            throw new IOException("WindowRing: slot count " + slots + " outside [1, " + MAX_SLOTS + "]");
+        }
+        WindowRing ring = new WindowRing(slots);
+        for (int i = 0; i < slots; i++) {
+            long sub = in.readLong();
+            ring.subWindows[i] = sub;
+            if (sub == WindowRing.FREE) {
+                continue;
+            }
+            int tag = in.readByte();
+            ring.trackers[i] = switch (tag) {
+                case SPACE_SAVING -> SpaceSavingSerializer.INSTANCE.deserialize(in);
+                case COUNT_MIN_HEAP -> CountMinHeapSerializer.INSTANCE.deserialize(in);
+                default -> throw new IOException("WindowRing: unknown tracker tag " + tag + " in slot " + i);
+            };
+            int alerted = in.readInt();
+            int limit = capacityOf(ring.trackers[i]);
+            if (alerted < 0 || alerted > limit) {
+                throw new IOException("WindowRing: alerted count " + alerted + " outside [0, " + limit + "]");
+            }
+            if (alerted > 0) {
+                long[] hashes = new long[alerted];
+                for (int a = 0; a < alerted; a++) {
+                    hashes[a] = in.readLong();
+                }
+                ring.alerted[i] = AlertedItems.of(hashes);
+            }
+        }
+        return ring;
+    }
+
+    static int capacityOf(HeavyHitters tracker) {
+        return tracker instanceof SpaceSaving ss ? ss.capacity() : ((CountMinHeap) tracker).capacity();
+    }
+
+    @Override
+    public WindowRing deserialize(WindowRing reuse, DataInputView in) throws IOException {
+        return deserialize(in);
+    }
+
+    @Override
+    public void copy(DataInputView in, DataOutputView out) throws IOException {
+        serialize(deserialize(in), out);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof WindowRingSerializer;
+    }
+
+    @Override
+    public int hashCode() {
+        return WindowRingSerializer.class.hashCode();
+    }
+
+    @Override
+    public TypeSerializerSnapshot<WindowRing> snapshotConfiguration() {
+        return new Snapshot();
+    }
+
+    /** The serializer has no configuration: its snapshot only names it. */
+    public static final class Snapshot extends SimpleTypeSerializerSnapshot<WindowRing> {
+        public Snapshot() {
+            super(() -> INSTANCE);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package io.linerate.flink.heavyhitters;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.linerate.sketches.frequency.SpaceSaving;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Every configuration error fails in build(), naming the parameter and the limit. */
+class HeavyHitterDetectorBuilderTest {
+
+    @Test
+    void windowAndSlideMustBePositiveAndDivide() {
+        assertThatThrownBy(() -> Fixtures.builder().tumbling(Duration.ZERO).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("windowSize must be > 0 ms, got PT0S");
+        assertThatThrownBy(() -> Fixtures.builder().tumbling(Duration.ofSeconds(-1)).build())
+                .hasMessageStartingWith("windowSize must be > 0");
+        assertThatThrownBy(() -> Fixtures.builder().sliding(Duration.ofSeconds(10), Duration.ZERO).build())
+                .hasMessage("slide must be > 0 ms, got PT0S");
+        assertThatThrownBy(() -> Fixtures.builder().sliding(Duration.ofSeconds(10), Duration.ofSeconds(3)).build())
+                .hasMessage("windowSize must be a multiple of slide, got windowSize PT10S and slide PT3S");
+        assertThatThrownBy(() -> Fixtures.builder().sliding(Duration.ofSeconds(10), Duration.ofMillis(1)).build())
+                .hasMessage("windowSize / slide must be ≤ 1024, got 10000");
+    }
+
+    @Test
+    void kAndPhiAreChecked() {
+        assertThatThrownBy(() -> Fixtures.builder().topK(0).build()).hasMessage("k must be > 0, got 0");
+        assertThatThrownBy(() -> Fixtures.builder().phi(0).build()).hasMessage("phi must be in (0, 1), got 0.0");
+        assertThatThrownBy(() -> Fixtures.builder().phi(1).build()).hasMessage("phi must be in (0, 1), got 1.0");
+        assertThatThrownBy(() -> Fixtures.builder().phi(Double.NaN).build()).hasMessageStartingWith("phi must be");
+    }
+
+    /** Space-Saving with m counters misses no item heavier than N/m, so m must exceed 1/φ (and hold k items). */
+    @Test
+    void capacityMustCoverOneOverPhiAndK() {
+        assertThatThrownBy(() -> Fixtures.builder().phi(0.01).topK(10).capacity(100).build())
+                .hasMessage("capacity must be in [max(k, ⌊1/phi⌋ + 1), 67108864] = [101, 67108864] for k 10 and phi"
+                        + " 0.01, got 100");
+        assertThatThrownBy(() -> Fixtures.builder().phi(0.5).topK(50).capacity(49).build())
+                .hasMessageContaining("[50, 67108864]");
+        assertThat(Fixtures.builder().phi(0.01).capacity(101).build().capacity()).isEqualTo(101);
+        assertThat(Fixtures.builder().phi(0.001).topK(20).build().capacity()).isEqualTo(4000);
+        assertThat(Fixtures.builder().phi(0.2).topK(20).build().capacity()).isEqualTo(80);
+    }
+
+    @Test
+    void memoryBudgetTooSmallForPhiFailsNamingIt() {
+        long needed = SpaceSaving.withCapacity(Fixtures.ITEM.keyKind(), 1001, 0).memoryBytes();
+        assertThatThrownBy(() -> Fixtures.builder().phi(0.001).memoryBudget(needed - 1).build())
+                .hasMessageStartingWith("memoryBudget of " + (needed - 1) + " bytes holds 1000 SPACE_SAVING counters,"
+                        + " fewer than max(k, ⌊1/phi⌋ + 1) = 1001")
+                .hasMessageEndingWith("it needs at least " + needed + " bytes");
+        assertThat(Fixtures.builder().phi(0.001).memoryBudget(needed).build().capacity()).isEqualTo(1001);
+        assertThat(Fixtures.builder().phi(0.001).memoryBudget(needed).build().trackerBytes())
+                .isLessThanOrEqualTo(needed);
+        assertThatThrownBy(() -> Fixtures.builder().phi(0.1).memoryBudget(3).build())
+                .hasMessageStartingWith("memoryBudget of 3 bytes holds 0 SPACE_SAVING counters");
+        assertThatThrownBy(() -> Fixtures.builder().phi(0.001).countMinHeap().memoryBudget(needed).build())
+                .hasMessageStartingWith("memoryBudget of " + needed + " bytes holds")
+                .hasMessageContaining("COUNT_MIN_HEAP");
+        var cmh = Fixtures.builder().phi(0.01).countMinHeap().memoryBudget(1 << 20).build();
+        assertThat(cmh.trackerKind()).isEqualTo(TrackerKind.COUNT_MIN_HEAP);
+        assertThat(cmh.trackerBytes()).isLessThanOrEqualTo(1 << 20);
+    }
+
+    @Test
+    void alertThresholdsAndSketchShapeAreChecked() {
+        assertThatThrownBy(() -> Fixtures.builder().alertAtWeight(-1).build())
+                .hasMessage("alertAtWeight must be > 0 (or 0: off), got -1");
+        assertThatThrownBy(() -> Fixtures.builder().alertAtFraction(1.5, 0).build())
+                .hasMessage("alertAtFraction fraction must be in (0, 1], got 1.5");
+        assertThatThrownBy(() -> Fixtures.builder().alertAtFraction(0.5, -1).build())
+                .hasMessage("alertAtFraction minWindowWeight must be ≥ 0, got -1");
+        assertThatThrownBy(() -> Fixtures.builder().countMinHeap(0, 4).build())
+                .hasMessage("countMinHeap width must be ≥ 1, got 0");
+        assertThatThrownBy(() -> Fixtures.builder().countMinHeap(100, 0).build())
+                .hasMessage("countMinHeap depth must be in [1, 64], got 0");
+    }
+
+    @Test
+    void defaultsAreATumblingMinuteTop10AtOnePercent() {
+        var d = Fixtures.builder().build();
+        assertThat(d.windowSize()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(d.slide()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(d.subWindows()).isEqualTo(1);
+        assertThat(d.k()).isEqualTo(10);
+        assertThat(d.phi()).isEqualTo(0.01);
+        assertThat(d.trackerKind()).isEqualTo(TrackerKind.SPACE_SAVING);
+        assertThat(d.toString()).isEqualTo(
+                "HeavyHitterDetector[window=PT1M, slide=PT1M, k=10, phi=0.01, SPACE_SAVING capacity=400]");
+        var sliding = Fixtures.builder().sliding(Duration.ofMinutes(5), Duration.ofMinutes(1)).countMinHeap().build();
+        assertThat(sliding.subWindows()).isEqualTo(5);
+        assertThat(sliding.toString()).endsWith("COUNT_MIN_HEAP capacity=400 width=544 depth=4]"); // ⌈2e/0.01⌉
+    }
+}
