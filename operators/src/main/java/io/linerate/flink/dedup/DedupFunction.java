@@ -44,7 +44,7 @@ public final class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
     private transient Counter overCapacityGenerations;
     /** Epoch whose rotations {@link #fppOfLatestRotation} covers. */
     private transient long fppEpoch;
-    private transient double fppOfLatestRotation;
+    private transient volatile double fppOfLatestRotation; // read by metric reporters
 
     DedupFunction(ItemSelector<T> item, DedupSizing sizing, boolean eventTime, TypeInformation<T> inputType) {
         this.item = item;
