@@ -15,7 +15,17 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.metrics.groups.InternalOperatorMetricGroup;
+import org.apache.flink.runtime.metrics.groups.UnregisteredMetricGroups;
+import org.apache.flink.runtime.metrics.util.InterceptingOperatorMetricGroup;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -238,5 +248,38 @@ class DedupFunctionTest {
         assertThat(run.function().malformedRecords()).isEqualTo(2);
         assertThat(run.function().itemsProcessed()).isEqualTo(1);
         run.close();
+    }
+
+    @Test
+    void metricsAreRegisteredUnderTheirNames() throws Exception {
+        InterceptingOperatorMetricGroup metrics = new InterceptingOperatorMetricGroup();
+        MockEnvironment env = new MockEnvironmentBuilder().setMaxParallelism(DedupHarnesses.MAX_PARALLELISM)
+                .setMetricGroup(new UnregisteredMetricGroups.UnregisteredTaskMetricGroup() {
+                    @Override
+                    public InternalOperatorMetricGroup getOrAddOperator(OperatorID id, String name,
+                                                                        Map<String, String> variables) {
+                        return metrics;
+                    }
+                }).build();
+        var dedup = DedupHarnesses.builder(H, G).eventTime().expectedRate(2).fpp(0.01).build();
+        var harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(dedup.function(TYPE)),
+                dedup.scope(), Types.STRING, env);
+        harness.open();
+        for (long i = 0; i < 40; i++) { // 10 distinct items per second against a designed 2: over capacity
+            harness.processElement(Tuple3.of("k", i % 30, i * 100), i * 100);
+        }
+        harness.processElement(Tuple3.of("k", 0L, 0L), 0L);          // late: 3.9 s behind the clock
+        harness.processElement(new StreamRecord<>(Tuple3.of("k", 1L, 0L))); // no timestamp
+        harness.processWatermark(10_000);
+        assertThat(((Counter) metrics.get("itemsProcessed")).getCount()).isEqualTo(41);
+        assertThat(((Counter) metrics.get("duplicatesFlagged")).getCount()).isGreaterThanOrEqualTo(10);
+        assertThat(((Counter) metrics.get("malformedRecords")).getCount()).isEqualTo(1);
+        assertThat(((Counter) metrics.get("lateRecords")).getCount()).isEqualTo(1);
+        assertThat(((Counter) metrics.get("overCapacityGenerations")).getCount()).isPositive();
+        assertThat(((Gauge<?>) metrics.get("stateBytesPerKey")).getValue())
+                .isEqualTo(dedup.sizing().stateBytesPerKey());
+        // wired to the rotations (its value is checked against p in the designed-rate and over-rate tests)
+        assertThat((Double) ((Gauge<?>) metrics.get("estimatedFpp")).getValue()).isPositive();
+        harness.close();
     }
 }
