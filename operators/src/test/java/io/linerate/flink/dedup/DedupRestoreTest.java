@@ -2,6 +2,7 @@ package io.linerate.flink.dedup;
 
 import static io.linerate.flink.dedup.DedupHarnesses.MAX_PARALLELISM;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.flink.dedup.DedupHarnesses.Action;
 import io.linerate.flink.dedup.DedupHarnesses.Element;
@@ -152,5 +153,20 @@ class DedupRestoreTest {
         assertThat(sorted(rescaled(actions, 1, 2))).isEqualTo(expected);
         assertThat(sorted(rescaled(actions, 1, 4))).isEqualTo(expected);
         assertThat(sorted(rescaled(actions, 4, 1))).isEqualTo(expected);
+    }
+
+    @Test
+    void restoringIntoADifferentlySizedOperatorFails() throws Exception {
+        List<Action> actions = scenario(true);
+        Run first = DedupHarnesses.open(dedup(true));
+        DedupHarnesses.replay(first, actions.subList(0, cut(actions)), k -> true);
+        OperatorSubtaskState snapshot = first.harness().snapshot(1, 1);
+        first.close();
+        var otherSeed = DedupHarnesses.builder(Duration.ofSeconds(2), 3).expectedRate(20).fpp(0.05).seed(43)
+                .eventTime().build();
+        assertThatThrownBy(() -> {
+            Run second = DedupHarnesses.open(otherSeed, 1, 0, snapshot, null);
+            second.process(Tuple3.of("k1", 1L, 100_000L), 100_000L);
+        }).hasStackTraceContaining("incompatible");
     }
 }
