@@ -85,7 +85,8 @@ public final class GenerationRing {
         }
         int over = inserted[slot(epoch)] > capacity ? 1 : 0;
         int g = generations.length;
-        long steps = Math.min(target - epoch, g);
+        long distance = target - epoch; // negative only if it overflowed: then it is far more than g
+        long steps = distance < 0 || distance > g ? g : distance;
         for (long e = target - steps + 1; e <= target; e++) {
             int s = slot(e);
             generations[s] = null;
