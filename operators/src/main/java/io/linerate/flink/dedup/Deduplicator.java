@@ -1,0 +1,231 @@
+package io.linerate.flink.dedup;
+
+import io.linerate.flink.items.ItemSelector;
+import io.linerate.flink.rejects.Rejected;
+import io.linerate.sketches.hash.ItemHasher;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Deduplication per scope key over a time horizon H with rotating Bloom filters: first occurrences pass to the
+ * main output, probable duplicates go to the {@link #duplicatesTag duplicates} side output (and are counted),
+ * never dropped.
+ *
+ * <p>Each key keeps g generations of span S = ⌈H / (g − 1)⌉ ({@link DedupSizing}); a record is tested against all
+ * of them and inserted into the current one (a repeat refreshes its item); at every S a timer drops the oldest.
+ *
+ * <p><b>Guarantees.</b> Let a key's clock be the largest time it has seen: in processing time the processing time;
+ * in event time the larger of the watermark and the record timestamps of that key.
+ * <ol>
+ *   <li><i>No false negatives inside the horizon.</i> A record is flagged whenever an earlier record of the same
+ *       key and item had a timestamp at least clock − H. An item inserted at clock T stays in generation
+ *       ⌊T/S⌋ until the clock reaches (⌊T/S⌋ + g)·S &gt; T + (g − 1)·S ≥ T + H, and Bloom filters have no false
+ *       negatives. In particular, with timestamps in order per key (always, in processing time), every repeat
+ *       within H of the previous occurrence is flagged. Repeats up to g·S = H·g/(g − 1) apart may be flagged too.</li>
+ *   <li><i>Bounded false positives.</i> While a key receives at most {@code expectedRate} distinct items per
+ *       second, a record whose item is new is flagged with probability at most p: each of the ≤ g generations it
+ *       is tested against holds ≤ n = ⌈rate·S⌉ items and is sized for false-positive probability
+ *       p<sub>g</sub> = 1 − (1 − p)<sup>1/g</sup>, so P(flagged) ≤ 1 − (1 − p<sub>g</sub>)<sup>g</sup> = p.</li>
+ * </ol>
+ * Above the rate the false-positive probability grows (never the false negatives): the {@code estimatedFpp}
+ * gauge reports it from the filters' fill and {@code overCapacityGenerations} counts generations that closed
+ * with more than n distinct items.
+ *
+ * <p>Event time: a record with a timestamp more than H behind its key's clock is counted in {@code lateRecords}
+ * and still deduplicated against what the key remembers (guarantee 1 covers the occurrences at least clock − H);
+ * a record without a timestamp is malformed.
+ */
+public final class Deduplicator<T, K> implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Name of the side output carrying probable duplicates. */
+    public static final String DUPLICATES = "duplicates";
+
+    private final KeySelector<T, K> scope;
+    private final TypeInformation<K> scopeType;
+    private final ItemSelector<T> item;
+    private final boolean eventTime;
+    private final DedupSizing sizing;
+
+    private Deduplicator(Builder<T, K> b, DedupSizing sizing) {
+        this.scope = b.scope;
+        this.scopeType = b.scopeType;
+        this.item = b.item;
+        this.eventTime = b.eventTime;
+        this.sizing = sizing;
+    }
+
+    public static <T, K> Builder<T, K> builder() {
+        return new Builder<>();
+    }
+
+    /** The side output of probable duplicates of an input of type {@code inputType}. */
+    public static <T> OutputTag<T> duplicatesTag(TypeInformation<T> inputType) {
+        return new OutputTag<>(DUPLICATES, Objects.requireNonNull(inputType, "inputType"));
+    }
+
+    /** Keys {@code input} by the scope and deduplicates it. */
+    public DedupStreams<T> apply(DataStream<T> input) {
+        TypeInformation<T> type = input.getType();
+        KeyedStream<T, K> keyed = scopeType == null ? input.keyBy(scope) : input.keyBy(scope, scopeType);
+        SingleOutputStreamOperator<T> firsts = keyed.process(function(type), type).name("dedup");
+        return new DedupStreams<>(firsts, firsts.getSideOutput(duplicatesTag(type)),
+                firsts.getSideOutput(Rejected.tag(type)));
+    }
+
+    /** The keyed function (for a harness or a custom topology); its input must be keyed by {@link #scope()}. */
+    public DedupFunction<K, T> function(TypeInformation<T> inputType) {
+        return new DedupFunction<>(item, sizing, eventTime, inputType);
+    }
+
+    public KeySelector<T, K> scope() {
+        return scope;
+    }
+
+    public boolean isEventTime() {
+        return eventTime;
+    }
+
+    /** The derived sizes: span, items and false-positive probability per generation, filter size, bytes per key. */
+    public DedupSizing sizing() {
+        return sizing;
+    }
+
+    /**
+     * Configures a {@link Deduplicator}; {@link #build()} checks everything and fails naming the parameter.
+     * Required: {@code scope}, {@code item}, {@code horizon}, {@code eventTime()} or {@code processingTime()},
+     * {@code expectedRate}, {@code fpp}.
+     */
+    public static final class Builder<T, K> {
+        /** Default number of generations: each covers H/3, and retention is at most 4H/3. */
+        public static final int DEFAULT_GENERATIONS = 4;
+
+        private KeySelector<T, K> scope;
+        private TypeInformation<K> scopeType;
+        private ItemSelector<T> item;
+        private Duration horizon;
+        private Boolean eventTime;
+        private double expectedRate = Double.NaN;
+        private double fpp = Double.NaN;
+        private int generations = DEFAULT_GENERATIONS;
+        private long seed = ItemHasher.DEFAULT_SEED;
+        private Long memoryBudget;
+
+        private Builder() {
+        }
+
+        /** The Flink key: what a duplicate is relative to (observation point, link, tenant). */
+        public Builder<T, K> scope(KeySelector<T, K> scope) {
+            this.scope = scope;
+            return this;
+        }
+
+        /** The scope with its type given (for key selectors whose type Flink cannot extract). */
+        public Builder<T, K> scope(KeySelector<T, K> scope, TypeInformation<K> scopeType) {
+            this.scope = scope;
+            this.scopeType = scopeType;
+            return this;
+        }
+
+        /** What part of a record identifies it. */
+        public Builder<T, K> item(ItemSelector<T> item) {
+            this.item = item;
+            return this;
+        }
+
+        /** H: how long an occurrence is remembered at least (&gt; 0, at least {@code generations − 1} ms). */
+        public Builder<T, K> horizon(Duration horizon) {
+            this.horizon = horizon;
+            return this;
+        }
+
+        /** Time is the record timestamps and the watermark. */
+        public Builder<T, K> eventTime() {
+            this.eventTime = true;
+            return this;
+        }
+
+        /** Time is the operator's processing time. */
+        public Builder<T, K> processingTime() {
+            this.eventTime = false;
+            return this;
+        }
+
+        /** Distinct items per second per key the false-positive target is met for (&gt; 0). */
+        public Builder<T, K> expectedRate(double itemsPerSecond) {
+            this.expectedRate = itemsPerSecond;
+            return this;
+        }
+
+        /** p: probability that a record with a new item is flagged, in (0, 1). */
+        public Builder<T, K> fpp(double p) {
+            this.fpp = p;
+            return this;
+        }
+
+        /** g: generations per key, in [2, 64] (default {@value #DEFAULT_GENERATIONS}). */
+        public Builder<T, K> generations(int g) {
+            this.generations = g;
+            return this;
+        }
+
+        /**
+         * The hash seed (default {@link ItemHasher#DEFAULT_SEED}, fixed and public, so runs are reproducible).
+         * Against adversarial inputs that aim items at few filter blocks, set a secret seed. Kept in the state;
+         * changing it makes a restore incompatible.
+         */
+        public Builder<T, K> seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** Optional upper bound on a key's state in bytes; {@link #build()} fails if the sizing needs more. */
+        public Builder<T, K> memoryBudget(long bytes) {
+            this.memoryBudget = bytes;
+            return this;
+        }
+
+        /** Checks the configuration and derives the sizes. */
+        public Deduplicator<T, K> build() {
+            require(scope != null, "scope must be set");
+            require(item != null, "item must be set");
+            require(eventTime != null, "time must be chosen: call eventTime() or processingTime()");
+            require(horizon != null, "horizon must be set");
+            require(!horizon.isNegative() && !horizon.isZero(),
+                    "horizon must be > 0, got " + horizon);
+            require(generations >= GenerationRingSerializer.MIN_GENERATIONS
+                            && generations <= GenerationRingSerializer.MAX_GENERATIONS,
+                    "generations must be in [" + GenerationRingSerializer.MIN_GENERATIONS + ", "
+                            + GenerationRingSerializer.MAX_GENERATIONS + "], got " + generations);
+            long millis;
+            try {
+                millis = horizon.toMillis();
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("horizon must be at most " + Long.MAX_VALUE + " ms, got " + horizon);
+            }
+            require(millis >= generations - 1, "horizon must be at least generations - 1 = " + (generations - 1)
+                    + " ms (one millisecond per generation span), got " + horizon);
+            require(expectedRate > 0 && Double.isFinite(expectedRate),
+                    "expectedRate must be > 0 items per second and finite, got " + expectedRate);
+            require(fpp > 0 && fpp < 1, "fpp must be in (0, 1), got " + fpp);
+            require(memoryBudget == null || memoryBudget > 0, "memoryBudget must be > 0 bytes, got " + memoryBudget);
+            return new Deduplicator<>(this, DedupSizing.derive(horizon, generations, expectedRate, fpp, seed,
+                    memoryBudget == null ? 0 : memoryBudget));
+        }
+
+        private static void require(boolean ok, String message) {
+            if (!ok) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+    }
+}

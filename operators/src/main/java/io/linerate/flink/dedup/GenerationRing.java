@@ -1,0 +1,198 @@
+package io.linerate.flink.dedup;
+
+import io.linerate.sketches.bloom.BlockedBloomFilter;
+
+/**
+ * A key's deduplication state: a ring of g Bloom-filter generations plus the rotation bookkeeping, held as one
+ * keyed {@code ValueState} (serialized by {@link GenerationRingSerializer}).
+ *
+ * <p>Slot {@code e mod g} holds generation e, the items inserted while the key's clock was in epoch e
+ * (time [e·S, (e+1)·S)). The ring keeps epochs {@code epoch − g + 1 … epoch}; an empty generation is
+ * {@code null} (no bits allocated), so an idle key costs a few bytes. A query tests every kept generation;
+ * an insert goes to the current one. Advancing the ring to a later epoch drops the generations that fall out.
+ *
+ * <p>Not thread-safe: it belongs to one key of one operator instance.
+ */
+public final class GenerationRing {
+
+    /** {@link #timerAt()} when no rotation timer is registered. */
+    public static final long NO_TIMER = Long.MIN_VALUE;
+
+    /** {@link #testAndPut} result bit: the item was probably seen before. */
+    static final int SEEN = 1;
+    /** {@link #testAndPut} result bit: the ring changed. */
+    static final int CHANGED = 2;
+
+    private final long seed;
+    private final BlockedBloomFilter[] generations;
+    private final long[] inserted;
+    private long epoch;
+    private long clock;
+    private long timerAt;
+
+    GenerationRing(int generations, long seed, long epoch, long clock) {
+        this(seed, new BlockedBloomFilter[generations], new long[generations], epoch, clock, NO_TIMER);
+    }
+
+    GenerationRing(long seed, BlockedBloomFilter[] generations, long[] inserted, long epoch, long clock,
+                   long timerAt) {
+        this.seed = seed;
+        this.generations = generations;
+        this.inserted = inserted;
+        this.epoch = epoch;
+        this.clock = clock;
+        this.timerAt = timerAt;
+    }
+
+    /**
+     * Tests all kept generations for the item (h1, h2) and inserts it into the current one (creating that
+     * generation with {@code sizing} if it is empty), so a repeat refreshes the item's age.
+     *
+     * @return {@link #SEEN} if some generation probably holds the item, or-ed with {@link #CHANGED} if the
+     *     ring changed
+     */
+    int testAndPut(long h1, long h2, DedupSizing sizing) {
+        int current = slot(epoch);
+        boolean seen = false;
+        for (int i = 0; i < generations.length; i++) {
+            BlockedBloomFilter f = generations[i];
+            if (i != current && f != null) {
+                seen |= f.mightContain(h1, h2);
+            }
+        }
+        BlockedBloomFilter f = generations[current];
+        boolean created = f == null;
+        if (created) {
+            f = sizing.newGeneration();
+            generations[current] = f;
+        }
+        boolean added = f.put(h1, h2); // false: all its bits were set, i.e. probably present in this generation
+        if (added) {
+            inserted[current]++;
+        }
+        return (seen || !added ? SEEN : 0) | (added || created ? CHANGED : 0);
+    }
+
+    /**
+     * Makes {@code target} the current epoch, dropping generations older than {@code target − g + 1}. Only the
+     * generation that was current closes (the epochs in between were never current, so they are empty).
+     *
+     * @return 1 if the closing generation took more than {@code capacity} distinct items, else 0
+     */
+    int advanceTo(long target, long capacity) {
+        if (target <= epoch) {
+            return 0;
+        }
+        int over = inserted[slot(epoch)] > capacity ? 1 : 0;
+        int g = generations.length;
+        long distance = target - epoch; // negative only if it overflowed: then it is far more than g
+        long steps = distance < 0 || distance > g ? g : distance;
+        for (long e = target - steps + 1; e <= target; e++) {
+            int s = slot(e);
+            generations[s] = null;
+            inserted[s] = 0;
+        }
+        epoch = target;
+        return over;
+    }
+
+    /**
+     * Probability that an item not in the ring is reported present, from each generation's fill:
+     * 1 − Π<sub>i</sub>(1 − f<sub>i</sub>) with f<sub>i</sub> = {@link BlockedBloomFilter#expectedFpp()}.
+     * Costs a pass over every kept filter's bits.
+     */
+    public double estimatedFpp() {
+        double none = 1.0;
+        for (BlockedBloomFilter f : generations) {
+            if (f != null) {
+                none *= 1.0 - f.expectedFpp();
+            }
+        }
+        return 1.0 - none;
+    }
+
+    /** True when no generation holds any item: the key's state can be cleared. */
+    boolean isEmpty() {
+        for (BlockedBloomFilter f : generations) {
+            if (f != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private int slot(long e) {
+        return (int) Math.floorMod(e, (long) generations.length);
+    }
+
+    /** The seed every generation of this key hashes with. */
+    public long seed() {
+        return seed;
+    }
+
+    /** g. */
+    public int generationCount() {
+        return generations.length;
+    }
+
+    /** The generation of epoch {@code e} if it is kept and non-empty, else {@code null}. */
+    public BlockedBloomFilter generation(long e) {
+        return e <= epoch && e > epoch - generations.length ? generations[slot(e)] : null;
+    }
+
+    /** Distinct items inserted into the generation of epoch {@code e} (0 if it is not kept). */
+    public long inserted(long e) {
+        return e <= epoch && e > epoch - generations.length ? inserted[slot(e)] : 0;
+    }
+
+    /** The current generation's epoch: ⌊clock / S⌋ at the last rotation. */
+    public long epoch() {
+        return epoch;
+    }
+
+    /** The key's clock: the largest time it has seen (event time: watermark or record timestamp). */
+    public long clock() {
+        return clock;
+    }
+
+    void clock(long clock) {
+        this.clock = clock;
+    }
+
+    /** When the registered rotation timer fires, or {@link #NO_TIMER}. */
+    public long timerAt() {
+        return timerAt;
+    }
+
+    void timerAt(long timerAt) {
+        this.timerAt = timerAt;
+    }
+
+    /** Memory of the allocated filters' bits. */
+    public long memoryBytes() {
+        long bytes = 0;
+        for (BlockedBloomFilter f : generations) {
+            bytes += f == null ? 0 : f.memoryBytes();
+        }
+        return bytes;
+    }
+
+    /** Slot contents for the serializer, in slot order. */
+    BlockedBloomFilter slotFilter(int slot) {
+        return generations[slot];
+    }
+
+    long slotInserted(int slot) {
+        return inserted[slot];
+    }
+
+    @Override
+    public String toString() {
+        int present = 0;
+        for (BlockedBloomFilter f : generations) {
+            present += f == null ? 0 : 1;
+        }
+        return "GenerationRing[epoch=" + epoch + ", clock=" + clock + ", generations=" + generations.length
+                + ", nonEmpty=" + present + ", timerAt=" + timerAt + "]";
+    }
+}

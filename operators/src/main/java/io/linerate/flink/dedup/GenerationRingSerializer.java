@@ -1,0 +1,248 @@
+package io.linerate.flink.dedup;
+
+import io.linerate.flink.serializers.BlockedBloomFilterSerializer;
+import io.linerate.sketches.bloom.BlockedBloomFilter;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Flink serializer of a {@link GenerationRing}, composing {@link BlockedBloomFilterSerializer} for the filters.
+ *
+ * <p>Wire format: seed, epoch, clock, timerAt (longs), generation count g (int), then per slot in slot order
+ * the distinct-insert count (long), a presence flag (boolean) and, if present, the filter as
+ * {@link BlockedBloomFilterSerializer} writes it (int length + the filter's checksummed image).
+ *
+ * <p>Reading checks g against [{@value #MIN_GENERATIONS}, {@value #MAX_GENERATIONS}], every filter's seed against
+ * the ring's, and, if the serializer expects a {@link RingShape}, the count and every filter's size, hash count
+ * and block size against it; a mismatch is an {@link IOException} naming the field.
+ */
+public final class GenerationRingSerializer extends TypeSerializer<GenerationRing> {
+
+    private static final long serialVersionUID = 1L;
+
+    static final int MIN_GENERATIONS = 2;
+    static final int MAX_GENERATIONS = 64;
+
+    private static final BlockedBloomFilterSerializer FILTERS = BlockedBloomFilterSerializer.INSTANCE;
+
+    private final RingShape expected;
+
+    /** @param expected the shape rings must have, or {@code null} to accept any */
+    GenerationRingSerializer(RingShape expected) {
+        this.expected = expected;
+    }
+
+    @Override
+    public boolean isImmutableType() {
+        return false;
+    }
+
+    @Override
+    public TypeSerializer<GenerationRing> duplicate() {
+        return this; // stateless: the expected shape is immutable, the filter serializer too
+    }
+
+    /** {@code null}: a ring cannot be made without its shape, and Flink does not need one for reuse. */
+    @Override
+    public GenerationRing createInstance() {
+        return null;
+    }
+
+    @Override
+    public GenerationRing copy(GenerationRing from) {
+        int g = from.generationCount();
+        BlockedBloomFilter[] filters = new BlockedBloomFilter[g];
+        long[] inserted = new long[g];
+        for (int s = 0; s < g; s++) {
+            BlockedBloomFilter f = from.slotFilter(s);
+            filters[s] = f == null ? null : FILTERS.copy(f);
+            inserted[s] = from.slotInserted(s);
+        }
+        return new GenerationRing(from.seed(), filters, inserted, from.epoch(), from.clock(), from.timerAt());
+    }
+
+    @Override
+    public GenerationRing copy(GenerationRing from, GenerationRing reuse) {
+        return copy(from);
+    }
+
+    @Override
+    public int getLength() {
+        return -1;
+    }
+
+    @Override
+    public void serialize(GenerationRing ring, DataOutputView out) throws IOException {
+        out.writeLong(ring.seed());
+        out.writeLong(ring.epoch());
+        out.writeLong(ring.clock());
+        out.writeLong(ring.timerAt());
+        int g = ring.generationCount();
+        out.writeInt(g);
+        for (int s = 0; s < g; s++) {
+            out.writeLong(ring.slotInserted(s));
+            BlockedBloomFilter f = ring.slotFilter(s);
+            out.writeBoolean(f != null);
+            if (f != null) {
+                FILTERS.serialize(f, out);
+            }
+        }
+    }
+
+    @Override
+    public GenerationRing deserialize(DataInputView in) throws IOException {
+        long seed = in.readLong();
+        long epoch = in.readLong();
+        long clock = in.readLong();
+        long timerAt = in.readLong();
+        int g = in.readInt();
+        if (g < MIN_GENERATIONS || g > MAX_GENERATIONS) {
+            throw new IOException("GenerationRing corrupt: generations " + g + " outside [" + MIN_GENERATIONS + ", "
+                    + MAX_GENERATIONS + "]");
+        }
+        if (expected != null) {
+            check("generations", expected.generations(), g);
+            check("seed", expected.seed(), seed);
+        }
+        BlockedBloomFilter[] filters = new BlockedBloomFilter[g];
+        long[] inserted = new long[g];
+        for (int s = 0; s < g; s++) {
+            inserted[s] = in.readLong();
+            if (inserted[s] < 0) {
+                throw new IOException("GenerationRing corrupt: slot " + s + " inserted count " + inserted[s] + " < 0");
+            }
+            if (in.readBoolean()) {
+                BlockedBloomFilter f = FILTERS.deserialize(in);
+                check("filter seed", seed, f.hasher().seed());
+                if (expected != null) {
+                    check("bits", expected.bits(), f.bitSize());
+                    check("hashCount", expected.hashCount(), f.hashCount());
+                    check("blockBits", expected.blockBits(), f.blockBits());
+                }
+                filters[s] = f;
+            }
+        }
+        return new GenerationRing(seed, filters, inserted, epoch, clock, timerAt);
+    }
+
+    private static void check(String field, long expected, long actual) throws IOException {
+        if (expected != actual) {
+            throw new IOException("GenerationRing " + field + " is " + actual + ", expected " + expected);
+        }
+    }
+
+    @Override
+    public GenerationRing deserialize(GenerationRing reuse, DataInputView in) throws IOException {
+        return deserialize(in);
+    }
+
+    @Override
+    public void copy(DataInputView in, DataOutputView out) throws IOException {
+        serialize(deserialize(in), out);
+    }
+
+    @Override
+    public TypeSerializerSnapshot<GenerationRing> snapshotConfiguration() {
+        return new Snapshot(expected);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof GenerationRingSerializer other && Objects.equals(expected, other.expected);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(expected);
+    }
+
+    @Override
+    public String toString() {
+        return "GenerationRingSerializer" + (expected == null ? "[any shape]" : expected.toString());
+    }
+
+    /**
+     * Snapshot of a {@link GenerationRingSerializer}: its expected {@link RingShape}. Format version 1: a boolean
+     * "shape present", then the shape's fields. A restore whose configured shape differs from the snapshot's in
+     * any field is incompatible (the differences are logged, e.g. {@code "spanMillis: 1000 -> 2000"}).
+     */
+    public static final class Snapshot implements TypeSerializerSnapshot<GenerationRing> {
+
+        private static final Logger LOG = LoggerFactory.getLogger(Snapshot.class);
+        private static final int VERSION = 1;
+
+        private RingShape shape;
+
+        /** For Flink's reflective instantiation on restore. */
+        public Snapshot() {
+        }
+
+        Snapshot(RingShape shape) {
+            this.shape = shape;
+        }
+
+        RingShape shape() {
+            return shape;
+        }
+
+        @Override
+        public int getCurrentVersion() {
+            return VERSION;
+        }
+
+        @Override
+        public void writeSnapshot(DataOutputView out) throws IOException {
+            out.writeBoolean(shape != null);
+            if (shape != null) {
+                shape.write(out);
+            }
+        }
+
+        @Override
+        public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
+            if (readVersion != VERSION) {
+                throw new IOException("GenerationRingSerializer snapshot version " + readVersion
+                        + " is not supported, this library reads version " + VERSION);
+            }
+            shape = in.readBoolean() ? RingShape.read(in) : null;
+        }
+
+        @Override
+        public TypeSerializer<GenerationRing> restoreSerializer() {
+            return new GenerationRingSerializer(shape);
+        }
+
+        /** Why state written under {@code old} cannot be read with this snapshot's shape; empty if it can. */
+        List<String> incompatibilityFrom(TypeSerializerSnapshot<GenerationRing> old) {
+            if (!(old instanceof Snapshot o)) {
+                return List.of("serializer: " + (old == null ? "null" : old.getClass().getName()) + " -> "
+                        + Snapshot.class.getName());
+            }
+            if (o.shape == null || shape == null) {
+                return List.of();
+            }
+            return shape.differencesFrom(o.shape);
+        }
+
+        @Override
+        public TypeSerializerSchemaCompatibility<GenerationRing> resolveSchemaCompatibility(
+                TypeSerializerSnapshot<GenerationRing> oldSnapshot) {
+            List<String> why = incompatibilityFrom(oldSnapshot);
+            if (!why.isEmpty()) {
+                LOG.warn("Restored deduplication state is incompatible with the configured operator: {}",
+                        String.join(", ", why));
+                return TypeSerializerSchemaCompatibility.incompatible();
+            }
+            return TypeSerializerSchemaCompatibility.compatibleAsIs();
+        }
+    }
+}

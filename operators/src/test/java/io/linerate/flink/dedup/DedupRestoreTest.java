@@ -1,0 +1,172 @@
+package io.linerate.flink.dedup;
+
+import static io.linerate.flink.dedup.DedupHarnesses.MAX_PARALLELISM;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.linerate.flink.dedup.DedupHarnesses.Action;
+import io.linerate.flink.dedup.DedupHarnesses.Element;
+import io.linerate.flink.dedup.DedupHarnesses.ProcessingTime;
+import io.linerate.flink.dedup.DedupHarnesses.Run;
+import io.linerate.flink.dedup.DedupHarnesses.Watermark;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Snapshot mid-stream and restore into fresh harnesses (heap and RocksDB, same and other parallelism): the
+ * continuation's outcomes equal those of an uninterrupted run, record by record and key by key.
+ */
+class DedupRestoreTest {
+
+    private static final int RECORDS = 3000;
+    private static final int CUT = 1500;
+
+    /** Small filters (fpp 5%, rate 20/s) so that false positives happen and must be reproduced exactly. */
+    private static Deduplicator<Tuple3<String, Long, Long>, String> dedup(boolean eventTime) {
+        var b = DedupHarnesses.builder(Duration.ofSeconds(2), 3).expectedRate(20).fpp(0.05);
+        return (eventTime ? b.eventTime() : b.processingTime()).build();
+    }
+
+    /** 12 keys, items repeating at random gaps, watermarks (or processing time) every 10 records. */
+    private static List<Action> scenario(boolean eventTime) {
+        SplittableRandom rnd = new SplittableRandom(7);
+        List<Action> out = new ArrayList<>();
+        long t = 0;
+        for (int i = 0; i < RECORDS; i++) {
+            t += rnd.nextInt(20);
+            if (i % 10 == 0) {
+                out.add(eventTime ? new Watermark(t - 500) : new ProcessingTime(t));
+            }
+            if (!eventTime) {
+                out.add(new ProcessingTime(t));
+            }
+            long ts = eventTime ? t - rnd.nextInt(300) : t;
+            out.add(new Element("k" + rnd.nextInt(12), rnd.nextInt(60), ts));
+        }
+        return out;
+    }
+
+    /** Index in the action list after the CUT-th record. */
+    private static int cut(List<Action> actions) {
+        int records = 0;
+        for (int i = 0; i < actions.size(); i++) {
+            if (actions.get(i) instanceof Element && ++records == CUT) {
+                return i + 1;
+            }
+        }
+        throw new AssertionError();
+    }
+
+    private static Map<String, List<String>> uninterrupted(boolean eventTime, List<Action> actions) throws Exception {
+        Run run = DedupHarnesses.open(dedup(eventTime));
+        Map<String, List<String>> out = DedupHarnesses.replay(run, actions, k -> true);
+        run.close();
+        return out;
+    }
+
+    private static void merge(Map<String, List<String>> into, Map<String, List<String>> part) {
+        part.forEach((k, v) -> into.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
+    }
+
+    private static Map<String, List<String>> sorted(Map<String, List<String>> m) {
+        return new TreeMap<>(m);
+    }
+
+    private void restoreContinuesIdentically(boolean eventTime, StateBackend backend) throws Exception {
+        List<Action> actions = scenario(eventTime);
+        int cut = cut(actions);
+        Map<String, List<String>> expected = uninterrupted(eventTime, actions);
+
+        Run first = DedupHarnesses.open(dedup(eventTime), 1, 0, null, backend);
+        Map<String, List<String>> got = DedupHarnesses.replay(first, actions.subList(0, cut), k -> true);
+        OperatorSubtaskState snapshot = first.harness().snapshot(1, 1);
+        first.close();
+
+        Run second = DedupHarnesses.open(dedup(eventTime), 1, 0, snapshot, backend);
+        merge(got, DedupHarnesses.replay(second, actions.subList(cut, actions.size()), k -> true));
+        second.close();
+        assertThat(sorted(got)).isEqualTo(sorted(expected));
+        assertThat(got.values().stream().flatMap(List::stream).filter(s -> s.endsWith(":D")).count())
+                .as("the scenario has duplicates on both sides of the cut").isGreaterThan(500);
+    }
+
+    @Test
+    void eventTimeRestoreOnHeapContinuesIdentically() throws Exception {
+        restoreContinuesIdentically(true, null);
+    }
+
+    @Test
+    void processingTimeRestoreOnHeapContinuesIdentically() throws Exception {
+        restoreContinuesIdentically(false, null);
+    }
+
+    @Test
+    void eventTimeRestoreOnRocksDbContinuesIdentically() throws Exception {
+        restoreContinuesIdentically(true, new EmbeddedRocksDBStateBackend());
+    }
+
+    private static boolean owns(String key, int parallelism, int subtask) {
+        return KeyGroupRangeAssignment.assignKeyToParallelOperator(key, MAX_PARALLELISM, parallelism) == subtask;
+    }
+
+    /** Snapshots {@code from} subtasks after the cut, restores into {@code to} subtasks by key group, continues. */
+    private static Map<String, List<String>> rescaled(List<Action> actions, int from, int to) throws Exception {
+        int cut = cut(actions);
+        Map<String, List<String>> got = new LinkedHashMap<>();
+        OperatorSubtaskState[] snapshots = new OperatorSubtaskState[from];
+        for (int s = 0; s < from; s++) {
+            int subtask = s;
+            Run run = DedupHarnesses.open(dedup(true), from, s, null, null);
+            merge(got, DedupHarnesses.replay(run, actions.subList(0, cut), k -> owns(k, from, subtask)));
+            snapshots[s] = run.harness().snapshot(1, 1);
+            run.close();
+        }
+        OperatorSubtaskState all = from == 1 ? snapshots[0] : AbstractStreamOperatorTestHarness.repackageState(snapshots);
+        for (int s = 0; s < to; s++) {
+            int subtask = s;
+            OperatorSubtaskState mine = AbstractStreamOperatorTestHarness.repartitionOperatorState(all, MAX_PARALLELISM,
+                    from, to, s);
+            Run run = DedupHarnesses.open(dedup(true), to, s, mine, null);
+            merge(got, DedupHarnesses.replay(run, actions.subList(cut, actions.size()), k -> owns(k, to, subtask)));
+            run.close();
+        }
+        return got;
+    }
+
+    @Test
+    void rescalingFromOneToTwoAndFourAndFromFourToOneContinuesIdentically() throws Exception {
+        List<Action> actions = scenario(true);
+        Map<String, List<String>> expected = sorted(uninterrupted(true, actions));
+        assertThat(sorted(rescaled(actions, 1, 2))).isEqualTo(expected);
+        assertThat(sorted(rescaled(actions, 1, 4))).isEqualTo(expected);
+        assertThat(sorted(rescaled(actions, 4, 1))).isEqualTo(expected);
+    }
+
+    @Test
+    void restoringIntoADifferentlySizedOperatorFails() throws Exception {
+        List<Action> actions = scenario(true);
+        Run first = DedupHarnesses.open(dedup(true));
+        DedupHarnesses.replay(first, actions.subList(0, cut(actions)), k -> true);
+        OperatorSubtaskState snapshot = first.harness().snapshot(1, 1);
+        first.close();
+        var otherSeed = DedupHarnesses.builder(Duration.ofSeconds(2), 3).expectedRate(20).fpp(0.05).seed(43)
+                .eventTime().build();
+        assertThatThrownBy(() -> {
+            Run second = DedupHarnesses.open(otherSeed, 1, 0, snapshot, null);
+            second.process(Tuple3.of("k1", 1L, 100_000L), 100_000L);
+        }).hasStackTraceContaining("incompatible");
+    }
+}

@@ -1,0 +1,87 @@
+package io.linerate.flink.dedup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.linerate.flink.items.ItemSelector;
+import io.linerate.sketches.bloom.BlockedBloomFilter;
+import io.linerate.sketches.hash.ItemHasher;
+
+import java.time.Duration;
+import java.util.function.UnaryOperator;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.junit.jupiter.api.Test;
+
+/** Build-time validation naming the parameter, and the sizing formulas. */
+class DeduplicatorBuilderTest {
+
+    private static Deduplicator.Builder<Tuple3<String, Long, Long>, String> valid() {
+        return DedupHarnesses.builder(Duration.ofMinutes(10), 4).eventTime().expectedRate(100).fpp(0.001);
+    }
+
+    private static void rejects(UnaryOperator<Deduplicator.Builder<Tuple3<String, Long, Long>, String>> change,
+                                String message) {
+        assertThatThrownBy(() -> change.apply(valid()).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(message);
+    }
+
+    @Test
+    void everyBadParameterFailsAtBuildNamingItAndTheLimit() {
+        rejects(b -> b.horizon(Duration.ZERO), "horizon must be > 0, got PT0S");
+        rejects(b -> b.horizon(Duration.ofMillis(-5)), "horizon must be > 0, got PT-0.005S");
+        rejects(b -> b.horizon(null), "horizon must be set");
+        rejects(b -> b.horizon(Duration.ofMillis(2)), "horizon must be at least generations - 1 = 3 ms");
+        rejects(b -> b.fpp(0), "fpp must be in (0, 1), got 0.0");
+        rejects(b -> b.fpp(1), "fpp must be in (0, 1), got 1.0");
+        rejects(b -> b.fpp(Double.NaN), "fpp must be in (0, 1), got NaN");
+        rejects(b -> b.expectedRate(0), "expectedRate must be > 0 items per second and finite, got 0.0");
+        rejects(b -> b.expectedRate(Double.POSITIVE_INFINITY), "expectedRate must be > 0");
+        rejects(b -> b.generations(1), "generations must be in [2, 64], got 1");
+        rejects(b -> b.generations(65), "generations must be in [2, 64], got 65");
+        rejects(b -> b.memoryBudget(0), "memoryBudget must be > 0 bytes, got 0");
+        rejects(b -> b.memoryBudget(10_000), "memoryBudget of 10000 bytes per key is too small: horizon=PT10M, "
+                + "generations=4, expectedRate=100.0, fpp=0.001 need");
+        rejects(b -> b.expectedRate(1e9), "items per generation, above the limit");
+        rejects(b -> b.expectedRate(3e6), "the state limit of");
+        assertThatThrownBy(() -> Deduplicator.<Tuple3<String, Long, Long>, String>builder()
+                .item(ItemSelector.longs(r -> r.f1)).horizon(Duration.ofSeconds(1)).processingTime()
+                .expectedRate(1).fpp(0.1).build()).hasMessage("scope must be set");
+        assertThatThrownBy(() -> Deduplicator.<Tuple3<String, Long, Long>, String>builder()
+                .scope(r -> r.f0, Types.STRING).horizon(Duration.ofSeconds(1)).processingTime()
+                .expectedRate(1).fpp(0.1).build()).hasMessage("item must be set");
+        assertThatThrownBy(() -> DedupHarnesses.builder(Duration.ofSeconds(1), 4).expectedRate(1).fpp(0.1).build())
+                .hasMessage("time must be chosen: call eventTime() or processingTime()");
+    }
+
+    @Test
+    void sizingFollowsTheFormulas() {
+        DedupSizing s = valid().build().sizing();
+        assertThat(s.spanMillis()).as("S = ceil(H / (g - 1))").isEqualTo(200_000);
+        assertThat(s.itemsPerGeneration()).as("n = ceil(rate * S)").isEqualTo(20_000);
+        double pg = s.fppPerGeneration();
+        assertThat(1 - Math.pow(1 - pg, 4)).as("1 - (1 - p_g)^g = p").isCloseTo(0.001, org.assertj.core.data.Offset.offset(1e-15));
+        BlockedBloomFilter reference = BlockedBloomFilter.create(20_000, pg, 42);
+        assertThat(s.bitsPerGeneration()).isEqualTo(reference.bitSize());
+        assertThat(s.hashCount()).isEqualTo(reference.hashCount());
+        assertThat(s.seed()).isEqualTo(42);
+        // a horizon not divisible by g - 1 rounds the span up, so that (g - 1)·S ≥ H still holds
+        DedupSizing odd = valid().horizon(Duration.ofMillis(1001)).build().sizing();
+        assertThat(odd.spanMillis()).isEqualTo(334);
+        assertThat(3 * odd.spanMillis()).isGreaterThanOrEqualTo(1001);
+        // the default seed is the documented fixed one
+        var byDefault = Deduplicator.<Tuple3<String, Long, Long>, String>builder().scope(r -> r.f0, Types.STRING)
+                .item(ItemSelector.longs(r -> r.f1)).horizon(Duration.ofSeconds(3)).processingTime().expectedRate(1)
+                .fpp(0.01).build();
+        assertThat(byDefault.sizing().seed()).isEqualTo(ItemHasher.DEFAULT_SEED);
+        assertThat(byDefault.sizing().generations()).isEqualTo(Deduplicator.Builder.DEFAULT_GENERATIONS);
+    }
+
+    @Test
+    void aBudgetThatFitsIsAccepted() {
+        long need = valid().build().sizing().stateBytesPerKey();
+        assertThat(valid().memoryBudget(need).build().sizing().stateBytesPerKey()).isEqualTo(need);
+        assertThatThrownBy(() -> valid().memoryBudget(need - 1).build()).hasMessageContaining("memoryBudget of "
+                + (need - 1) + " bytes per key is too small").hasMessageContaining("need " + need + " bytes per key");
+    }
+}

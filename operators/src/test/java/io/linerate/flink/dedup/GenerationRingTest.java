@@ -1,0 +1,53 @@
+package io.linerate.flink.dedup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.linerate.sketches.hash.ItemHasher;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Rotation of the ring on its own: what each advance keeps, drops and counts. */
+class GenerationRingTest {
+
+    private static final DedupSizing SIZING = DedupSizing.derive(Duration.ofSeconds(3), 4, 2, 0.01, 1, 0);
+
+    private static boolean testAndPut(GenerationRing ring, long item) {
+        long h1 = ItemHasher.seeded(1).hash(item);
+        return (ring.testAndPut(h1, ItemHasher.h2(h1), SIZING) & GenerationRing.SEEN) != 0;
+    }
+
+    @Test
+    void anItemStaysForExactlyGEpochsCountingItsOwn() {
+        GenerationRing ring = new GenerationRing(4, 1, 10, 10_000);
+        assertThat(testAndPut(ring, 7)).isFalse();
+        assertThat(testAndPut(ring, 7)).as("same generation").isTrue();
+        assertThat(ring.advanceTo(13, SIZING.itemsPerGeneration())).isZero();
+        assertThat(ring.generation(10)).as("epoch 10 is the oldest of 10..13").isNotNull();
+        assertThat(ring.advanceTo(14, SIZING.itemsPerGeneration())).isZero();
+        assertThat(ring.generation(10)).isNull();
+        assertThat(ring.isEmpty()).isTrue();
+        assertThat(testAndPut(ring, 7)).isFalse();
+    }
+
+    @Test
+    void anAdvanceCountsTheClosingGenerationOverCapacityOnce() {
+        GenerationRing ring = new GenerationRing(4, 1, 0, 0);
+        for (long i = 0; i < 5; i++) {
+            testAndPut(ring, i); // capacity n = 2 at 2 items per second and S = 1 s
+        }
+        assertThat(ring.inserted(0)).isEqualTo(5);
+        assertThat(ring.advanceTo(2, SIZING.itemsPerGeneration())).isEqualTo(1);
+        assertThat(ring.advanceTo(3, SIZING.itemsPerGeneration())).as("epoch 2 was empty").isZero();
+        assertThat(ring.inserted(0)).isEqualTo(5);
+    }
+
+    @Test
+    void aJumpAcrossTheWholeRangeOfEpochsDropsEverything() {
+        GenerationRing ring = new GenerationRing(4, 1, Long.MIN_VALUE / 2, 0);
+        testAndPut(ring, 1);
+        ring.advanceTo(Long.MAX_VALUE / 2 + 10, 2); // the distance overflows a long
+        assertThat(ring.isEmpty()).isTrue();
+        assertThat(ring.epoch()).isEqualTo(Long.MAX_VALUE / 2 + 10);
+    }
+}
