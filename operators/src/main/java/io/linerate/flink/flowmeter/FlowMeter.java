@@ -141,10 +141,23 @@ public final class FlowMeter<T, K> implements Serializable {
      * (key + 4 counters) longs, plus one state byte per slot and the layout's int arrays.
      */
     static long tableBytes(long flows, InsertionScheme scheme, FlowKeyFormat format, int stash) {
-        TableLayout layout = TableLayout.forItems(flows, scheme, scheme.defaultAlphas(LEVELS), stash);
-        long slots = (long) layout.tableSlots() + stash;
-        long stride = format.keyLongs() + COUNTER_LONGS;
-        return (slots + 1) * stride * Long.BYTES + slots + 4L * (2 * LEVELS + 2);
+        long longs = entryLongs(flows, scheme, format, stash);
+        if (longs > MAX_ENTRY_LONGS) {
+            return Long.MAX_VALUE; // no such table
+        }
+        long slots = longs / (format.keyLongs() + COUNTER_LONGS) - 1;
+        return longs * Long.BYTES + slots + 4L * (2 * LEVELS + 2);
+    }
+
+    /** Longs of the entry array: (sub-table slots + stash + 1 scratch) × (key + counters); MAX_VALUE if too big. */
+    private static long entryLongs(long flows, InsertionScheme scheme, FlowKeyFormat format, int stash) {
+        TableLayout layout;
+        try {
+            layout = TableLayout.forItems(flows, scheme, scheme.defaultAlphas(LEVELS), stash);
+        } catch (IllegalArgumentException tooManySlots) {
+            return Long.MAX_VALUE;
+        }
+        return ((long) layout.tableSlots() + stash + 1) * (format.keyLongs() + COUNTER_LONGS);
     }
 
     /** The TCP flags of a packet record (0 – 65535; 0 for non-TCP). */
@@ -312,11 +325,11 @@ public final class FlowMeter<T, K> implements Serializable {
             require(capacity == 0 || memoryBudget == 0, "set capacity or memoryBudget, not both");
             require(capacity != 0 || memoryBudget != 0, "capacity (flows) or memoryBudget (bytes) must be set");
             long flows = capacity != 0 ? capacity : capacityFor(memoryBudget);
-            long stride = keyFormat.keyLongs() + COUNTER_LONGS;
-            TableLayout layout = TableLayout.forItems(flows, scheme, scheme.defaultAlphas(LEVELS), stashCapacity);
-            long longs = ((long) layout.tableSlots() + stashCapacity + 1) * stride;
-            require(longs <= MAX_ENTRY_LONGS, "capacity " + flows + " needs " + longs + " longs of entries, limit is "
-                    + MAX_ENTRY_LONGS + " per scope");
+            long longs = entryLongs(flows, scheme, keyFormat, stashCapacity);
+            require(longs <= MAX_ENTRY_LONGS, "capacity " + flows + " is too large for one scope's table: "
+                    + (longs == Long.MAX_VALUE ? "more than " + TableLayout.MAX_SLOTS + " slots" : longs
+                    + " longs of entries") + " with scheme " + scheme + " and keyFormat " + keyFormat
+                    + ", limit is " + MAX_ENTRY_LONGS + " longs");
             // the table's own setters check the rest with the same names (nothing is allocated here)
             tableBuilder(flows, scheme, overflow, keyFormat, stashCapacity, seed, idleTimeout.toMillis(),
                     activeTimeout.toMillis());
@@ -331,7 +344,8 @@ public final class FlowMeter<T, K> implements Serializable {
                     + " bytes with stash " + stashCapacity + ")");
             while (low < high) { // table bytes grow with capacity: the largest capacity within the budget
                 long mid = (low + high + 1) >>> 1;
-                if (tableBytes(mid, scheme, keyFormat, stashCapacity) <= budget) {
+                long bytes = tableBytes(mid, scheme, keyFormat, stashCapacity);
+                if (bytes != Long.MAX_VALUE && bytes <= budget) {
                     low = mid;
                 } else {
                     high = mid - 1;
