@@ -41,8 +41,9 @@ import org.apache.flink.util.OutputTag;
  * <p>Time is event time in milliseconds: the record's Flink timestamp (assign it with a
  * {@code WatermarkStrategy}), or {@link Builder#timestamps} to read it from the record. Timeouts are judged
  * against the scope's "now", the largest packet timestamp it has seen, moved on by a per-scope event-time timer
- * every {@link Builder#tick} while the table holds flows, so an idle flow is exported by the first tick boundary
- * at or after {@code last + idleTimeout} that the watermark passes, even when no packet follows.
+ * every {@link Builder#tick} while the table holds flows, so (for packets in timestamp order) an idle flow is
+ * exported at the latest when the watermark passes the first tick boundary at or after
+ * {@code last + idleTimeout}, whether or not other packets follow.
  */
 public final class FlowMeter<T, K> implements Serializable {
 
@@ -94,13 +95,12 @@ public final class FlowMeter<T, K> implements Serializable {
 
     /**
      * Keys {@code input} by scope and meters it. The result carries the malformed records on the side output
-     * {@link #malformedTag}.
+     * {@link #malformedTag}. Give the returned operator a {@code uid} so savepoints map its state back.
      */
     public SingleOutputStreamOperator<MeteredFlow<K>> meter(DataStream<T> input) {
         return input.keyBy(scope, scopeType)
                 .process(function(input.getType()), outputType())
-                .name("flow-meter")
-                .uid("linerate-flow-meter");
+                .name("flow-meter");
     }
 
     /** The keyed process function {@link #meter} runs (for tests and custom wiring after a keyBy on scope). */
