@@ -1,17 +1,18 @@
 package io.linerate.flink.flowmeter;
 
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.serializers.FlowTableTypeInfo;
 import io.linerate.sketches.flowtable.ExportReason;
 import io.linerate.sketches.flowtable.FlowExporter;
 import io.linerate.sketches.flowtable.FlowRecord;
 import io.linerate.sketches.flowtable.FlowTable;
-import io.linerate.flink.serializers.FlowTableTypeInfo;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -49,9 +50,10 @@ public final class FlowMeterFunction<T, K> extends KeyedProcessFunction<K, T, Me
     private transient Counter lateRecords;
     private transient Counter flowsExported;
     private transient Counter[] exportsByReason;
-    private transient volatile int lastActiveFlows;
-    private transient volatile int lastStashSize;
-    private transient volatile long lastStateBytes;
+    // gauges of the last table touched: plain fields, a reporter may read a slightly stale value
+    private transient int lastActiveFlows;
+    private transient int lastStashSize;
+    private transient long lastStateBytes;
 
     FlowMeterFunction(FlowMeter<T, K> meter, OutputTag<Rejected<T>> malformed) {
         this.meter = meter;
@@ -73,7 +75,7 @@ public final class FlowMeterFunction<T, K> extends KeyedProcessFunction<K, T, Me
         exportsByReason[ExportReason.ACTIVE_TIMEOUT.ordinal()] = metrics.counter("flowsActiveTimeout");
         exportsByReason[ExportReason.EVICTED.ordinal()] = metrics.counter("evictions");
         exportsByReason[ExportReason.FLUSHED.ordinal()] = metrics.counter("flowsFlushed");
-        exportsByReason[ExportReason.REMOVED.ordinal()] = metrics.counter("flowsRemoved");
+        exportsByReason[ExportReason.REMOVED.ordinal()] = new SimpleCounter(); // the meter never removes flows
         metrics.gauge("activeFlows", (Gauge<Integer>) () -> lastActiveFlows);
         metrics.gauge("stashOccupancy", (Gauge<Integer>) () -> lastStashSize);
         metrics.gauge("stateBytesPerKey", (Gauge<Long>) () -> lastStateBytes);
@@ -81,35 +83,11 @@ public final class FlowMeterFunction<T, K> extends KeyedProcessFunction<K, T, Me
 
     @Override
     public void processElement(T packet, Context ctx, Collector<MeteredFlow<K>> out) throws Exception {
-        long timestamp;
-        int flags;
-        long length;
-        try {
-            if (meter.timestamps != null) {
-                timestamp = meter.timestamps.timestampOf(packet);
-            } else {
-                Long ts = ctx.timestamp();
-                if (ts == null) {
-                    reject(ctx, packet, "timestamp missing: the flow meter runs on event time (assign timestamps "
-                            + "with a WatermarkStrategy or set timestamps(selector))");
-                    return;
-                }
-                timestamp = ts;
-            }
-            fields.reset();
-            meter.packets.select(packet, fields);
-            if (fields.calls != 1) {
-                reject(ctx, packet, "packets selector must hand over exactly one 5-tuple, handed " + fields.calls);
-                return;
-            }
-            length = meter.bytes.weightOf(packet);
-            flags = meter.tcpFlags != null ? meter.tcpFlags.tcpFlagsOf(packet) : 0;
-        } catch (IllegalArgumentException | NullPointerException e) {
-            reject(ctx, packet, "selector failed: " + e.getMessage());
+        String problem = select(packet, ctx);
+        if (problem != null) {
+            reject(ctx, packet, problem);
             return;
         }
-
-        K scope = ctx.getCurrentKey();
         FlowTable table = tables.value();
         TimerService timers = ctx.timerService();
         if (table == null) {
@@ -120,30 +98,57 @@ public final class FlowMeterFunction<T, K> extends KeyedProcessFunction<K, T, Me
         }
         long before = table.now();
         boolean wasEmpty = table.size() == 0;
-        emitter.to(scope, out);
+        emitter.to(ctx.getCurrentKey(), out);
+        PacketFields p = fields;
         try {
-            if (fields.ipv6) {
-                table.updateIpv6(fields.srcHigh, fields.srcLow, fields.dstHigh, fields.dstLow, fields.srcPort,
-                        fields.dstPort, fields.protocol, flags, length, timestamp);
+            if (p.ipv6) {
+                table.updateIpv6(p.srcHigh, p.srcLow, p.dstHigh, p.dstLow, p.srcPort, p.dstPort, p.protocol,
+                        p.tcpFlags, p.length, p.timestamp);
             } else {
-                table.updateIpv4((int) fields.srcLow, (int) fields.dstLow, fields.srcPort, fields.dstPort,
-                        fields.protocol, flags, length, timestamp);
+                table.updateIpv4((int) p.srcLow, (int) p.dstLow, p.srcPort, p.dstPort, p.protocol, p.tcpFlags,
+                        p.length, p.timestamp);
             }
         } catch (IllegalArgumentException | IllegalStateException e) {
-            // range checks run before the table changes: nothing was accounted
-            reject(ctx, packet, e.getMessage());
+            reject(ctx, packet, e.getMessage()); // range checks run before the table changes: nothing accounted
             return;
         }
         itemsProcessed.inc();
-        if (timestamp < timers.currentWatermark()) {
+        if (p.timestamp < timers.currentWatermark()) {
             lateRecords.inc();
         }
         long now = table.now();
         if (wasEmpty || Math.floorDiv(now, meter.tick) != Math.floorDiv(before, meter.tick)) {
-            timers.registerEventTimeTimer(tickEnd(now));
+            timers.registerEventTimeTimer(tickEnd(now)); // at most one registration per scope per tick
         }
         tables.update(table);
         observe(table);
+    }
+
+    /** Reads the packet's fields into {@link #fields}; the reason it is malformed, or null. */
+    private String select(T packet, Context ctx) {
+        PacketFields p = fields;
+        try {
+            if (meter.timestamps != null) {
+                p.timestamp = meter.timestamps.timestampOf(packet);
+            } else {
+                Long ts = ctx.timestamp(); // the JIT removes this box (FlowMeterAllocationTest)
+                if (ts == null) {
+                    return "timestamp missing: the flow meter runs on event time (assign timestamps with a "
+                            + "WatermarkStrategy or set timestamps(selector))";
+                }
+                p.timestamp = ts;
+            }
+            p.reset();
+            meter.packets.select(packet, p);
+            if (p.calls != 1) {
+                return "packets selector must hand over exactly one 5-tuple, handed " + p.calls;
+            }
+            p.length = meter.bytes.weightOf(packet);
+            p.tcpFlags = meter.tcpFlags != null ? meter.tcpFlags.tcpFlagsOf(packet) : 0;
+            return null;
+        } catch (IllegalArgumentException | NullPointerException e) {
+            return "selector failed: " + e.getMessage();
+        }
     }
 
     @Override

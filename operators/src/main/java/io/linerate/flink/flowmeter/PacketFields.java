@@ -1,9 +1,8 @@
 package io.linerate.flink.flowmeter;
 
 /**
- * The operator's {@link FiveTupleSink}: one reused instance per operator that captures what the selector hands
- * over, so the table is updated only after the selector returned (a selector that fails half-way changes
- * nothing).
+ * One packet's fields as the selectors gave them: the operator's reused {@link FiveTupleSink}, so the table is
+ * updated only after every selector returned (a selector that fails half-way changes nothing).
  */
 final class PacketFields implements FiveTupleSink {
 
@@ -16,6 +15,9 @@ final class PacketFields implements FiveTupleSink {
     int srcPort;
     int dstPort;
     int protocol;
+    int tcpFlags;
+    long length;
+    long timestamp;
 
     void reset() {
         calls = 0;

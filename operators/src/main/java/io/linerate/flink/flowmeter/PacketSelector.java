@@ -16,7 +16,10 @@ public interface PacketSelector<T> extends Serializable {
 
     void select(T record, FiveTupleSink sink);
 
-    /** The record's 5-tuple as a {@link io.linerate.sketches.hash.FiveTuple} object (as for {@link ItemSelector#fiveTuples}). */
+    /**
+     * The record's 5-tuple as a {@link io.linerate.sketches.hash.FiveTuple} object, as for
+     * {@link ItemSelector#fiveTuples} (allocates whatever the record's accessor allocates).
+     */
     static <T> PacketSelector<T> fiveTuples(ItemSelector.TupleOf<T> tuple) {
         Objects.requireNonNull(tuple, "tuple");
         return (record, sink) -> sink.fiveTuple(tuple.itemOf(record));

@@ -30,7 +30,8 @@ class FlowMeterBuilderTest {
 
     @Test
     void rangesAreCheckedWithTheLimitInTheMessage() {
-        assertThatThrownBy(() -> Packets.meter().capacity(0)).hasMessage("capacity must be in [1, 268435456] flows, got 0");
+        assertThatThrownBy(() -> Packets.meter().capacity(0))
+                .hasMessage("capacity must be in [1, 268435456] flows, got 0");
         assertThatThrownBy(() -> Packets.meter().idleTimeout(Duration.ZERO))
                 .hasMessage("idleTimeout must be >= 1 ms, got PT0S");
         assertThatThrownBy(() -> Packets.meter().activeTimeout(Duration.ofNanos(10)))
@@ -43,7 +44,8 @@ class FlowMeterBuilderTest {
         assertThatThrownBy(() -> Packets.meter().memoryBudget(100).build())
                 .hasMessageContaining("memoryBudget of 100 bytes is below one flow's table");
         assertThatThrownBy(() -> Packets.meter().capacity(250_000_000).build())
-                .hasMessageContaining("capacity 250000000 is too large for one scope's table: more than 268435456 slots");
+                .hasMessageContaining("capacity 250000000 is too large for one scope's table: "
+                        + "more than 268435456 slots");
         // second chance, d = 4: Σα = 1.285 slots per flow, so 257,000,000 slots + 64 stash + 1 scratch, 9 longs each
         assertThatThrownBy(() -> Packets.meter().capacity(200_000_000).build())
                 .hasMessageContaining("capacity 200000000 is too large for one scope's table: 2313000585 longs of "

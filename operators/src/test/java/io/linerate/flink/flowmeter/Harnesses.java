@@ -3,6 +3,7 @@ package io.linerate.flink.flowmeter;
 import io.linerate.flink.flowmeter.Packets.Packet;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Metric;
@@ -64,7 +65,7 @@ final class Harnesses {
         if (backend != null) {
             h.setStateBackend(backend);
         }
-        h.setup(meter.outputType().createSerializer(new org.apache.flink.api.common.serialization.SerializerConfigImpl()));
+        h.setup(meter.outputType().createSerializer(new SerializerConfigImpl()));
         return h;
     }
 
