@@ -21,6 +21,7 @@ import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
 /** The flow meter in an operator test harness: exact records, reasons, timers, late and malformed records. */
+@SuppressWarnings("try") // the harness's close() may throw InterruptedException
 class FlowMeterHarnessTest {
 
     private static final long IDLE = 10_000;

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * emits are exactly the model's, and the last record of every flow comes from the end-of-input timer, which
  * fires on the final watermark of the bounded input.
  */
+@SuppressWarnings("try") // the harness's close() may throw InterruptedException
 class FlowMeterJobTest {
 
     @RegisterExtension

@@ -23,6 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Snapshot mid-stream and restore into fresh harnesses (heap and embedded RocksDB backends, same and other
  * parallelism): the output equals the uninterrupted run's, record for record and in order per scope.
  */
+@SuppressWarnings("try") // the harness's close() may throw InterruptedException
 class FlowMeterRestoreTest {
 
     private static final int SCOPES = 8;
