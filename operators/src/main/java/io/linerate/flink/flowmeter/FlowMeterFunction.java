@@ -1,0 +1,217 @@
+package io.linerate.flink.flowmeter;
+
+import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.serializers.FlowTableTypeInfo;
+import io.linerate.sketches.flowtable.ExportReason;
+import io.linerate.sketches.flowtable.FlowExporter;
+import io.linerate.sketches.flowtable.FlowRecord;
+import io.linerate.sketches.flowtable.FlowTable;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.streaming.api.TimerService;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * The flow meter's keyed process function: one {@link FlowTable} per scope key in a {@link ValueState} typed
+ * by {@link FlowTableTypeInfo}. Per packet: one table update (allocation-free for primitive selectors), the
+ * table's amortised expiry sweep, and at most one timer registration per scope per tick.
+ *
+ * <p><b>Timers</b> (event time, per scope, never per flow): a tick timer at the end of the tick that holds the
+ * scope's "now" (registered when now crosses into a new tick, or when a packet arrives at an empty table);
+ * when it fires at T it advances the table to the latest tick boundary not after the watermark and sweeps the
+ * whole table once, exporting every flow idle for {@code idleTimeout} or older than {@code activeTimeout}, and
+ * re-arms one tick later while the table holds flows. One end-of-input timer at {@code Long.MAX_VALUE}, set
+ * when the scope's table is created, fires on the final watermark of a bounded input and flushes the table
+ * (records marked {@link ExportReason#FLUSHED}); the scope's state is then cleared.
+ *
+ * <p><b>Late packets</b> ({@code lateRecords}): timestamp behind the current watermark on arrival. They are
+ * metered all the same (no packet is dropped); one whose flow was already exported starts a new record.
+ */
+public final class FlowMeterFunction<T, K> extends KeyedProcessFunction<K, T, MeteredFlow<K>> {
+
+    private static final long serialVersionUID = 1L;
+    private static final long END_OF_INPUT = Long.MAX_VALUE;
+
+    private final FlowMeter<T, K> meter;
+    private final OutputTag<Rejected<T>> malformed;
+
+    private transient ValueState<FlowTable> tables;
+    private transient PacketFields fields;
+    private transient Emitter emitter;
+    private transient Counter itemsProcessed;
+    private transient Counter malformedRecords;
+    private transient Counter lateRecords;
+    private transient Counter flowsExported;
+    private transient Counter[] exportsByReason;
+    // gauges of the last table touched: plain fields, a reporter may read a slightly stale value
+    private transient int lastActiveFlows;
+    private transient int lastStashSize;
+    private transient long lastStateBytes;
+
+    FlowMeterFunction(FlowMeter<T, K> meter, OutputTag<Rejected<T>> malformed) {
+        this.meter = meter;
+        this.malformed = malformed;
+    }
+
+    @Override
+    public void open(OpenContext context) {
+        tables = getRuntimeContext().getState(new ValueStateDescriptor<>("flowTable", new FlowTableTypeInfo()));
+        fields = new PacketFields();
+        emitter = new Emitter();
+        MetricGroup metrics = getRuntimeContext().getMetricGroup();
+        itemsProcessed = metrics.counter("itemsProcessed");
+        malformedRecords = metrics.counter("malformedRecords");
+        lateRecords = metrics.counter("lateRecords");
+        flowsExported = metrics.counter("flowsExported");
+        exportsByReason = new Counter[ExportReason.values().length];
+        exportsByReason[ExportReason.IDLE_TIMEOUT.ordinal()] = metrics.counter("flowsIdleTimeout");
+        exportsByReason[ExportReason.ACTIVE_TIMEOUT.ordinal()] = metrics.counter("flowsActiveTimeout");
+        exportsByReason[ExportReason.EVICTED.ordinal()] = metrics.counter("evictions");
+        exportsByReason[ExportReason.FLUSHED.ordinal()] = metrics.counter("flowsFlushed");
+        exportsByReason[ExportReason.REMOVED.ordinal()] = new SimpleCounter(); // the meter never removes flows
+        metrics.gauge("activeFlows", (Gauge<Integer>) () -> lastActiveFlows);
+        metrics.gauge("stashOccupancy", (Gauge<Integer>) () -> lastStashSize);
+        metrics.gauge("stateBytesPerKey", (Gauge<Long>) () -> lastStateBytes);
+    }
+
+    @Override
+    public void processElement(T packet, Context ctx, Collector<MeteredFlow<K>> out) throws Exception {
+        String problem = select(packet, ctx);
+        if (problem != null) {
+            reject(ctx, packet, problem);
+            return;
+        }
+        FlowTable table = tables.value();
+        TimerService timers = ctx.timerService();
+        if (table == null) {
+            table = meter.newTable(emitter);
+            timers.registerEventTimeTimer(END_OF_INPUT);
+        } else {
+            table.setExporter(emitter); // the exporter is not state: a restored or deserialized table has none
+        }
+        long before = table.now();
+        boolean wasEmpty = table.size() == 0;
+        emitter.to(ctx.getCurrentKey(), out);
+        PacketFields p = fields;
+        try {
+            if (p.ipv6) {
+                table.updateIpv6(p.srcHigh, p.srcLow, p.dstHigh, p.dstLow, p.srcPort, p.dstPort, p.protocol,
+                        p.tcpFlags, p.length, p.timestamp);
+            } else {
+                table.updateIpv4((int) p.srcLow, (int) p.dstLow, p.srcPort, p.dstPort, p.protocol, p.tcpFlags,
+                        p.length, p.timestamp);
+            }
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            reject(ctx, packet, e.getMessage()); // range checks run before the table changes: nothing accounted
+            return;
+        }
+        itemsProcessed.inc();
+        if (p.timestamp < timers.currentWatermark()) {
+            lateRecords.inc();
+        }
+        long now = table.now();
+        if (wasEmpty || Math.floorDiv(now, meter.tick) != Math.floorDiv(before, meter.tick)) {
+            timers.registerEventTimeTimer(tickEnd(now)); // at most one registration per scope per tick
+        }
+        tables.update(table);
+        observe(table);
+    }
+
+    /** Reads the packet's fields into {@link #fields}; the reason it is malformed, or null. */
+    private String select(T packet, Context ctx) {
+        PacketFields p = fields;
+        try {
+            if (meter.timestamps != null) {
+                p.timestamp = meter.timestamps.timestampOf(packet);
+            } else {
+                Long ts = ctx.timestamp(); // the JIT removes this box (FlowMeterAllocationTest)
+                if (ts == null) {
+                    return "timestamp missing: the flow meter runs on event time (assign timestamps with a "
+                            + "WatermarkStrategy or set timestamps(selector))";
+                }
+                p.timestamp = ts;
+            }
+            p.reset();
+            meter.packets.select(packet, p);
+            if (p.calls != 1) {
+                return "packets selector must hand over exactly one 5-tuple, handed " + p.calls;
+            }
+            p.length = meter.bytes.weightOf(packet);
+            p.tcpFlags = meter.tcpFlags != null ? meter.tcpFlags.tcpFlagsOf(packet) : 0;
+            return null;
+        } catch (IllegalArgumentException | NullPointerException e) {
+            return "selector failed: " + e.getMessage();
+        }
+    }
+
+    @Override
+    public void onTimer(long time, OnTimerContext ctx, Collector<MeteredFlow<K>> out) throws Exception {
+        FlowTable table = tables.value();
+        if (table == null) {
+            return; // flushed already (a tick timer left over after the end of input)
+        }
+        table.setExporter(emitter);
+        emitter.to(ctx.getCurrentKey(), out);
+        long watermark = ctx.timerService().currentWatermark();
+        if (time == END_OF_INPUT) {
+            table.flush();
+            observe(table);
+            tables.clear();
+            return;
+        }
+        if (watermark == END_OF_INPUT) {
+            // the final watermark fires every tick timer: sweep at the timer's own time, then let the
+            // end-of-input timer flush what is left (records keep their FLUSHED reason)
+            table.advanceTime(time, table.slots());
+        } else {
+            long sweepAt = Math.max(time, Math.floorDiv(watermark, meter.tick) * meter.tick);
+            table.advanceTime(sweepAt, table.slots());
+            if (table.size() > 0) {
+                ctx.timerService().registerEventTimeTimer(sweepAt + meter.tick);
+            }
+        }
+        tables.update(table);
+        observe(table);
+    }
+
+    private long tickEnd(long now) {
+        long end = (Math.floorDiv(now, meter.tick) + 1) * meter.tick;
+        return end < now ? END_OF_INPUT - 1 : end; // overflow near Long.MAX_VALUE
+    }
+
+    private void observe(FlowTable table) {
+        lastActiveFlows = table.size();
+        lastStashSize = table.stashSize();
+        lastStateBytes = table.memoryBytes();
+    }
+
+    private void reject(Context ctx, T packet, String reason) {
+        malformedRecords.inc();
+        ctx.output(malformed, new Rejected<>(packet, reason));
+    }
+
+    /** The exporter every table of this operator gets: copies each record into a {@link MeteredFlow}. */
+    private final class Emitter implements FlowExporter {
+        private K scope;
+        private Collector<MeteredFlow<K>> out;
+
+        void to(K scope, Collector<MeteredFlow<K>> out) {
+            this.scope = scope;
+            this.out = out;
+        }
+
+        @Override
+        public void export(FlowRecord record) {
+            flowsExported.inc();
+            exportsByReason[record.reason().ordinal()].inc();
+            out.collect(MeteredFlow.copyOf(scope, record));
+        }
+    }
+}

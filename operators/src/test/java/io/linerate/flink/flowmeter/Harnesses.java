@@ -1,0 +1,87 @@
+package io.linerate.flink.flowmeter;
+
+import io.linerate.flink.flowmeter.Packets.Packet;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.metrics.groups.InternalOperatorMetricGroup;
+import org.apache.flink.runtime.metrics.util.InterceptingOperatorMetricGroup;
+import org.apache.flink.runtime.metrics.util.InterceptingTaskMetricGroup;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+
+/** Operator test harnesses around the flow meter's function (real Flink operator, state and timers). */
+final class Harnesses {
+
+    static final TypeInformation<Packet> PACKET = TypeInformation.of(Packet.class);
+    static final int MAX_PARALLELISM = 128;
+
+    private Harnesses() {
+    }
+
+    /** A task metric group whose operator group records every metric the operator registers. */
+    static final class Metrics extends InterceptingTaskMetricGroup {
+        final InterceptingOperatorMetricGroup operator = new InterceptingOperatorMetricGroup();
+
+        @Override
+        public InternalOperatorMetricGroup getOrAddOperator(OperatorID id, String name, Map<String, String> variables) {
+            return operator;
+        }
+
+        long count(String name) {
+            return ((org.apache.flink.metrics.Counter) metric(name)).getCount();
+        }
+
+        Object gaugeValue(String name) {
+            return ((org.apache.flink.metrics.Gauge<?>) metric(name)).getValue();
+        }
+
+        private Metric metric(String name) {
+            Metric m = operator.get(name);
+            if (m == null) {
+                throw new AssertionError("no metric " + name);
+            }
+            return m;
+        }
+    }
+
+    static KeyedOneInputStreamOperatorTestHarness<String, Packet, MeteredFlow<String>> open(
+            FlowMeter<Packet, String> meter, StateBackend backend, int parallelism, int subtask, Metrics metrics)
+            throws Exception {
+        MockEnvironment env = new MockEnvironmentBuilder().setMaxParallelism(MAX_PARALLELISM)
+                .setParallelism(parallelism).setSubtaskIndex(subtask)
+                .setMetricGroup(metrics != null ? metrics : new Metrics()).build();
+        KeyedOneInputStreamOperatorTestHarness<String, Packet, MeteredFlow<String>> h =
+                new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(meter.function(PACKET)),
+                        p -> p.scope, Types.STRING, env);
+        if (backend != null) {
+            h.setStateBackend(backend);
+        }
+        h.setup(meter.outputType().createSerializer(new SerializerConfigImpl()));
+        return h;
+    }
+
+    static void send(KeyedOneInputStreamOperatorTestHarness<String, Packet, MeteredFlow<String>> h, Packet p)
+            throws Exception {
+        h.processElement(new StreamRecord<>(p, p.ts));
+    }
+
+    /** Sends {@code packets}, with a watermark of (timestamp − lag) after every {@code every} packets. */
+    static void sendAll(KeyedOneInputStreamOperatorTestHarness<String, Packet, MeteredFlow<String>> h,
+                        List<Packet> packets, int every, long lag) throws Exception {
+        for (int i = 0; i < packets.size(); i++) {
+            send(h, packets.get(i));
+            if ((i + 1) % every == 0) {
+                h.processWatermark(packets.get(i).ts - lag);
+            }
+        }
+    }
+}
