@@ -34,7 +34,7 @@ import org.apache.flink.util.OutputTag;
  *         .capacity(100_000)
  *         .idleTimeout(Duration.ofSeconds(15))
  *         .build();
- * SingleOutputStreamOperator<MeteredFlow<String>> flows = meter.meter(packets);
+ * SingleOutputStreamOperator<MeteredFlow<String>> flows = meter.apply(packets);
  * DataStream<Rejected<Packet>> malformed = flows.getSideOutput(meter.malformedTag(packets.getType()));
  * }</pre>
  *
@@ -97,13 +97,13 @@ public final class FlowMeter<T, K> implements Serializable {
      * Keys {@code input} by scope and meters it. The result carries the malformed records on the side output
      * {@link #malformedTag}. Give the returned operator a {@code uid} so savepoints map its state back.
      */
-    public SingleOutputStreamOperator<MeteredFlow<K>> meter(DataStream<T> input) {
+    public SingleOutputStreamOperator<MeteredFlow<K>> apply(DataStream<T> input) {
         return input.keyBy(scope, scopeType)
                 .process(function(input.getType()), outputType())
                 .name("flow-meter");
     }
 
-    /** The keyed process function {@link #meter} runs (for tests and custom wiring after a keyBy on scope). */
+    /** The keyed process function {@link #apply} runs (for tests and custom wiring after a keyBy on scope). */
     public FlowMeterFunction<T, K> function(TypeInformation<T> inputType) {
         return new FlowMeterFunction<>(this, malformedTag(inputType));
     }

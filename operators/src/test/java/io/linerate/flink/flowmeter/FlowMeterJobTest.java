@@ -73,7 +73,7 @@ class FlowMeterJobTest {
                 .activeTimeout(Duration.ofMillis(ACTIVE)).tick(Duration.ofSeconds(1)).build();
 
         List<MeteredFlow<String>> out = new ArrayList<>();
-        try (CloseableIterator<MeteredFlow<String>> it = meter.meter(source).executeAndCollect("flow-meter-job")) {
+        try (CloseableIterator<MeteredFlow<String>> it = meter.apply(source).executeAndCollect("flow-meter-job")) {
             it.forEachRemaining(out::add);
         }
 
