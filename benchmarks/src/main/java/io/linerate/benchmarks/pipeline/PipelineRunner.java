@@ -141,7 +141,8 @@ public final class PipelineRunner {
                         failure == null
                                 ? String.format("  %s: checkpoint %d (triggered at %,d packets) completed", name, id,
                                         at)
-                                : String.format("  %s: mid-run checkpoint failed: %s", name, failure)));
+                                : String.format("  %s: no mid-run checkpoint (%s)", name,
+                                        result.isDone() ? "the job finished first" : failure)));
             }
             if (!finalTriggered && probe.finishedSinks() >= setup.parallelism()) {
                 // processing is over; the finished tasks wait for one more checkpoint: take it now rather than at

@@ -4,6 +4,7 @@ import io.linerate.benchmarks.pipeline.plain.DiscardPipeline;
 import io.linerate.benchmarks.pipeline.plain.FlinkDedup;
 import io.linerate.benchmarks.pipeline.plain.FlinkFlowMeter;
 import io.linerate.benchmarks.pipeline.plain.FlinkHeavyHitters;
+import io.linerate.benchmarks.pipeline.plain.KeyedDiscardPipeline;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,12 +14,14 @@ import java.util.Map;
 public final class Pipelines {
 
     /**
-     * Every pipeline. The baselines come first: the discard ceiling, then plain Flink. The linerate operators'
+     * Every pipeline. The baselines come first: the discard ceilings (chained, and through one keyBy on the link),
+     * then plain Flink. The linerate operators'
      * pipelines ({@code linerate-heavy-hitters}, {@code linerate-flow-meter}, {@code linerate-dedup}) go after them,
      * each naming its plain counterpart in {@link Pipeline#comparedWith()}.
      */
     public static final List<Pipeline> ALL = List.of(
             new DiscardPipeline(),
+            new KeyedDiscardPipeline(),
             new FlinkHeavyHitters(),
             new FlinkDedup(),
             new FlinkFlowMeter());

@@ -45,7 +45,7 @@ class PipelineRunnerTest {
             assertThat(r.processingNanos()).as(r.pipeline()).isPositive();
             assertThat(r.checkpoints()).as(r.pipeline()).isPositive(); // at least the final one
             long expected = switch (r.pipeline()) {
-                case "discard" -> WORKLOAD.packets();
+                case "discard", "keyed-discard" -> WORKLOAD.packets();
                 case "flink-heavy-hitters" -> topRecords;
                 case "flink-dedup", "flink-flow-meter" -> flows.size(); // first packets; one export per flow
                 default -> throw new AssertionError("new pipeline " + r.pipeline() + ": add its expected output");
