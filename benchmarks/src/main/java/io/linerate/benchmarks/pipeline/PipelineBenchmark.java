@@ -20,7 +20,7 @@ import java.util.Locale;
  * <pre>
  * java -Xms6g -Xmx6g -cp benchmarks/target/benchmarks.jar io.linerate.benchmarks.pipeline.PipelineBenchmark \
  *     [--pipelines discard,flink-heavy-hitters,...] [--packets 20M] [--flows 1M] [--skew 1.1] [--parallelism 2]
- *     [--checkpoint-interval 10s] [--seed N] [--rate 1M] [--links 8] [--warmup-packets 1M]
+ *     [--checkpoint-interval 10s] [--seed N] [--rate 1M] [--links 8] [--warmup-packets 1M] [--repeat 1]
  *     [--no-mid-run-checkpoint] [--progress-interval 5s] [--output FILE [--append]] [--list]
  * </pre>
  */
@@ -49,17 +49,24 @@ public final class PipelineBenchmark {
             }
             return;
         }
-        String report = run(options, System.out::println);
-        System.out.println();
-        System.out.print(report);
-        if (options.output != null) {
-            Path out = Path.of(options.output);
-            Files.writeString(out, report + (options.append ? "\n" : ""), StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    options.append ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING);
-            System.out.println("written to " + out.toAbsolutePath());
+        int status = 0;
+        try {
+            String report = run(options, System.out::println);
+            System.out.println();
+            System.out.print(report);
+            if (options.output != null) {
+                Path out = Path.of(options.output);
+                Files.writeString(out, report + (options.append ? "\n" : ""), StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                        options.append ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING);
+                System.out.println("written to " + out.toAbsolutePath());
+            }
+        } catch (Exception e) {
+            e.printStackTrace();
+            status = 1;
         }
-        System.exit(0); // Flink leaves non-daemon threads behind
+        System.out.flush();
+        System.exit(status); // Flink leaves non-daemon threads behind
     }
 
     /** Runs the selected pipelines (after a warm-up run of each, if asked) and returns the markdown report. */
@@ -76,17 +83,29 @@ public final class PipelineBenchmark {
                 log.accept(String.format("%s: warm-up, %,d packets", p.name(), warm.packets()));
                 runner.run(p, PipelineSettings.standard(warm));
             }
-            log.accept(String.format("%s: %,d packets — %s", p.name(), workload.packets(), p.description()));
-            RunResult r = runner.run(p, PipelineSettings.standard(workload));
-            log.accept(String.format(Locale.ROOT, "%s: %,.0f packets/s over %.2f s of processing (job %.2f s), "
-                            + "peak heap after GC %s (idle cluster %s, %d GCs), largest checkpoint %s (%d completed), "
-                            + "%,d sink records",
-                    p.name(), r.packetsPerSecond(), r.processingNanos() / 1e9, r.wallNanos() / 1e9,
-                    Report.bytes(r.peakHeapAfterGc()), Report.bytes(r.idleHeap()), r.gcCount(),
-                    Report.bytes(r.checkpointSize()), r.checkpoints(), r.sinkRecords()));
-            results.add(r);
+            List<RunResult> runs = new ArrayList<>();
+            for (int i = 1; i <= options.repeat; i++) {
+                log.accept(String.format("%s: %,d packets%s — %s", p.name(), workload.packets(),
+                        options.repeat > 1 ? " (run " + i + " of " + options.repeat + ")" : "", p.description()));
+                RunResult r = runner.run(p, PipelineSettings.standard(workload));
+                log.accept(String.format(Locale.ROOT, "%s: %,.0f packets/s over %.2f s of processing (job %.2f s), "
+                                + "peak heap after GC %s (idle cluster %s, %d GCs), largest checkpoint %s "
+                                + "(%d completed), %,d sink records",
+                        p.name(), r.packetsPerSecond(), r.processingNanos() / 1e9, r.wallNanos() / 1e9,
+                        Report.bytes(r.peakHeapAfterGc()), Report.bytes(r.idleHeap()), r.gcCount(),
+                        Report.bytes(r.checkpointSize()), r.checkpoints(), r.sinkRecords()));
+                runs.add(r);
+            }
+            results.add(median(runs));
         }
         return Report.markdown(header(options, workload), results, pipelines);
+    }
+
+    /** The run of median packets/s (the lower middle one for an even count), reported whole. */
+    static RunResult median(List<RunResult> runs) {
+        List<RunResult> sorted = new ArrayList<>(runs);
+        sorted.sort(java.util.Comparator.comparingDouble(RunResult::packetsPerSecond));
+        return sorted.get((sorted.size() - 1) / 2);
     }
 
     private static String header(Options o, Workload w) {
@@ -94,12 +113,14 @@ public final class PipelineBenchmark {
         return String.format(Locale.ROOT, "### Pipelines, %s%n%n"
                         + "%,d packets over %,d IPv4 flows, Zipf %s, seed %d, %,d packets per simulated second "
                         + "(%.0f s of event time), %d links; MiniCluster, parallelism %d, heap state backend, "
-                        + "checkpoints every %s%s; warm-up %,d packets per pipeline. JDK %s, max heap %s, %d "
-                        + "processors.%n",
+                        + "checkpoints every %s%s; warm-up %,d packets per pipeline; %s. JDK %s, max heap %s, "
+                        + "%d processors.%n",
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), w.packets(), w.flows(), w.skew(), w.seed(),
                 w.packetsPerSecond(), w.simulatedSeconds(), w.links(), o.parallelism,
                 Report.duration(o.checkpointInterval),
                 o.midRunCheckpoint ? " plus one at half the packets" : "", o.warmupPackets,
+                o.repeat == 1 ? "one measured run per pipeline"
+                        : "each row the run of median packets/s of " + o.repeat,
                 System.getProperty("java.version"), Report.bytes(rt.maxMemory()), rt.availableProcessors());
     }
 
@@ -117,6 +138,7 @@ public final class PipelineBenchmark {
                   --rate N                   packets per simulated second of event time (default 1M)
                   --links N                  links (observation points) the flows are spread over (default 8)
                   --warmup-packets N         an unmeasured run of each pipeline first (default 1M; 0: none)
+                  --repeat N                 measured runs per pipeline; the report shows the median (default 1)
                   --no-mid-run-checkpoint    only periodic checkpoints (default: also one at half the packets)
                   --progress-interval D      progress lines every D (default 5s)
                   --output FILE              also write the markdown report to FILE
@@ -134,6 +156,7 @@ public final class PipelineBenchmark {
         long rate = Workload.PACKETS_PER_SECOND;
         int links = Workload.LINKS;
         long warmupPackets = 1_000_000;
+        int repeat = 1;
         boolean midRunCheckpoint = true;
         Duration progressInterval = Duration.ofSeconds(5);
         String output;
@@ -168,6 +191,7 @@ public final class PipelineBenchmark {
                             case "--rate" -> o.rate = count(a, v);
                             case "--links" -> o.links = Math.toIntExact(count(a, v));
                             case "--warmup-packets" -> o.warmupPackets = count(a, v);
+                            case "--repeat" -> o.repeat = Math.toIntExact(count(a, v));
                             case "--progress-interval" -> o.progressInterval = duration(a, v);
                             case "--output" -> o.output = v;
                             default -> throw new IllegalArgumentException("unknown option: " + a);
@@ -180,6 +204,9 @@ public final class PipelineBenchmark {
             }
             if (o.append && o.output == null) {
                 throw new IllegalArgumentException("--append needs --output FILE");
+            }
+            if (o.repeat < 1) {
+                throw new IllegalArgumentException("--repeat must be >= 1, got " + o.repeat);
             }
             if (o.warmupPackets < 0) {
                 throw new IllegalArgumentException("--warmup-packets must be >= 0, got " + o.warmupPackets);
