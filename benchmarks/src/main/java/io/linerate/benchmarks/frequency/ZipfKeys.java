@@ -91,7 +91,13 @@ public final class ZipfKeys {
         return standard;
     }
 
-    private static void aliasTable(int n, double s, double[] probability, int[] alias) {
+    /**
+     * Fills Walker's alias table of Zipf(s) over ranks 0 … n-1 (rank r has weight 1/(r+1)<sup>s</sup>): draw a
+     * column c uniformly in [0, n) and u uniformly in [0, 1); the rank is c if u &lt; {@code probability[c]},
+     * else {@code alias[c]}. Both arrays must have length n. Used by {@link #generate}, {@link #ranks} and the
+     * pipeline benchmark's packet source.
+     */
+    public static void aliasTable(int n, double s, double[] probability, int[] alias) {
         double[] scaled = new double[n];
         double sum = 0;
         for (int i = 0; i < n; i++) {

@@ -1,0 +1,180 @@
+package io.linerate.benchmarks.pipeline;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.core.execution.CheckpointType;
+import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Runs one pipeline on a fresh local MiniCluster (one task manager, a slot per subtask), heap state backend,
+ * checkpoints every {@code checkpointInterval} to a temporary directory (deleted afterwards), and measures it:
+ * processing time from {@link RunProbe}, heap from {@link HeapMonitor}, checkpoint sizes from the job's checkpoint
+ * statistics ({@link CheckpointStatsSnapshot}, read from the finished job's execution graph).
+ *
+ * <p>Besides the periodic checkpoints it triggers one when the source has emitted half the packets, so that every
+ * run has a checkpoint taken mid-stream however fast it is (a bounded job's final checkpoint, taken after its end
+ * of input, holds no state of its finished operators). When every sink subtask has reached its end of input it
+ * triggers the final checkpoint the finished job waits for, instead of letting it wait for the next interval.
+ */
+public final class PipelineRunner {
+
+    /** How the runs are set up. */
+    public record Setup(int parallelism, Duration checkpointInterval, boolean midRunCheckpoint,
+                        Duration progressInterval) {
+        public Setup {
+            if (parallelism < 1) {
+                throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
+            }
+            if (checkpointInterval.toMillis() < 10) {
+                throw new IllegalArgumentException("checkpointInterval must be >= 10 ms, got " + checkpointInterval);
+            }
+        }
+    }
+
+    private static final long POLL_MILLIS = 100;
+
+    private final Setup setup;
+    private final Consumer<String> log;
+
+    public PipelineRunner(Setup setup, Consumer<String> log) {
+        this.setup = setup;
+        this.log = log;
+    }
+
+    /** Runs {@code pipeline} over {@code workload} once and returns what it measured. */
+    public RunResult run(Pipeline pipeline, PipelineSettings settings) throws Exception {
+        Workload workload = settings.workload();
+        String runId = pipeline.name() + "-" + UUID.randomUUID();
+        Path checkpoints = Files.createTempDirectory("linerate-pipeline-checkpoints");
+        Configuration conf = new Configuration();
+        conf.set(StateBackendOptions.STATE_BACKEND, "hashmap");
+        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, setup.checkpointInterval());
+        conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 10_000);
+        MiniClusterConfiguration clusterConf = new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(setup.parallelism())
+                .build();
+        try (MiniCluster cluster = new MiniCluster(clusterConf)) {
+            cluster.start();
+            StreamExecutionEnvironment env = new StreamExecutionEnvironment(conf);
+            env.setParallelism(setup.parallelism());
+            env.enableCheckpointing(setup.checkpointInterval().toMillis());
+            DataStream<Packet> packets = env.fromSource(new PacketSource(runId, workload), PacketSource.watermarks(),
+                    "packets");
+            pipeline.build(env, packets, settings).sinkTo(new MeasuringSink<>(runId)).name("measuring sink");
+            new PacketGenerator(workload); // its alias table (cached per JVM) counts in the idle heap, not the run's
+            long idleHeap = HeapMonitor.usedAfterFullGc();
+            RunProbe probe = RunProbe.of(runId);
+            try (HeapMonitor heap = HeapMonitor.start()) {
+                long submitted = System.nanoTime();
+                JobID job = cluster.submitJob(env.getStreamGraph()).get().getJobID();
+                CompletableFuture<JobResult> result = cluster.requestJobResult(job);
+                watch(cluster, job, result, probe, workload, pipeline.name(), heap);
+                JobResult done = result.get();
+                long wall = System.nanoTime() - submitted;
+                if (!done.isSuccess()) {
+                    done.toJobExecutionResult(getClass().getClassLoader()); // throws the job's failure
+                }
+                AccessExecutionGraph graph = cluster.getExecutionGraph(job).get(1, TimeUnit.MINUTES);
+                long largest = -1;
+                int completed = 0;
+                CheckpointStatsSnapshot stats = graph.getCheckpointStatsSnapshot();
+                if (stats != null) {
+                    for (AbstractCheckpointStats c : stats.getHistory().getCheckpoints()) {
+                        if (c.getStatus() == CheckpointStatsStatus.COMPLETED) {
+                            completed++;
+                            largest = Math.max(largest, c.getStateSize());
+                        }
+                    }
+                }
+                return new RunResult(pipeline.name(), probe.emitted(), probe.processingNanos(), probe.sunk(),
+                        idleHeap, heap.peakAfterGc(), heap.peakUsed(), heap.collections(), largest, completed,
+                        wall);
+            }
+        } finally {
+            RunProbe.remove(runId);
+            deleteRecursively(checkpoints);
+        }
+    }
+
+    /** Prints progress, and triggers the mid-run checkpoint, until the job ends. */
+    private void watch(MiniCluster cluster, JobID job, CompletableFuture<JobResult> result, RunProbe probe,
+                       Workload workload, String name, HeapMonitor heap) throws InterruptedException {
+        long start = System.nanoTime();
+        long nextProgress = start + setup.progressInterval().toNanos();
+        long lastEmitted = 0;
+        long lastTime = start;
+        boolean triggered = !setup.midRunCheckpoint();
+        boolean finalTriggered = false;
+        while (!result.isDone()) {
+            Thread.sleep(POLL_MILLIS);
+            long emitted = probe.emitted();
+            if (!triggered && emitted >= workload.packets() / 2) {
+                triggered = true;
+                long at = emitted;
+                cluster.triggerCheckpoint(job, CheckpointType.FULL).whenComplete((id, failure) -> log.accept(
+                        failure == null
+                                ? String.format("  %s: checkpoint %d (triggered at %,d packets) completed", name, id,
+                                        at)
+                                : String.format("  %s: no mid-run checkpoint (%s)", name,
+                                        result.isDone() ? "the job finished first" : failure)));
+            }
+            if (!finalTriggered && probe.finishedSinks() >= setup.parallelism()) {
+                // processing is over; the finished tasks wait for one more checkpoint: take it now rather than at
+                // the next interval (not measured either way; this only shortens the run)
+                finalTriggered = true;
+                cluster.triggerCheckpoint(job, CheckpointType.FULL);
+            }
+            long now = System.nanoTime();
+            if (now >= nextProgress) {
+                double rate = (emitted - lastEmitted) * 1e9 / (now - lastTime);
+                log.accept(String.format("  %s: %.0f s, %,d packets emitted (%.0f%%), %,.0f packets/s now, heap %s "
+                                + "(peak after GC %s), %,d sink records",
+                        name, (now - start) / 1e9, emitted, 100.0 * emitted / workload.packets(), rate,
+                        Report.bytes(HeapMonitor.usedNow()), Report.bytes(heap.peakAfterGc()), probe.sunk()));
+                lastEmitted = emitted;
+                lastTime = now;
+                nextProgress = now + setup.progressInterval().toNanos();
+            }
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * The baselines of the pipeline benchmark: source → discard, and the three jobs as a Flink user would write them
+ * with the DataStream API — one Flink key per flow, keyed state and timers, the types Flink's POJO serializer
+ * handles (records), no tuning.
+ */
+package io.linerate.benchmarks.pipeline.plain;

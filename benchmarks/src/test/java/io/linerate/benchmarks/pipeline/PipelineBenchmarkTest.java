@@ -1,0 +1,95 @@
+package io.linerate.benchmarks.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.junit.jupiter.api.Test;
+
+class PipelineBenchmarkTest {
+
+    @Test
+    void optionsFailNamingTheOptionAndWhatItExpects() {
+        assertThatThrownBy(() -> PipelineBenchmark.Options.parse("--pipelines", "nope"))
+                .hasMessageContaining("--pipelines: unknown pipeline 'nope'").hasMessageContaining("discard");
+        assertThatThrownBy(() -> PipelineBenchmark.Options.parse("--checkpoint-interval", "soon"))
+                .hasMessageContaining("--checkpoint-interval expects a duration");
+        assertThatThrownBy(() -> PipelineBenchmark.Options.parse("--packets", "lots"))
+                .hasMessageContaining("--packets expects a count");
+        assertThatThrownBy(() -> PipelineBenchmark.Options.parse("--repeat", "0"))
+                .hasMessageContaining("--repeat must be >= 1");
+        assertThatThrownBy(() -> PipelineBenchmark.Options.parse("--append"))
+                .hasMessageContaining("--append needs --output");
+        assertThatThrownBy(() -> PipelineBenchmark.Options.parse("--flows", "0"))
+                .hasMessageContaining("flows must be >= 1");
+        PipelineBenchmark.Options o = PipelineBenchmark.Options.parse("--packets", "20M", "--flows", "100k",
+                "--checkpoint-interval", "500ms", "--pipelines", "flink-dedup,discard");
+        assertThat(o.workload()).extracting(Workload::packets, Workload::flows)
+                .containsExactly(20_000_000L, 100_000);
+        assertThat(o.checkpointInterval).isEqualTo(Duration.ofMillis(500));
+        assertThat(o.pipelines).containsExactly("flink-dedup", "discard");
+    }
+
+    @Test
+    void theMedianRunIsReported() {
+        List<RunResult> runs = List.of(run("x", 30, 1), run("x", 10, 1), run("x", 20, 1), run("x", 40, 1));
+        assertThat(PipelineBenchmark.median(runs).packetsPerSecond()).isEqualTo(20e6);
+        assertThat(PipelineBenchmark.median(runs.subList(0, 3)).packetsPerSecond()).isEqualTo(20e6);
+    }
+
+    @Test
+    void theReportGivesRatiosAndVerdictsAgainstTheTargets() {
+        Pipeline fast = counterpart("linerate-fast");
+        Pipeline slow = counterpart("linerate-slow");
+        List<Pipeline> pipelines = List.of(Pipelines.byName().get("discard"),
+                Pipelines.byName().get("flink-heavy-hitters"), fast, slow);
+        // packets/s in millions, checkpoint bytes
+        List<RunResult> results = List.of(run("discard", 20, 500), run("flink-heavy-hitters", 1, 1_000_000),
+                run("linerate-fast", 12, 50_000), run("linerate-slow", 5, 200_000));
+        String md = Report.markdown("### test", results, pipelines);
+        assertThat(md).contains("| linerate-fast | 1,000,000 | 12,000,000 |")
+                .contains("| 12.0 | 0.0500 | 0.60 |")
+                .contains("| 5.00 | 0.20 | 0.25 |")
+                .contains("- **linerate-fast**: 12.0× the packets/s of flink-heavy-hitters (target ≥ 10×: met); "
+                        + "0.0500 of its checkpoint size (target ≤ 0.10: met); 0.60 of the discard packets/s "
+                        + "(target ≥ 0.50: met)")
+                .contains("- **linerate-slow**: 5.00× the packets/s of flink-heavy-hitters (target ≥ 10×: "
+                        + "**missed**); 0.20 of its checkpoint size (target ≤ 0.10: **missed**); 0.25 of the "
+                        + "discard packets/s (target ≥ 0.50: **missed**)");
+    }
+
+    /** A run of 1M packets at {@code millionsPerSecond}, with the given checkpoint size. */
+    private static RunResult run(String name, double millionsPerSecond, long checkpointBytes) {
+        long nanos = (long) (1_000_000 / (millionsPerSecond * 1e6) * 1e9);
+        return new RunResult(name, 1_000_000, nanos, 1, 0, 0, 0, 0, checkpointBytes, 1, nanos);
+    }
+
+    private static Pipeline counterpart(String name) {
+        return new Pipeline() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public String description() {
+                return "test";
+            }
+
+            @Override
+            public DataStream<?> build(StreamExecutionEnvironment env, DataStream<Packet> packets,
+                                       PipelineSettings settings) {
+                return packets;
+            }
+
+            @Override
+            public Optional<String> comparedWith() {
+                return Optional.of("flink-heavy-hitters");
+            }
+        };
+    }
+}

@@ -1,0 +1,60 @@
+package io.linerate.benchmarks.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.linerate.benchmarks.flowtable.FlowKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** A smoke run of every built-in pipeline on a MiniCluster over a small stream, with output counts checked. */
+class PipelineRunnerTest {
+
+    // 1.5 s of event time: windows [0, 1 s) and [1 s, 2 s)
+    private static final Workload WORKLOAD = new Workload(60_000, 5_000, 1.1, 7, 40_000, 4);
+
+    @Test
+    void everyPipelineRunsAndItsSinkSeesWhatTheJobMustEmit() throws Exception {
+        PacketGenerator generator = new PacketGenerator(WORKLOAD);
+        Set<FlowKey> flows = new HashSet<>();
+        List<Map<FlowKey, Long>> windows = new ArrayList<>();
+        for (int i = 0; i < WORKLOAD.packets(); i++) {
+            Packet p = generator.packet(i);
+            flows.add(p.flowKey());
+            int w = (int) (p.timestamp() / 1000);
+            while (windows.size() <= w) {
+                windows.add(new HashMap<>());
+            }
+            windows.get(w).merge(p.flowKey(), 1L, Long::sum);
+        }
+        long topRecords = windows.stream().mapToLong(w -> Math.min(PipelineSettings.TOP_K, w.size())).sum();
+
+        List<String> log = new ArrayList<>();
+        PipelineRunner runner = new PipelineRunner(
+                new PipelineRunner.Setup(2, Duration.ofSeconds(10), true, Duration.ofSeconds(5)), log::add);
+        List<RunResult> results = new ArrayList<>();
+        for (Pipeline pipeline : Pipelines.ALL) {
+            RunResult r = runner.run(pipeline, PipelineSettings.standard(WORKLOAD));
+            results.add(r);
+            assertThat(r.packets()).as(r.pipeline()).isEqualTo(WORKLOAD.packets());
+            assertThat(r.processingNanos()).as(r.pipeline()).isPositive();
+            assertThat(r.checkpoints()).as(r.pipeline()).isPositive(); // at least the final one
+            long expected = switch (r.pipeline()) {
+                case "discard", "keyed-discard" -> WORKLOAD.packets();
+                case "flink-heavy-hitters" -> topRecords;
+                case "flink-dedup", "flink-flow-meter" -> flows.size(); // first packets; one export per flow
+                default -> throw new AssertionError("new pipeline " + r.pipeline() + ": add its expected output");
+            };
+            assertThat(r.sinkRecords()).as(r.pipeline()).isEqualTo(expected);
+        }
+        String report = Report.markdown("### test", results, Pipelines.ALL);
+        for (Pipeline p : Pipelines.ALL) {
+            assertThat(report).contains("| " + p.name() + " | 60,000 |");
+        }
+    }
+}
