@@ -1,5 +1,9 @@
 package io.linerate.benchmarks.pipeline;
 
+import io.linerate.benchmarks.pipeline.linerate.LinerateDedup;
+import io.linerate.benchmarks.pipeline.linerate.LinerateFlowMeter;
+import io.linerate.benchmarks.pipeline.linerate.LinerateHeavyHitters;
+
 import io.linerate.benchmarks.pipeline.plain.DiscardPipeline;
 import io.linerate.benchmarks.pipeline.plain.FlinkDedup;
 import io.linerate.benchmarks.pipeline.plain.FlinkFlowMeter;
@@ -24,7 +28,10 @@ public final class Pipelines {
             new KeyedDiscardPipeline(),
             new FlinkHeavyHitters(),
             new FlinkDedup(),
-            new FlinkFlowMeter());
+            new FlinkFlowMeter(),
+            new LinerateHeavyHitters(),
+            new LinerateDedup(),
+            new LinerateFlowMeter());
 
     private Pipelines() {
     }

@@ -3,6 +3,7 @@ package io.linerate.benchmarks.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.linerate.benchmarks.flowtable.FlowKey;
+import io.linerate.benchmarks.pipeline.linerate.LinerateDedup;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,6 +23,7 @@ class PipelineRunnerTest {
     void everyPipelineRunsAndItsSinkSeesWhatTheJobMustEmit() throws Exception {
         PacketGenerator generator = new PacketGenerator(WORKLOAD);
         Set<FlowKey> flows = new HashSet<>();
+        Set<Long> linkWindows = new HashSet<>();
         List<Map<FlowKey, Long>> windows = new ArrayList<>();
         for (int i = 0; i < WORKLOAD.packets(); i++) {
             Packet p = generator.packet(i);
@@ -31,6 +33,7 @@ class PipelineRunnerTest {
                 windows.add(new HashMap<>());
             }
             windows.get(w).merge(p.flowKey(), 1L, Long::sum);
+            linkWindows.add((long) w << 32 | p.link());
         }
         long topRecords = windows.stream().mapToLong(w -> Math.min(PipelineSettings.TOP_K, w.size())).sum();
 
@@ -48,6 +51,16 @@ class PipelineRunnerTest {
                 case "discard", "keyed-discard" -> WORKLOAD.packets();
                 case "flink-heavy-hitters" -> topRecords;
                 case "flink-dedup", "flink-flow-meter" -> flows.size(); // first packets; one export per flow
+                // one export per flow: the stream is shorter than the idle timeout, the tables have headroom
+                case "linerate-flow-meter" -> flows.size();
+                case "linerate-heavy-hitters" -> linkWindows.size(); // one report per link and window
+                case "linerate-dedup" -> {
+                    // a first packet is flagged with probability <= FPP; allow 4 binomial standard deviations
+                    double mean = flows.size() * LinerateDedup.FPP;
+                    long flagged = flows.size() - r.sinkRecords();
+                    assertThat(flagged).as("first packets flagged").isBetween(0L, (long) (mean + 4 * Math.sqrt(mean)));
+                    yield r.sinkRecords();
+                }
                 default -> throw new AssertionError("new pipeline " + r.pipeline() + ": add its expected output");
             };
             assertThat(r.sinkRecords()).as(r.pipeline()).isEqualTo(expected);
