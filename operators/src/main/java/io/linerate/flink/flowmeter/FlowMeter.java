@@ -1,5 +1,6 @@
 package io.linerate.flink.flowmeter;
 
+import io.linerate.flink.items.TimestampOf;
 import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.sketches.flowtable.FlowExporter;
@@ -164,12 +165,6 @@ public final class FlowMeter<T, K> implements Serializable {
     @FunctionalInterface
     public interface TcpFlagsOf<T> extends Serializable {
         int tcpFlagsOf(T record);
-    }
-
-    /** The event timestamp of a packet record, in milliseconds. */
-    @FunctionalInterface
-    public interface TimestampOf<T> extends Serializable {
-        long timestampOf(T record);
     }
 
     /** Settings of a {@link FlowMeter}; ranges are checked when set and completeness by {@link #build}. */
