@@ -1,6 +1,8 @@
 package io.linerate.flink.heavyhitters;
 
+import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.items.ItemSelector;
+import io.linerate.flink.items.TimestampOf;
 import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.sketches.frequency.CountMinHeap;
@@ -30,7 +32,9 @@ import org.apache.flink.util.OutputTag;
  * item can have ({@link HeavyHitterReport#unmonitoredBound}) and whether the list is complete.
  *
  * <p>Usage: {@code detector.apply(keyedStream)}; then {@code getSideOutput(detector.lateTag(inputType))},
- * {@code getSideOutput(Rejected.tag(inputType))} and {@code getSideOutput(detector.alertTag(keyType))}.
+ * {@code getSideOutput(Rejected.tag(inputType))} and {@code getSideOutput(detector.alertTag(keyType))}. For batch
+ * records (several elements of one scope per Flink record):
+ * {@code detector.applyToBatches(batches, batchScope, elementsOf, elementType)}, whose side outputs carry elements.
  */
 public final class HeavyHitterDetector<T, K> implements Serializable {
 
@@ -56,6 +60,8 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
     final KeySelector<T, K> scope;
     final ItemSelector<T> item;
     final WeightOf<T> weight;
+    /** Event time per element, or null: the Flink record's (the batch record's) timestamp. */
+    final TimestampOf<T> timestamps;
     final long windowMillis;
     final long slideMillis;
     final int subWindows;
@@ -74,6 +80,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         this.scope = b.scope;
         this.item = b.item;
         this.weight = b.weight;
+        this.timestamps = b.timestamps;
         this.windowMillis = b.window.toMillis();
         this.slideMillis = b.slide.toMillis();
         this.subWindows = (int) (windowMillis / slideMillis);
@@ -113,7 +120,39 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         return new HeavyHittersOperator<>(this, inputType, keyType);
     }
 
-    /** Side output of records whose window was already reported (timestamp's window end ≤ watermark + 1). */
+    /**
+     * Applies the operator to a stream of batch records, each holding several elements of ONE scope (as the packet
+     * format carries a batch of packets of one observation point per Kafka record), keyed by {@code batchScope}.
+     * Every element of a batch is counted under the batch's scope (the detector's own scope selector is not applied
+     * to elements and not checked). The item, weight and timestamps selectors apply to each element; without
+     * {@link Builder#timestamps} every element has the batch record's timestamp.
+     *
+     * <p>Flink's per-record costs (network serialization, {@code keyBy}, state lookup) are paid once per batch: one
+     * state read and at most one state write per batch, then per element the same logic as {@link #apply}. Late
+     * elements go to {@link #lateTag lateTag(elementType)}, malformed ones to {@code Rejected.tag(elementType)}.
+     */
+    public <B> SingleOutputStreamOperator<HeavyHitterReport<K>> applyToBatches(DataStream<B> batches,
+            KeySelector<B, K> batchScope, ElementsOf<B, T> elements, TypeInformation<T> elementType) {
+        Objects.requireNonNull(batchScope, "batchScope");
+        Objects.requireNonNull(elements, "elements");
+        Objects.requireNonNull(elementType, "elementType");
+        KeyedStream<B, K> keyed = batches.keyBy(batchScope);
+        return keyed.transform("heavy-hitters-batches", HeavyHitterReport.typeInfo(keyed.getKeyType()),
+                batchOperator(keyed.getType(), elementType, keyed.getKeyType(), elements));
+    }
+
+    /** The batch operator itself (for test harnesses or {@code transform} on a stream keyed by the batch scope). */
+    public <B> HeavyHittersBatchOperator<B, T, K> batchOperator(TypeInformation<B> batchType,
+            TypeInformation<T> elementType, TypeInformation<K> keyType, ElementsOf<B, T> elements) {
+        Objects.requireNonNull(batchType, "batchType");
+        return new HeavyHittersBatchOperator<>(this, Objects.requireNonNull(elements, "elements"),
+                Objects.requireNonNull(elementType, "elementType"), keyType);
+    }
+
+    /**
+     * Side output of records (for batches: elements) whose window was already reported (timestamp's window end ≤
+     * watermark + 1).
+     */
     public static <T> OutputTag<T> lateTag(TypeInformation<T> inputType) {
         return new OutputTag<>(LATE_OUTPUT, inputType);
     }
@@ -184,6 +223,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         private final KeySelector<T, K> scope;
         private final ItemSelector<T> item;
         private WeightOf<T> weight = WeightOf.one();
+        private TimestampOf<T> timestamps;
         private Duration window = DEFAULT_WINDOW;
         private Duration slide = DEFAULT_WINDOW;
         private int k = DEFAULT_K;
@@ -206,6 +246,15 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         /** The weight of a record (default {@link WeightOf#one()}: count records; use the length to count bytes). */
         public Builder<T, K> weight(WeightOf<T> weight) {
             this.weight = Objects.requireNonNull(weight, "weight");
+            return this;
+        }
+
+        /**
+         * The event time of each record or batch element, in epoch ms (default: none, the Flink record's timestamp;
+         * for batches, the batch record's). A selector that throws sends the element to the malformed output.
+         */
+        public Builder<T, K> timestamps(TimestampOf<T> timestamps) {
+            this.timestamps = Objects.requireNonNull(timestamps, "timestamps");
             return this;
         }
 

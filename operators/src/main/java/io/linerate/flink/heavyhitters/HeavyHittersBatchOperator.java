@@ -1,0 +1,371 @@
+package io.linerate.flink.heavyhitters;
+
+import io.linerate.flink.items.ElementsOf;
+import io.linerate.flink.rejects.Rejected;
+import io.linerate.sketches.frequency.CountMinHeap;
+import io.linerate.sketches.frequency.HeavyHitter;
+import io.linerate.sketches.frequency.HeavyHitters;
+import io.linerate.sketches.frequency.SpaceSaving;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * The keyed heavy-hitters operator configured by a {@link HeavyHitterDetector}, over a stream of batch records
+ * {@code B} of one scope each, whose elements {@code T} ({@link ElementsOf}) are counted; {@link HeavyHittersOperator}
+ * is its single-record form (every record a batch of one). Its state per scope key is one {@link WindowRing} in a
+ * {@code ValueState} (serialized by {@link WindowRingSerializer}); it registers one event-time timer per key per
+ * window end, when a sub-window's first element arrives, and chains the next window end at each report while older
+ * sub-windows remain.
+ *
+ * <p>Per batch: at most one state read (only if an element is counted) and at most one state write (only if the ring
+ * changed). Per element: its event time (the detector's {@code timestamps} or the batch record's timestamp), the
+ * late check, one tracker update (the selector hashes the item once); no allocation beyond the user's selectors.
+ * Elements whose first window has been reported go to the late side output; elements without a timestamp, with a
+ * negative weight or an item the selector rejects go to the malformed output.
+ *
+ * <p>Written against {@link AbstractStreamOperator} rather than a {@code KeyedProcessFunction} so that the record's
+ * timestamp is read as a primitive (the function context boxes it).
+ */
+public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<HeavyHitterReport<K>>
+        implements OneInputStreamOperator<B, HeavyHitterReport<K>>, Triggerable<K, VoidNamespace> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final HeavyHitterDetector<T, K> spec;
+    private final ElementsOf<B, T> elements;
+    private final TypeInformation<T> elementType;
+    private final TypeInformation<K> keyType;
+
+    private transient ValueState<WindowRing> state;
+    private transient InternalTimerService<VoidNamespace> timers;
+    private transient OutputTag<T> lateTag;
+    private transient OutputTag<Rejected<T>> malformedTag;
+    private transient OutputTag<HeavyHitterAlert<K>> alertTag;
+    private transient Counter itemsProcessed;
+    private transient Counter malformedRecords;
+    private transient Counter lateRecords;
+    private transient Counter reportsEmitted;
+    private transient Counter alertsEmitted;
+    /** State bytes of the key last opened or reported (the {@code stateBytesPerKey} gauge). */
+    private transient long stateBytes;
+
+    /** The per-element path, created once in open(): no capturing lambda per batch. */
+    private transient Consumer<T> each;
+    /** Reused to emit late elements (Flink copies or serializes the value on the way out). */
+    private transient StreamRecord<T> lateRecord;
+    // The current batch, set before elements.forEach(..) and read by the per-element path.
+    private transient boolean batchHasTimestamp;
+    private transient long batchTimestamp;
+    private transient long watermark;
+    /** The key's ring, read at the batch's first counted element; null until then. */
+    private transient WindowRing ring;
+    private transient boolean ringChanged;
+
+    HeavyHittersBatchOperator(HeavyHitterDetector<T, K> spec, ElementsOf<B, T> elements,
+                              TypeInformation<T> elementType, TypeInformation<K> keyType) {
+        this.spec = spec;
+        this.elements = elements;
+        this.elementType = elementType;
+        this.keyType = keyType;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        state = getKeyedStateStore().getState(new ValueStateDescriptor<>("heavy-hitter-windows",
+                new WindowRingTypeInfo()));
+        timers = getInternalTimerService("heavy-hitter-window-ends", VoidNamespaceSerializer.INSTANCE, this);
+        lateTag = HeavyHitterDetector.lateTag(elementType);
+        malformedTag = HeavyHitterDetector.malformedTag(elementType);
+        alertTag = HeavyHitterDetector.alertTag(keyType);
+        itemsProcessed = getMetricGroup().counter("itemsProcessed");
+        malformedRecords = getMetricGroup().counter("malformedRecords");
+        lateRecords = getMetricGroup().counter("lateRecords");
+        reportsEmitted = getMetricGroup().counter("reportsEmitted");
+        alertsEmitted = getMetricGroup().counter("alertsEmitted");
+        getMetricGroup().gauge("stateBytesPerKey", () -> stateBytes);
+        each = this::processOne;
+        lateRecord = new StreamRecord<>(null);
+    }
+
+    @Override
+    public void processElement(StreamRecord<B> batch) throws Exception {
+        batchHasTimestamp = batch.hasTimestamp();
+        batchTimestamp = batchHasTimestamp ? batch.getTimestamp() : Long.MIN_VALUE;
+        watermark = timers.currentWatermark();
+        ring = null;
+        ringChanged = false;
+        try {
+            elements.forEach(batch.getValue(), each);
+            if (ringChanged) {
+                state.update(ring);
+            }
+        } finally {
+            ring = null;
+            lateRecord.replace(null);
+        }
+    }
+
+    /** One element of the current batch: the same logic for a single record (a batch of one) and a batch. */
+    private void processOne(T element) {
+        long ts;
+        if (spec.timestamps != null) {
+            try {
+                ts = spec.timestamps.timestampOf(element);
+            } catch (RuntimeException e) {
+                reject(element, batchHasTimestamp, batchTimestamp, "timestamp: " + e);
+                return;
+            }
+        } else if (batchHasTimestamp) {
+            ts = batchTimestamp;
+        } else {
+            reject(element, false, 0, "timestamp: the record has none; heavy hitters need event time");
+            return;
+        }
+        long slide = spec.slideMillis;
+        long sub = Math.floorDiv(ts, slide);
+        long firstEnd = sub * slide + slide; // end of the first (earliest-ending) window holding the element
+        if (firstEnd - 1 <= watermark) {
+            lateRecords.inc();
+            output.collect(lateTag, lateRecord.replace(element, ts));
+            return;
+        }
+        long weight;
+        try {
+            weight = spec.weight.weightOf(element);
+        } catch (RuntimeException e) {
+            reject(element, true, ts, "weight: " + e);
+            return;
+        }
+        if (weight < 0) {
+            reject(element, true, ts, "weight must be ≥ 0, got " + weight);
+            return;
+        }
+        WindowRing ring = ring();
+        int slot = ring.find(sub);
+        boolean opened = slot < 0;
+        if (opened) {
+            slot = ring.open(sub, spec.newTracker());
+        }
+        HeavyHitters tracker = ring.tracker(slot);
+        try {
+            spec.item.addTo(tracker, element, weight);
+        } catch (RuntimeException e) {
+            if (opened) {
+                ring.free(slot); // nothing was counted: leave the state as it was
+            }
+            reject(element, true, ts, "item: " + e.getMessage());
+            return;
+        }
+        itemsProcessed.inc();
+        ringChanged = true;
+        if (opened) {
+            timers.registerEventTimeTimer(VoidNamespace.INSTANCE, firstEnd - 1);
+            stateBytes = ring.memoryBytes();
+        }
+        if (spec.alerts()) {
+            checkAlert(ring, slot, tracker, element, ts);
+        }
+    }
+
+    /** The current key's ring: one state read per batch, at its first element that needs it. */
+    private WindowRing ring() {
+        if (ring == null) {
+            try {
+                ring = state.value();
+            } catch (IOException e) {
+                throw new UncheckedIOException("reading the heavy-hitter state", e);
+            }
+            if (ring == null) {
+                ring = new WindowRing(spec.subWindows);
+            }
+        }
+        return ring;
+    }
+
+    /** Alerts once per item per sub-window when the item's estimate right after this record crosses a threshold. */
+    private void checkAlert(WindowRing ring, int slot, HeavyHitters tracker, T element, long ts) {
+        long estimate = tracker.lastEstimate();
+        long n = tracker.totalWeight();
+        long threshold;
+        String kind;
+        if (spec.alertWeight > 0 && estimate >= spec.alertWeight) {
+            threshold = spec.alertWeight;
+            kind = HeavyHitterAlert.ABSOLUTE;
+        } else if (spec.alertFraction > 0 && n >= spec.alertMinWeight && estimate >= spec.alertFraction * n) {
+            threshold = (long) Math.ceil(spec.alertFraction * n);
+            kind = HeavyHitterAlert.FRACTION;
+        } else {
+            return;
+        }
+        if (!ring.markAlerted(slot, tracker.lastItemHash(), spec.capacity)) {
+            return;
+        }
+        HeavyHitterAlert<K> alert = new HeavyHitterAlert<>();
+        alert.key = currentKey();
+        alert.windowStart = ring.subWindow(slot) * spec.slideMillis;
+        alert.windowEnd = alert.windowStart + spec.slideMillis;
+        alert.timestamp = ts;
+        alert.item = String.valueOf(spec.item.itemOf(element)); // renders as present(trackerItem) does
+        alert.estimate = estimate;
+        alert.windowWeight = n;
+        alert.threshold = threshold;
+        alert.kind = kind;
+        alertsEmitted.inc();
+        output.collect(alertTag, new StreamRecord<>(alert, ts));
+    }
+
+    @SuppressWarnings("unchecked")
+    private K currentKey() {
+        return (K) getCurrentKey();
+    }
+
+    /** Sends {@code element} to the malformed output (a rare path: it allocates the {@code Rejected}). */
+    private void reject(T element, boolean hasTimestamp, long ts, String reason) {
+        malformedRecords.inc();
+        Rejected<T> rejected = new Rejected<>(element, reason);
+        output.collect(malformedTag, hasTimestamp ? new StreamRecord<>(rejected, ts) : new StreamRecord<>(rejected));
+    }
+
+    /** Window end − 1 reached: report the window, free its oldest sub-window, chain the next window end if needed. */
+    @Override
+    public void onEventTime(InternalTimer<K, VoidNamespace> timer) throws Exception {
+        WindowRing ring = state.value();
+        if (ring == null) {
+            return;
+        }
+        long slide = spec.slideMillis;
+        long end = timer.getTimestamp() + 1;
+        long last = Math.floorDiv(end, slide) - 1;
+        long first = last - spec.subWindows + 1;
+        emitReport(ring, first, last, timer.getTimestamp());
+        boolean more = false;
+        for (int i = 0; i < ring.slots(); i++) {
+            long s = ring.subWindow(i);
+            if (s == WindowRing.FREE) {
+                continue;
+            }
+            if (s <= first) {
+                ring.free(i); // no later window holds it
+            } else if (s <= last) {
+                more = true; // the next window still holds it
+            }
+        }
+        if (more) {
+            timers.registerEventTimeTimer(VoidNamespace.INSTANCE, timer.getTimestamp() + slide);
+        }
+        stateBytes = ring.memoryBytes();
+        if (ring.isEmpty()) {
+            state.clear();
+        } else {
+            state.update(ring);
+        }
+    }
+
+    private void emitReport(WindowRing ring, long first, long last, long timestamp) {
+        List<Integer> slots = new ArrayList<>();
+        for (int i = 0; i < ring.slots(); i++) {
+            long s = ring.subWindow(i);
+            if (s != WindowRing.FREE && s >= first && s <= last) {
+                slots.add(i);
+            }
+        }
+        if (slots.isEmpty()) {
+            return;
+        }
+        slots.sort(Comparator.comparingLong(ring::subWindow)); // merge in time order: same result after a restore
+        HeavyHitters window = ring.tracker(slots.get(0));
+        if (slots.size() > 1) {
+            window = copyOf(window);
+            for (int j = 1; j < slots.size(); j++) {
+                window.merge(ring.tracker(slots.get(j)));
+            }
+        }
+        long n = window.totalWeight();
+        HeavyHitterReport<K> report = new HeavyHitterReport<>();
+        report.key = currentKey();
+        report.windowStart = first * spec.slideMillis;
+        report.windowEnd = (last + 1) * spec.slideMillis;
+        report.totalWeight = n;
+        report.phi = spec.phi;
+        report.unmonitoredBound = unmonitoredBound(window);
+        report.complete = report.unmonitoredBound < spec.phi * n;
+        Set<String> seen = new HashSet<>();
+        for (HeavyHitter h : window.heavyHitters(spec.phi)) {
+            add(report, seen, h, n);
+        }
+        for (HeavyHitter h : window.topK(spec.k)) {
+            add(report, seen, h, n);
+        }
+        report.items.sort(Comparator.comparingLong((ReportedItem r) -> r.estimate).reversed()
+                .thenComparing(Comparator.comparingLong((ReportedItem r) -> r.lowerBound).reversed())
+                .thenComparing(r -> r.item));
+        reportsEmitted.inc();
+        output.collect(new StreamRecord<>(report, timestamp));
+    }
+
+    private void add(HeavyHitterReport<K> report, Set<String> seen, HeavyHitter h, long n) {
+        String item = String.valueOf(spec.item.present(h.item()));
+        if (seen.add(item)) {
+            report.items.add(new ReportedItem(item, h.estimate(), h.lowerBound(), h.upperBound(),
+                    h.upperBound() >= spec.phi * n));
+        }
+    }
+
+    private static HeavyHitters copyOf(HeavyHitters tracker) {
+        return tracker instanceof SpaceSaving ? SpaceSaving.fromByteArray(tracker.toByteArray())
+                : CountMinHeap.fromByteArray(tracker.toByteArray());
+    }
+
+    private static long unmonitoredBound(HeavyHitters tracker) {
+        return tracker instanceof SpaceSaving ss ? ss.unmonitoredBound() : ((CountMinHeap) tracker).unmonitoredBound();
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<K, VoidNamespace> timer) {
+        // event time only
+    }
+
+    long itemsProcessed() {
+        return itemsProcessed.getCount();
+    }
+
+    long malformedRecords() {
+        return malformedRecords.getCount();
+    }
+
+    long lateRecords() {
+        return lateRecords.getCount();
+    }
+
+    long reportsEmitted() {
+        return reportsEmitted.getCount();
+    }
+
+    long alertsEmitted() {
+        return alertsEmitted.getCount();
+    }
+
+    long stateBytesPerKey() {
+        return stateBytes;
+    }
+}
