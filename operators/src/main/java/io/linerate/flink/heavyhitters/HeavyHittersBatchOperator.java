@@ -77,7 +77,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private transient long batchTimestamp;
     private transient long watermark;
     /** The key's ring, read at the batch's first counted element; null until then. */
-    private transient WindowRing ring;
+    private transient WindowRing batchRing;
     private transient boolean ringChanged;
 
     HeavyHittersBatchOperator(HeavyHitterDetector<T, K> spec, ElementsOf<B, T> elements,
@@ -112,15 +112,15 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         batchHasTimestamp = batch.hasTimestamp();
         batchTimestamp = batchHasTimestamp ? batch.getTimestamp() : Long.MIN_VALUE;
         watermark = timers.currentWatermark();
-        ring = null;
+        batchRing = null;
         ringChanged = false;
         try {
             elements.forEach(batch.getValue(), each);
             if (ringChanged) {
-                state.update(ring);
+                state.update(batchRing);
             }
         } finally {
-            ring = null;
+            batchRing = null;
             lateRecord.replace(null);
         }
     }
@@ -189,17 +189,17 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
 
     /** The current key's ring: one state read per batch, at its first element that needs it. */
     private WindowRing ring() {
-        if (ring == null) {
+        if (batchRing == null) {
             try {
-                ring = state.value();
+                batchRing = state.value();
             } catch (IOException e) {
                 throw new UncheckedIOException("reading the heavy-hitter state", e);
             }
-            if (ring == null) {
-                ring = new WindowRing(spec.subWindows);
+            if (batchRing == null) {
+                batchRing = new WindowRing(spec.subWindows);
             }
         }
-        return ring;
+        return batchRing;
     }
 
     /** Alerts once per item per sub-window when the item's estimate right after this record crosses a threshold. */
