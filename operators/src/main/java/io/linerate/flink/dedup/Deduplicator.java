@@ -1,6 +1,8 @@
 package io.linerate.flink.dedup;
 
+import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.items.ItemSelector;
+import io.linerate.flink.items.TimestampOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.sketches.hash.ItemHasher;
 
@@ -54,6 +56,7 @@ public final class Deduplicator<T, K> implements Serializable {
     private final TypeInformation<K> scopeType;
     private final ItemSelector<T> item;
     private final boolean eventTime;
+    private final TimestampOf<T> timestamps;
     private final DedupSizing sizing;
 
     private Deduplicator(Builder<T, K> b, DedupSizing sizing) {
@@ -61,6 +64,7 @@ public final class Deduplicator<T, K> implements Serializable {
         this.scopeType = b.scopeType;
         this.item = b.item;
         this.eventTime = b.eventTime;
+        this.timestamps = b.timestamps;
         this.sizing = sizing;
     }
 
@@ -73,7 +77,7 @@ public final class Deduplicator<T, K> implements Serializable {
         return new OutputTag<>(DUPLICATES, Objects.requireNonNull(inputType, "inputType"));
     }
 
-    /** Keys {@code input} by the scope and deduplicates it. */
+    /** Keys {@code input} by the scope and deduplicates it (each record is one element: a batch of one). */
     public DedupStreams<T> apply(DataStream<T> input) {
         TypeInformation<T> type = input.getType();
         KeyedStream<T, K> keyed = scopeType == null ? input.keyBy(scope) : input.keyBy(scope, scopeType);
@@ -82,9 +86,42 @@ public final class Deduplicator<T, K> implements Serializable {
                 firsts.getSideOutput(Rejected.tag(type)));
     }
 
+    /**
+     * Keys {@code batches} by {@code batchScope} and deduplicates their elements, each under its batch's scope
+     * (every element of a batch is taken to belong to that scope; this is not checked per element). The item
+     * selector, {@link Builder#timestamps timestamps} and {@link #scope()} of this deduplicator are over the
+     * element type T; {@link #scope()} is not used here.
+     *
+     * <p>Per batch one state read and at most one state write; per element the same logic as {@link #apply}.
+     * The outputs are elements: first occurrences on the main output, probable duplicates on
+     * {@link #duplicatesTag duplicatesTag(elementType)}, malformed elements on {@code Rejected.tag(elementType)}.
+     * An element emitted downstream is copied or serialized by Flink, so a flyweight element
+     * ({@link ElementsOf}) is safe. Event time per element: {@link Builder#timestamps} if set, else the batch
+     * record's Flink timestamp for all its elements.
+     */
+    public <B> DedupStreams<T> applyToBatches(DataStream<B> batches, KeySelector<B, K> batchScope,
+                                              ElementsOf<B, T> elements, TypeInformation<T> elementType) {
+        Objects.requireNonNull(batchScope, "batchScope");
+        KeyedStream<B, K> keyed = scopeType == null ? batches.keyBy(batchScope) : batches.keyBy(batchScope, scopeType);
+        SingleOutputStreamOperator<T> firsts = keyed.process(batchFunction(elementType, elements), elementType)
+                .name("dedup");
+        return new DedupStreams<>(firsts, firsts.getSideOutput(duplicatesTag(elementType)),
+                firsts.getSideOutput(Rejected.tag(elementType)));
+    }
+
     /** The keyed function (for a harness or a custom topology); its input must be keyed by {@link #scope()}. */
-    public DedupFunction<K, T> function(TypeInformation<T> inputType) {
-        return new DedupFunction<>(item, sizing, eventTime, inputType);
+    public DedupFunction<K, T, T> function(TypeInformation<T> inputType) {
+        return new DedupFunction<>(item, sizing, eventTime, timestamps, DedupFunction.single(),
+                Objects.requireNonNull(inputType, "inputType"));
+    }
+
+    /**
+     * The keyed function over batches (for a harness or a custom topology); its input must be keyed by the
+     * batches' scope. Outputs as in {@link #applyToBatches}.
+     */
+    public <B> DedupFunction<K, B, T> batchFunction(TypeInformation<T> elementType, ElementsOf<B, T> elements) {
+        return new DedupFunction<>(item, sizing, eventTime, timestamps, elements,
+                Objects.requireNonNull(elementType, "elementType"));
     }
 
     public KeySelector<T, K> scope() {
@@ -114,6 +151,7 @@ public final class Deduplicator<T, K> implements Serializable {
         private ItemSelector<T> item;
         private Duration horizon;
         private Boolean eventTime;
+        private TimestampOf<T> timestamps;
         private double expectedRate = Double.NaN;
         private double fpp = Double.NaN;
         private int generations = DEFAULT_GENERATIONS;
@@ -151,6 +189,16 @@ public final class Deduplicator<T, K> implements Serializable {
         /** Time is the record timestamps and the watermark. */
         public Builder<T, K> eventTime() {
             this.eventTime = true;
+            return this;
+        }
+
+        /**
+         * Event time of each record or batch element (epoch ms), instead of the Flink record timestamp; needed
+         * when the elements of one batch record have their own times. Only with {@link #eventTime()}. An element
+         * whose timestamp function throws is malformed ({@code timestamp: <message>}).
+         */
+        public Builder<T, K> timestamps(TimestampOf<T> timestamps) {
+            this.timestamps = timestamps;
             return this;
         }
 
@@ -199,6 +247,7 @@ public final class Deduplicator<T, K> implements Serializable {
             require(scope != null, "scope must be set");
             require(item != null, "item must be set");
             require(eventTime != null, "time must be chosen: call eventTime() or processingTime()");
+            require(timestamps == null || eventTime, "timestamps(..) needs eventTime(), got processingTime()");
             require(horizon != null, "horizon must be set");
             require(!horizon.isNegative() && !horizon.isZero(),
                     "horizon must be > 0, got " + horizon);
