@@ -21,29 +21,44 @@ import org.apache.flink.util.OutputTag;
  * main output, probable duplicates go to the {@link #duplicatesTag duplicates} side output (and are counted),
  * never dropped.
  *
- * <p>Each key keeps g generations of span S = ⌈H / (g − 1)⌉ ({@link DedupSizing}); a record is tested against all
- * of them and inserted into the current one (a repeat refreshes its item); at every S a timer drops the oldest.
+ * <p>Each key keeps g generations of span S = ⌈H / (g − 1)⌉ ({@link DedupSizing}). A record is first tested
+ * against the current generation: if that probably holds its item, it is a duplicate and nothing is written;
+ * otherwise it is tested against the older generations and inserted into the current one (a repeat found only in
+ * an older generation is refreshed). At every S a timer drops the oldest generation. So a generation receives at
+ * most one insertion per distinct item during its span, whatever the number of records.
+ *
+ * <p>Records or batches: {@link #apply} takes a stream of records; {@link #applyToBatches} a stream of batch
+ * records, each carrying several elements of one scope ({@link ElementsOf}), at one state read and at most one
+ * state write per batch. Both run the same per-element logic; everything below holds per element.
  *
  * <p><b>Guarantees.</b> Let a key's clock be the largest time it has seen: in processing time the processing time;
  * in event time the larger of the watermark and the record timestamps of that key.
  * <ol>
- *   <li><i>No false negatives inside the horizon.</i> A record is flagged whenever an earlier record of the same
- *       key and item had a timestamp at least clock − H. An item inserted at clock T stays in generation
- *       ⌊T/S⌋ until the clock reaches (⌊T/S⌋ + g)·S &gt; T + (g − 1)·S ≥ T + H, and Bloom filters have no false
- *       negatives. In particular, with timestamps in order per key (always, in processing time), every repeat
- *       within H of the previous occurrence is flagged. Repeats up to g·S = H·g/(g − 1) apart may be flagged too.</li>
+ *   <li><i>No false negatives inside the horizon</i> (deterministic, not a probability). A record is flagged
+ *       whenever an earlier record of the same key and item had a timestamp at least clock − H. Invariant: after
+ *       an occurrence is processed at clock T, generation ⌊T/S⌋ answers "present" for its item — either the item
+ *       was inserted, or the test of that generation already answered "present" (a true or a false positive:
+ *       the bits that answer are set and stay set). A filter's bits are only cleared with its whole generation,
+ *       which happens when the clock reaches (⌊T/S⌋ + g)·S &gt; T + (g − 1)·S ≥ T + H, and Bloom filters have
+ *       no false negatives. So skipping the write of a repeat (even on a false positive) never shortens what is
+ *       remembered. In particular, with timestamps in order per key (always, in processing time), every repeat
+ *       within H of the previous occurrence is flagged. Repeats up to g·S = H·g/(g − 1) apart may be flagged
+ *       too.</li>
  *   <li><i>Bounded false positives.</i> While a key receives at most {@code expectedRate} distinct items per
- *       second, a record whose item is new is flagged with probability at most p: each of the ≤ g generations it
- *       is tested against holds ≤ n = ⌈rate·S⌉ items and is sized for false-positive probability
- *       p<sub>g</sub> = 1 − (1 − p)<sup>1/g</sup>, so P(flagged) ≤ 1 − (1 − p<sub>g</sub>)<sup>g</sup> = p.</li>
+ *       second (so at most n = ⌈rate·S⌉ distinct items in any span S; repeats do not count, since a generation
+ *       takes at most one insertion per distinct item), a record whose item is new is flagged with probability at
+ *       most p: each of the ≤ g generations it is tested against holds ≤ n items and is sized for false-positive
+ *       probability p<sub>g</sub> = 1 − (1 − p)<sup>1/g</sup>, so P(flagged) ≤ 1 − (1 − p<sub>g</sub>)<sup>g</sup>
+ *       = p.</li>
  * </ol>
  * Above the rate the false-positive probability grows (never the false negatives): the {@code estimatedFpp}
  * gauge reports it from the filters' fill and {@code overCapacityGenerations} counts generations that closed
  * with more than n distinct items.
  *
- * <p>Event time: a record with a timestamp more than H behind its key's clock is counted in {@code lateRecords}
- * and still deduplicated against what the key remembers (guarantee 1 covers the occurrences at least clock − H);
- * a record without a timestamp is malformed.
+ * <p>Event time: a record's time is {@link Builder#timestamps} of it if set, else its Flink record timestamp (for a
+ * batch element: the batch record's). A record with a time more than H behind its key's clock is counted in
+ * {@code lateRecords} and still deduplicated against what the key remembers (guarantee 1 covers the occurrences
+ * at least clock − H); a record without a time (or whose timestamp function throws) is malformed.
  */
 public final class Deduplicator<T, K> implements Serializable {
 
@@ -208,7 +223,11 @@ public final class Deduplicator<T, K> implements Serializable {
             return this;
         }
 
-        /** Distinct items per second per key the false-positive target is met for (&gt; 0). */
+        /**
+         * Distinct items per second per key the false-positive target is met for (&gt; 0): a generation of span S
+         * is sized for n = ⌈rate·S⌉ distinct items. Repeats do not count (a generation takes at most one insertion
+         * per distinct item), so this is the number of flows / event ids per second, not the record rate.
+         */
         public Builder<T, K> expectedRate(double itemsPerSecond) {
             this.expectedRate = itemsPerSecond;
             return this;
