@@ -1,13 +1,19 @@
 package io.linerate.flink.dedup;
 
+import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.items.ItemSelector;
+import io.linerate.flink.items.TimestampOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.sketches.hash.ItemHasher;
 
+import java.io.IOException;
+import java.util.Objects;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
@@ -20,18 +26,25 @@ import org.apache.flink.util.OutputTag;
  * The deduplication operator's function, one {@link GenerationRing} per scope key. Build it with
  * {@link Deduplicator}; the {@link Deduplicator} Javadoc states the guarantees.
  *
- * <p>Per record: one hash h1 of the item (h2 = {@link ItemHasher#h2}), one cache line per kept generation, no
- * allocation (a generation's filter is allocated when it receives its first item, once per key per span). First
- * occurrences go to the main output, probable duplicates to {@link Deduplicator#duplicatesTag}, records whose item
- * or timestamp is unusable to {@link Rejected#tag}. One rotation timer per key per span S.
+ * <p>Its input records are batches {@code B} of elements {@code T} of one scope ({@link ElementsOf}); a plain
+ * stream of records is the special case of batches of one ({@code B = T}, {@link #single()}), so records and
+ * batch elements share one per-element code path. Per batch: one {@code state.value()}, at most one
+ * {@code state.update()} (only if the ring changed), one rotation-timer check. Per element: one hash h1 of the
+ * item (h2 = {@link ItemHasher#h2}), one cache line for a repeat already in the current generation and at most one
+ * per kept generation otherwise, no allocation (a generation's filter is allocated when it receives its first
+ * item, once per key per span). First-occurrence elements go to the main output, probable duplicates to
+ * {@link Deduplicator#duplicatesTag}, elements whose item or timestamp is unusable to {@link Rejected#tag}.
+ * One rotation timer per key per span S.
  */
-public final class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
+public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> {
 
     private static final long serialVersionUID = 1L;
 
     private final ItemSelector<T> item;
     private final DedupSizing sizing;
     private final boolean eventTime;
+    private final TimestampOf<T> timestamps; // null: the (batch) record's Flink timestamp
+    private final ElementsOf<B, T> elements;
     private final OutputTag<T> duplicates;
     private final OutputTag<Rejected<T>> malformed;
 
@@ -46,12 +59,41 @@ public final class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
     private transient long fppEpoch;
     private transient volatile double fppOfLatestRotation; // read by metric reporters
 
-    DedupFunction(ItemSelector<T> item, DedupSizing sizing, boolean eventTime, TypeInformation<T> inputType) {
+    // the batch being processed: set before elements.forEach, read by each (no capturing lambda per batch)
+    private transient Consumer<T> each;
+    private transient Context ctx;
+    private transient Collector<T> out;
+    private transient GenerationRing ring;
+    private transient boolean dirty;
+    private transient boolean hasBatchTime;
+    private transient long batchTime;
+    private transient long watermark;
+    private transient long processingTime;
+
+    DedupFunction(ItemSelector<T> item, DedupSizing sizing, boolean eventTime, TimestampOf<T> timestamps,
+                  ElementsOf<B, T> elements, TypeInformation<T> elementType) {
         this.item = item;
         this.sizing = sizing;
         this.eventTime = eventTime;
-        this.duplicates = Deduplicator.duplicatesTag(inputType);
-        this.malformed = Rejected.tag(inputType);
+        this.timestamps = timestamps;
+        this.elements = Objects.requireNonNull(elements, "elements");
+        this.duplicates = Deduplicator.duplicatesTag(elementType);
+        this.malformed = Rejected.tag(elementType);
+    }
+
+    /** The elements of a plain record: the record itself (batches of one). */
+    @SuppressWarnings("unchecked")
+    static <T> ElementsOf<T, T> single() {
+        return (ElementsOf<T, T>) Single.INSTANCE;
+    }
+
+    private enum Single implements ElementsOf<Object, Object> {
+        INSTANCE;
+
+        @Override
+        public void forEach(Object record, Consumer<? super Object> each) {
+            each.accept(record);
+        }
     }
 
     @Override
@@ -69,37 +111,76 @@ public final class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
         metrics.gauge("stateBytesPerKey", (Gauge<Long>) () -> stateBytes);
         metrics.gauge("estimatedFpp", (Gauge<Double>) () -> fppOfLatestRotation);
         fppEpoch = Long.MIN_VALUE;
+        each = this::processElementOfBatch; // allocated once, not per batch
     }
 
     @Override
-    public void processElement(T record, Context ctx, Collector<T> out) throws Exception {
+    public void processElement(B batch, Context ctx, Collector<T> out) throws Exception {
         TimerService timers = ctx.timerService();
+        this.ctx = ctx;
+        this.out = out;
+        if (eventTime) {
+            watermark = timers.currentWatermark();
+            if (timestamps == null) {
+                Long ts = ctx.timestamp(); // once per batch
+                hasBatchTime = ts != null;
+                batchTime = hasBatchTime ? ts : 0;
+            }
+        } else {
+            processingTime = timers.currentProcessingTime();
+        }
+        ring = state.value();
+        dirty = false;
+        try {
+            elements.forEach(batch, each);
+            if (ring != null) {
+                dirty |= scheduleRotation(ring, timers);
+                if (dirty) {
+                    state.update(ring);
+                }
+            }
+        } finally {
+            this.ctx = null;
+            this.out = null;
+            this.ring = null;
+        }
+    }
+
+    /** The per-element path, shared by plain records and batch elements; reads the batch context fields. */
+    private void processElementOfBatch(T element) {
         long time;
         long clock;
         if (eventTime) {
-            Long ts = ctx.timestamp();
-            if (ts == null) {
-                reject(ctx, record, "timestamp: missing; event-time deduplication needs record timestamps");
+            if (timestamps != null) {
+                try {
+                    time = timestamps.timestampOf(element);
+                } catch (RuntimeException e) {
+                    reject(element, "timestamp: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+                    return;
+                }
+            } else if (hasBatchTime) {
+                time = batchTime;
+            } else {
+                reject(element, "timestamp: missing; event-time deduplication needs record timestamps");
                 return;
             }
-            time = ts;
-            clock = Math.max(time, timers.currentWatermark());
+            clock = Math.max(time, watermark);
         } else {
-            time = timers.currentProcessingTime();
+            time = processingTime;
             clock = time;
         }
         long h1;
         try {
-            h1 = item.hash(hasher, record);
+            h1 = item.hash(hasher, element);
         } catch (RuntimeException e) { // the selector's IllegalArgumentException, or a user lambda's own failure
-            reject(ctx, record, "item: " + (e instanceof IllegalArgumentException ? e.getMessage() : e.toString()));
+            reject(element, "item: " + (e instanceof IllegalArgumentException ? e.getMessage() : e.toString()));
             return;
         }
         itemsProcessed.inc();
-        GenerationRing ring = state.value();
-        boolean dirty = false;
+        GenerationRing ring = this.ring;
         if (ring == null) {
             ring = new GenerationRing(sizing.generations(), sizing.seed(), sizing.epochOf(clock), clock);
+            this.ring = ring;
             dirty = true;
         } else if (clock > ring.clock()) {
             ring.clock(clock);
@@ -114,15 +195,11 @@ public final class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
         int result = ring.testAndPut(h1, ItemHasher.h2(h1), sizing);
         if ((result & GenerationRing.SEEN) != 0) {
             duplicatesFlagged.inc();
-            ctx.output(duplicates, record);
+            ctx.output(duplicates, element);
         } else {
-            out.collect(record);
+            out.collect(element);
         }
         dirty |= (result & GenerationRing.CHANGED) != 0;
-        dirty |= scheduleRotation(ring, timers);
-        if (dirty) {
-            state.update(ring);
-        }
     }
 
     @Override
@@ -199,9 +276,21 @@ public final class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
         }
     }
 
-    private void reject(Context ctx, T record, String reason) {
+    private void reject(T element, String reason) {
         malformedRecords.inc();
-        ctx.output(malformed, new Rejected<>(record, reason));
+        ctx.output(malformed, new Rejected<>(element, reason));
+    }
+
+    /** The ring of the harness's current key (tests). */
+    GenerationRing currentRing() throws IOException {
+        return state.value();
+    }
+
+    /** Serialized bytes of a ring as the state backend would store it (tests). */
+    byte[] image(GenerationRing ring) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        new GenerationRingSerializer(sizing.shape()).serialize(ring, out);
+        return out.getCopyOfBuffer();
     }
 
     long itemsProcessed() {

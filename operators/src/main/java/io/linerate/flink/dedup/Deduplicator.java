@@ -1,6 +1,8 @@
 package io.linerate.flink.dedup;
 
+import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.items.ItemSelector;
+import io.linerate.flink.items.TimestampOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.sketches.hash.ItemHasher;
 
@@ -19,29 +21,44 @@ import org.apache.flink.util.OutputTag;
  * main output, probable duplicates go to the {@link #duplicatesTag duplicates} side output (and are counted),
  * never dropped.
  *
- * <p>Each key keeps g generations of span S = ⌈H / (g − 1)⌉ ({@link DedupSizing}); a record is tested against all
- * of them and inserted into the current one (a repeat refreshes its item); at every S a timer drops the oldest.
+ * <p>Each key keeps g generations of span S = ⌈H / (g − 1)⌉ ({@link DedupSizing}). A record is first tested
+ * against the current generation: if that probably holds its item, it is a duplicate and nothing is written;
+ * otherwise it is tested against the older generations and inserted into the current one (a repeat found only in
+ * an older generation is refreshed). At every S a timer drops the oldest generation. So a generation receives at
+ * most one insertion per distinct item during its span, whatever the number of records.
+ *
+ * <p>Records or batches: {@link #apply} takes a stream of records; {@link #applyToBatches} a stream of batch
+ * records, each carrying several elements of one scope ({@link ElementsOf}), at one state read and at most one
+ * state write per batch. Both run the same per-element logic; everything below holds per element.
  *
  * <p><b>Guarantees.</b> Let a key's clock be the largest time it has seen: in processing time the processing time;
  * in event time the larger of the watermark and the record timestamps of that key.
  * <ol>
- *   <li><i>No false negatives inside the horizon.</i> A record is flagged whenever an earlier record of the same
- *       key and item had a timestamp at least clock − H. An item inserted at clock T stays in generation
- *       ⌊T/S⌋ until the clock reaches (⌊T/S⌋ + g)·S &gt; T + (g − 1)·S ≥ T + H, and Bloom filters have no false
- *       negatives. In particular, with timestamps in order per key (always, in processing time), every repeat
- *       within H of the previous occurrence is flagged. Repeats up to g·S = H·g/(g − 1) apart may be flagged too.</li>
+ *   <li><i>No false negatives inside the horizon</i> (deterministic, not a probability). A record is flagged
+ *       whenever an earlier record of the same key and item had a timestamp at least clock − H. Invariant: after
+ *       an occurrence is processed at clock T, generation ⌊T/S⌋ answers "present" for its item — either the item
+ *       was inserted, or the test of that generation already answered "present" (a true or a false positive:
+ *       the bits that answer are set and stay set). A filter's bits are only cleared with its whole generation,
+ *       which happens when the clock reaches (⌊T/S⌋ + g)·S &gt; T + (g − 1)·S ≥ T + H, and Bloom filters have
+ *       no false negatives. So skipping the write of a repeat (even on a false positive) never shortens what is
+ *       remembered. In particular, with timestamps in order per key (always, in processing time), every repeat
+ *       within H of the previous occurrence is flagged. Repeats up to g·S = H·g/(g − 1) apart may be flagged
+ *       too.</li>
  *   <li><i>Bounded false positives.</i> While a key receives at most {@code expectedRate} distinct items per
- *       second, a record whose item is new is flagged with probability at most p: each of the ≤ g generations it
- *       is tested against holds ≤ n = ⌈rate·S⌉ items and is sized for false-positive probability
- *       p<sub>g</sub> = 1 − (1 − p)<sup>1/g</sup>, so P(flagged) ≤ 1 − (1 − p<sub>g</sub>)<sup>g</sup> = p.</li>
+ *       second (so at most n = ⌈rate·S⌉ distinct items in any span S; repeats do not count, since a generation
+ *       takes at most one insertion per distinct item), a record whose item is new is flagged with probability at
+ *       most p: each of the ≤ g generations it is tested against holds ≤ n items and is sized for false-positive
+ *       probability p<sub>g</sub> = 1 − (1 − p)<sup>1/g</sup>, so P(flagged) ≤ 1 − (1 − p<sub>g</sub>)<sup>g</sup>
+ *       = p.</li>
  * </ol>
  * Above the rate the false-positive probability grows (never the false negatives): the {@code estimatedFpp}
  * gauge reports it from the filters' fill and {@code overCapacityGenerations} counts generations that closed
  * with more than n distinct items.
  *
- * <p>Event time: a record with a timestamp more than H behind its key's clock is counted in {@code lateRecords}
- * and still deduplicated against what the key remembers (guarantee 1 covers the occurrences at least clock − H);
- * a record without a timestamp is malformed.
+ * <p>Event time: a record's time is {@link Builder#timestamps} of it if set, else its Flink record timestamp (for a
+ * batch element: the batch record's). A record with a time more than H behind its key's clock is counted in
+ * {@code lateRecords} and still deduplicated against what the key remembers (guarantee 1 covers the occurrences
+ * at least clock − H); a record without a time (or whose timestamp function throws) is malformed.
  */
 public final class Deduplicator<T, K> implements Serializable {
 
@@ -54,6 +71,7 @@ public final class Deduplicator<T, K> implements Serializable {
     private final TypeInformation<K> scopeType;
     private final ItemSelector<T> item;
     private final boolean eventTime;
+    private final TimestampOf<T> timestamps;
     private final DedupSizing sizing;
 
     private Deduplicator(Builder<T, K> b, DedupSizing sizing) {
@@ -61,6 +79,7 @@ public final class Deduplicator<T, K> implements Serializable {
         this.scopeType = b.scopeType;
         this.item = b.item;
         this.eventTime = b.eventTime;
+        this.timestamps = b.timestamps;
         this.sizing = sizing;
     }
 
@@ -73,7 +92,7 @@ public final class Deduplicator<T, K> implements Serializable {
         return new OutputTag<>(DUPLICATES, Objects.requireNonNull(inputType, "inputType"));
     }
 
-    /** Keys {@code input} by the scope and deduplicates it. */
+    /** Keys {@code input} by the scope and deduplicates it (each record is one element: a batch of one). */
     public DedupStreams<T> apply(DataStream<T> input) {
         TypeInformation<T> type = input.getType();
         KeyedStream<T, K> keyed = scopeType == null ? input.keyBy(scope) : input.keyBy(scope, scopeType);
@@ -82,9 +101,42 @@ public final class Deduplicator<T, K> implements Serializable {
                 firsts.getSideOutput(Rejected.tag(type)));
     }
 
+    /**
+     * Keys {@code batches} by {@code batchScope} and deduplicates their elements, each under its batch's scope
+     * (every element of a batch is taken to belong to that scope; this is not checked per element). The item
+     * selector, {@link Builder#timestamps timestamps} and {@link #scope()} of this deduplicator are over the
+     * element type T; {@link #scope()} is not used here.
+     *
+     * <p>Per batch one state read and at most one state write; per element the same logic as {@link #apply}.
+     * The outputs are elements: first occurrences on the main output, probable duplicates on
+     * {@link #duplicatesTag duplicatesTag(elementType)}, malformed elements on {@code Rejected.tag(elementType)}.
+     * An element emitted downstream is copied or serialized by Flink, so a flyweight element
+     * ({@link ElementsOf}) is safe. Event time per element: {@link Builder#timestamps} if set, else the batch
+     * record's Flink timestamp for all its elements.
+     */
+    public <B> DedupStreams<T> applyToBatches(DataStream<B> batches, KeySelector<B, K> batchScope,
+                                              ElementsOf<B, T> elements, TypeInformation<T> elementType) {
+        Objects.requireNonNull(batchScope, "batchScope");
+        KeyedStream<B, K> keyed = scopeType == null ? batches.keyBy(batchScope) : batches.keyBy(batchScope, scopeType);
+        SingleOutputStreamOperator<T> firsts = keyed.process(batchFunction(elementType, elements), elementType)
+                .name("dedup");
+        return new DedupStreams<>(firsts, firsts.getSideOutput(duplicatesTag(elementType)),
+                firsts.getSideOutput(Rejected.tag(elementType)));
+    }
+
     /** The keyed function (for a harness or a custom topology); its input must be keyed by {@link #scope()}. */
-    public DedupFunction<K, T> function(TypeInformation<T> inputType) {
-        return new DedupFunction<>(item, sizing, eventTime, inputType);
+    public DedupFunction<K, T, T> function(TypeInformation<T> inputType) {
+        return new DedupFunction<>(item, sizing, eventTime, timestamps, DedupFunction.single(),
+                Objects.requireNonNull(inputType, "inputType"));
+    }
+
+    /**
+     * The keyed function over batches (for a harness or a custom topology); its input must be keyed by the
+     * batches' scope. Outputs as in {@link #applyToBatches}.
+     */
+    public <B> DedupFunction<K, B, T> batchFunction(TypeInformation<T> elementType, ElementsOf<B, T> elements) {
+        return new DedupFunction<>(item, sizing, eventTime, timestamps, elements,
+                Objects.requireNonNull(elementType, "elementType"));
     }
 
     public KeySelector<T, K> scope() {
@@ -114,6 +166,7 @@ public final class Deduplicator<T, K> implements Serializable {
         private ItemSelector<T> item;
         private Duration horizon;
         private Boolean eventTime;
+        private TimestampOf<T> timestamps;
         private double expectedRate = Double.NaN;
         private double fpp = Double.NaN;
         private int generations = DEFAULT_GENERATIONS;
@@ -154,13 +207,27 @@ public final class Deduplicator<T, K> implements Serializable {
             return this;
         }
 
+        /**
+         * Event time of each record or batch element (epoch ms), instead of the Flink record timestamp; needed
+         * when the elements of one batch record have their own times. Only with {@link #eventTime()}. An element
+         * whose timestamp function throws is malformed ({@code timestamp: <message>}).
+         */
+        public Builder<T, K> timestamps(TimestampOf<T> timestamps) {
+            this.timestamps = timestamps;
+            return this;
+        }
+
         /** Time is the operator's processing time. */
         public Builder<T, K> processingTime() {
             this.eventTime = false;
             return this;
         }
 
-        /** Distinct items per second per key the false-positive target is met for (&gt; 0). */
+        /**
+         * Distinct items per second per key the false-positive target is met for (&gt; 0): a generation of span S
+         * is sized for n = ⌈rate·S⌉ distinct items. Repeats do not count (a generation takes at most one insertion
+         * per distinct item), so this is the number of flows / event ids per second, not the record rate.
+         */
         public Builder<T, K> expectedRate(double itemsPerSecond) {
             this.expectedRate = itemsPerSecond;
             return this;
@@ -199,6 +266,7 @@ public final class Deduplicator<T, K> implements Serializable {
             require(scope != null, "scope must be set");
             require(item != null, "item must be set");
             require(eventTime != null, "time must be chosen: call eventTime() or processingTime()");
+            require(timestamps == null || eventTime, "timestamps(..) needs eventTime(), got processingTime()");
             require(horizon != null, "horizon must be set");
             require(!horizon.isNegative() && !horizon.isZero(),
                     "horizon must be > 0, got " + horizon);

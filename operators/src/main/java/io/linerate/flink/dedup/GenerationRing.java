@@ -45,32 +45,43 @@ public final class GenerationRing {
     }
 
     /**
-     * Tests all kept generations for the item (h1, h2) and inserts it into the current one (creating that
-     * generation with {@code sizing} if it is empty), so a repeat refreshes the item's age.
+     * Tests the item (h1, h2) and makes sure the current generation answers "present" for it from now on:
+     * <ol>
+     *   <li>If the current generation probably holds it ({@code mightContain}), it is a duplicate and nothing is
+     *       written: the current generation already answers "present" for it, and a filter's bits are only
+     *       cleared when its whole generation is dropped, so an insert would change nothing (every bit it would
+     *       set is set) and the item is remembered exactly as long as if it had been inserted. This is also the
+     *       case of a false positive in the current generation: the answer is "present" all the same, so
+     *       the no-false-negative guarantee does not depend on it. One cache line, no write.</li>
+     *   <li>Otherwise the older generations are tested, and the item is inserted into the current one (creating
+     *       it with {@code sizing} if it is empty): a repeat found only in an older generation is refreshed.</li>
+     * </ol>
+     * Hence a generation receives at most one insertion per distinct item during its span: its load is the
+     * number of distinct items seen in the span, whatever the number of records.
      *
      * @return {@link #SEEN} if some generation probably holds the item, or-ed with {@link #CHANGED} if the
      *     ring changed
      */
     int testAndPut(long h1, long h2, DedupSizing sizing) {
         int current = slot(epoch);
+        BlockedBloomFilter f = generations[current];
+        if (f != null && f.mightContain(h1, h2)) {
+            return SEEN;
+        }
         boolean seen = false;
         for (int i = 0; i < generations.length; i++) {
-            BlockedBloomFilter f = generations[i];
-            if (i != current && f != null) {
-                seen |= f.mightContain(h1, h2);
+            BlockedBloomFilter older = generations[i];
+            if (i != current && older != null) {
+                seen |= older.mightContain(h1, h2);
             }
         }
-        BlockedBloomFilter f = generations[current];
-        boolean created = f == null;
-        if (created) {
+        if (f == null) {
             f = sizing.newGeneration();
             generations[current] = f;
         }
-        boolean added = f.put(h1, h2); // false: all its bits were set, i.e. probably present in this generation
-        if (added) {
-            inserted[current]++;
-        }
-        return (seen || !added ? SEEN : 0) | (added || created ? CHANGED : 0);
+        f.put(h1, h2); // sets at least one bit: the filter did not answer "present"
+        inserted[current]++;
+        return (seen ? SEEN : 0) | CHANGED;
     }
 
     /**

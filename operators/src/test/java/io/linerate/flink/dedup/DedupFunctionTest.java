@@ -214,6 +214,33 @@ class DedupFunctionTest {
     }
 
     @Test
+    void theRateIsDistinctItemsRepeatsInsideASpanDoNotLoadTheFilters() throws Exception {
+        double p = 0.01;
+        var dedup = DedupHarnesses.builder(H, G).processingTime().expectedRate(1000).fpp(p).build();
+        Run run = DedupHarnesses.open(dedup);
+        SplittableRandom rnd = new SplittableRandom(17);
+        int n = 10_000;
+        int flaggedFirsts = 0;
+        int records = 0;
+        for (int t = 0; t < n; t++) { // 1000 distinct items per second, each span S = 1 s holds 1000 of them
+            run.harness().setProcessingTime(t);
+            flaggedFirsts += run.process(Tuple3.of("k", (long) t, (long) t), (long) t) ? 1 : 0;
+            long spanStart = t - t % 1000;
+            for (int r = 0; r < 7; r++) { // and 7 repeats per new item (8000 records/s) of items of this span
+                long item = spanStart + rnd.nextInt(t - (int) spanStart + 1);
+                assertThat(run.process(Tuple3.of("k", item, (long) t), (long) t)).as("repeat within H").isTrue();
+            }
+            records += 8;
+        }
+        // binomial bound on the n first occurrences: mean p·n plus 4 standard deviations, at the DISTINCT rate
+        assertThat((double) flaggedFirsts).isLessThanOrEqualTo(p * n + 4 * Math.sqrt(p * n));
+        assertThat(run.function().itemsProcessed()).isEqualTo(records);
+        assertThat(run.function().overCapacityGenerations()).as("8000 records/s, 1000 distinct/s").isZero();
+        assertThat(run.function().estimatedFpp()).isBetween(0.5 * p, 1.25 * p);
+        run.close();
+    }
+
+    @Test
     void aboveTheRateTheFppGrowsAndIsReported() throws Exception {
         double p = 0.01;
         var dedup = DedupHarnesses.builder(H, G).processingTime().expectedRate(1000).fpp(p).build();

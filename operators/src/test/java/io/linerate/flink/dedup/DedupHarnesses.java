@@ -42,7 +42,7 @@ final class DedupHarnesses {
     }
 
     record Run(KeyedOneInputStreamOperatorTestHarness<String, Tuple3<String, Long, Long>, Tuple3<String, Long, Long>>
-                       harness, DedupFunction<String, Tuple3<String, Long, Long>> function) {
+                       harness, DedupFunction<String, Tuple3<String, Long, Long>, Tuple3<String, Long, Long>> function) {
 
         /** Processes one record and tells whether it was flagged (a duplicate). */
         boolean process(Tuple3<String, Long, Long> record, Long timestamp) throws Exception {
@@ -87,7 +87,7 @@ final class DedupHarnesses {
     static Run open(Deduplicator<Tuple3<String, Long, Long>, String> dedup, int parallelism, int subtask,
                     org.apache.flink.runtime.checkpoint.OperatorSubtaskState state, StateBackend backend)
             throws Exception {
-        DedupFunction<String, Tuple3<String, Long, Long>> fn = dedup.function(TYPE);
+        DedupFunction<String, Tuple3<String, Long, Long>, Tuple3<String, Long, Long>> fn = dedup.function(TYPE);
         var harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(fn),
                 dedup.scope(), Types.STRING, MAX_PARALLELISM, parallelism, subtask);
         if (backend != null) {

@@ -44,6 +44,7 @@ class DeduplicatorBuilderTest {
                 + "generations=4, expectedRate=100.0, fpp=0.001 need");
         rejects(b -> b.expectedRate(1e9), "items per generation, above the limit");
         rejects(b -> b.expectedRate(3e6), "the state limit of");
+        rejects(b -> b.processingTime().timestamps(r -> r.f2), "timestamps(..) needs eventTime(), got processingTime()");
         assertThatThrownBy(() -> Deduplicator.<Tuple3<String, Long, Long>, String>builder()
                 .item(ItemSelector.longs(r -> r.f1)).horizon(Duration.ofSeconds(1)).processingTime()
                 .expectedRate(1).fpp(0.1).build()).hasMessage("scope must be set");

@@ -50,4 +50,28 @@ class GenerationRingTest {
         assertThat(ring.isEmpty()).isTrue();
         assertThat(ring.epoch()).isEqualTo(Long.MAX_VALUE / 2 + 10);
     }
+
+    private static int testAndPutResult(GenerationRing ring, long item) {
+        long h1 = ItemHasher.seeded(1).hash(item);
+        return ring.testAndPut(h1, ItemHasher.h2(h1), SIZING);
+    }
+
+    @Test
+    void aRepeatInTheCurrentGenerationIsNotInsertedAgainButARepeatFromAnOlderOneIsRefreshed() {
+        GenerationRing ring = new GenerationRing(4, 1, 0, 0);
+        assertThat(testAndPutResult(ring, 7)).isEqualTo(GenerationRing.CHANGED);
+        byte[] bits = ring.generation(0).toByteArray();
+        for (int i = 0; i < 10; i++) {
+            assertThat(testAndPutResult(ring, 7)).as("seen in the current generation: no write")
+                    .isEqualTo(GenerationRing.SEEN);
+        }
+        assertThat(ring.inserted(0)).as("one insertion per distinct item per generation").isEqualTo(1);
+        assertThat(ring.generation(0).toByteArray()).isEqualTo(bits);
+        ring.advanceTo(2, SIZING.itemsPerGeneration());
+        assertThat(testAndPutResult(ring, 7)).as("found only in generation 0: refreshed into generation 2")
+                .isEqualTo(GenerationRing.SEEN | GenerationRing.CHANGED);
+        assertThat(ring.inserted(2)).isEqualTo(1);
+        ring.advanceTo(4, SIZING.itemsPerGeneration()); // generation 0 dropped, 2 kept
+        assertThat(testAndPutResult(ring, 7) & GenerationRing.SEEN).isNotZero();
+    }
 }
