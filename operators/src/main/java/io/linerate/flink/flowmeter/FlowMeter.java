@@ -46,6 +46,10 @@ import org.apache.flink.util.OutputTag;
  * every {@link Builder#tick} while the table holds flows, so (for packets in timestamp order) an idle flow is
  * exported at the latest when the watermark passes the first tick boundary at or after
  * {@code last + idleTimeout}, whether or not other packets follow.
+ *
+ * <p>Records carrying a batch of packets of one scope are metered by {@link #applyToBatches}: the same
+ * per-packet logic, with one state read and at most one state write per batch (docs/operators/flow-meter.md,
+ * "Batches").
  */
 public final class FlowMeter<T, K> implements Serializable {
 
@@ -57,6 +61,8 @@ public final class FlowMeter<T, K> implements Serializable {
     private static final int LEVELS = 4;
     /** Name of the side output of batch records that cannot be read. */
     public static final String MALFORMED_BATCHES = "malformedBatches";
+    /** The elements of a packet record: the record itself (a batch of one). */
+    private static final ElementsOf<Object, Object> SINGLE = (record, each) -> each.accept(record);
 
     final KeySelector<T, K> scope;
     final TypeInformation<K> scopeType;
@@ -151,8 +157,6 @@ public final class FlowMeter<T, K> implements Serializable {
     private static <T> ElementsOf<T, T> single() {
         return (ElementsOf<T, T>) SINGLE;
     }
-
-    private static final ElementsOf<Object, Object> SINGLE = (record, each) -> each.accept(record);
 
     /** Type information of the output records. */
     public TypeInformation<MeteredFlow<K>> outputType() {
