@@ -1,5 +1,6 @@
 package io.linerate.flink.flowmeter;
 
+import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.items.TimestampOf;
 import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
@@ -45,6 +46,10 @@ import org.apache.flink.util.OutputTag;
  * every {@link Builder#tick} while the table holds flows, so (for packets in timestamp order) an idle flow is
  * exported at the latest when the watermark passes the first tick boundary at or after
  * {@code last + idleTimeout}, whether or not other packets follow.
+ *
+ * <p>Records carrying a batch of packets of one scope are metered by {@link #applyToBatches}: the same
+ * per-packet logic, with one state read and at most one state write per batch (docs/operators/flow-meter.md,
+ * "Batches").
  */
 public final class FlowMeter<T, K> implements Serializable {
 
@@ -54,6 +59,10 @@ public final class FlowMeter<T, K> implements Serializable {
     private static final int COUNTER_LONGS = 4;
     private static final long MAX_ENTRY_LONGS = Integer.MAX_VALUE - 8;
     private static final int LEVELS = 4;
+    /** Name of the side output of batch records that cannot be read. */
+    public static final String MALFORMED_BATCHES = "malformedBatches";
+    /** The elements of a packet record: the record itself (a batch of one). */
+    private static final ElementsOf<Object, Object> SINGLE = (record, each) -> each.accept(record);
 
     final KeySelector<T, K> scope;
     final TypeInformation<K> scopeType;
@@ -104,9 +113,49 @@ public final class FlowMeter<T, K> implements Serializable {
                 .name("flow-meter");
     }
 
+    /**
+     * Keys a stream of batch records by {@code batchScope} and meters every packet of every batch, paying Flink's
+     * per-record costs (network serialization, key extraction, one state read and one state write, timestamps)
+     * once per batch instead of once per packet. Every element of a batch is a packet counted under the batch's
+     * scope (the builder's {@code scope} selector is not applied to elements, nor is it checked that they agree).
+     * A packet's event time is {@link Builder#timestamps} of the element if set, else the batch record's Flink
+     * timestamp; malformed and late are decided per packet, malformed packets go to
+     * {@link #malformedTag malformedTag(elementType)}, batches whose {@code elements} throws to
+     * {@link #malformedBatchesTag malformedBatchesTag(batches.getType())}. Give the result a {@code uid}.
+     *
+     * @param batchScope the scope of a batch record (its observation point, link): one flow table per scope
+     * @param elements lists the packets of a batch record (may hand over one reused element object)
+     * @param elementType type information of the packets (for the malformed-packets side output)
+     */
+    public <B> SingleOutputStreamOperator<MeteredFlow<K>> applyToBatches(DataStream<B> batches,
+                                                                        KeySelector<B, K> batchScope,
+                                                                        ElementsOf<B, T> elements,
+                                                                        TypeInformation<T> elementType) {
+        Objects.requireNonNull(batchScope, "batchScope");
+        return batches.keyBy(batchScope, scopeType)
+                .process(batchFunction(batches.getType(), elementType, elements), outputType())
+                .name("flow-meter");
+    }
+
     /** The keyed process function {@link #apply} runs (for tests and custom wiring after a keyBy on scope). */
-    public FlowMeterFunction<T, K> function(TypeInformation<T> inputType) {
-        return new FlowMeterFunction<>(this, malformedTag(inputType));
+    public FlowMeterFunction<T, T, K> function(TypeInformation<T> inputType) {
+        return new FlowMeterFunction<>(this, single(), malformedTag(inputType), null);
+    }
+
+    /**
+     * The keyed process function {@link #applyToBatches} runs, for batch records of type {@code B} keyed by
+     * their scope (for tests and custom wiring after a keyBy on the batch's scope).
+     */
+    public <B> FlowMeterFunction<B, T, K> batchFunction(TypeInformation<B> batchType, TypeInformation<T> elementType,
+                                                        ElementsOf<B, T> elements) {
+        Objects.requireNonNull(elements, "elements");
+        return new FlowMeterFunction<>(this, elements, malformedTag(elementType), malformedBatchesTag(batchType));
+    }
+
+    /** A packet record as a batch of one. */
+    @SuppressWarnings("unchecked")
+    private static <T> ElementsOf<T, T> single() {
+        return (ElementsOf<T, T>) SINGLE;
     }
 
     /** Type information of the output records. */
@@ -114,9 +163,18 @@ public final class FlowMeter<T, K> implements Serializable {
         return MeteredFlow.typeInfo(scopeType);
     }
 
-    /** The malformed-records side output ({@link Rejected#tag}). */
+    /** The malformed-records side output ({@link Rejected#tag}): packets, also those of a batch. */
     public OutputTag<Rejected<T>> malformedTag(TypeInformation<T> inputType) {
         return Rejected.tag(inputType);
+    }
+
+    /**
+     * The side output of {@link #applyToBatches} for batch records whose {@link ElementsOf} threw (a batch that
+     * cannot be read): the batch and the reason, counted in {@code malformedBatches}. Packets it handed over
+     * before throwing are metered.
+     */
+    public <B> OutputTag<Rejected<B>> malformedBatchesTag(TypeInformation<B> batchType) {
+        return new OutputTag<>(MALFORMED_BATCHES, Rejected.typeInfo(batchType));
     }
 
     /** The flow count each scope's table is sized for. */

@@ -1,11 +1,13 @@
 package io.linerate.flink.flowmeter;
 
+import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.flink.serializers.FlowTableTypeInfo;
 import io.linerate.sketches.flowtable.ExportReason;
 import io.linerate.sketches.flowtable.FlowExporter;
 import io.linerate.sketches.flowtable.FlowRecord;
 import io.linerate.sketches.flowtable.FlowTable;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -20,8 +22,11 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * The flow meter's keyed process function: one {@link FlowTable} per scope key in a {@link ValueState} typed
- * by {@link FlowTableTypeInfo}. Per packet: one table update (allocation-free for primitive selectors), the
- * table's amortised expiry sweep, and at most one timer registration per scope per tick.
+ * by {@link FlowTableTypeInfo}. Its input records are of type {@code B}: batch records whose elements (packets of
+ * type {@code T}) an {@link ElementsOf} lists, or single packets ({@code B = T}, a batch of one, what
+ * {@link FlowMeter#function} builds). Per input record: one {@code value()} of the scope's table and, if any
+ * packet was metered, one {@code update()}. Per packet: one table update (allocation-free for primitive
+ * selectors), the table's amortised expiry sweep, and at most one timer registration per scope per tick.
  *
  * <p><b>Timers</b> (event time, per scope, never per flow): a tick timer at the end of the tick that holds the
  * scope's "now" (registered when now crosses into a new tick, or when a packet arrives at an empty table);
@@ -33,20 +38,29 @@ import org.apache.flink.util.OutputTag;
  *
  * <p><b>Late packets</b> ({@code lateRecords}): timestamp behind the current watermark on arrival. They are
  * metered all the same (no packet is dropped); one whose flow was already exported starts a new record.
+ *
+ * <p><b>Batches</b>: each packet of a batch gets its own timestamp ({@link FlowMeter.Builder#timestamps}, else
+ * the batch record's Flink timestamp) and its own malformed / late decision. A batch whose {@link ElementsOf}
+ * itself throws goes to the {@link FlowMeter#malformedBatchesTag} side output (counted in
+ * {@code malformedBatches}); the packets it handed over before failing stay metered.
  */
-public final class FlowMeterFunction<T, K> extends KeyedProcessFunction<K, T, MeteredFlow<K>> {
+public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B, MeteredFlow<K>> {
 
     private static final long serialVersionUID = 1L;
     private static final long END_OF_INPUT = Long.MAX_VALUE;
 
     private final FlowMeter<T, K> meter;
+    private final ElementsOf<B, T> elements;
     private final OutputTag<Rejected<T>> malformed;
+    private final OutputTag<Rejected<B>> malformedBatches; // null for single packets: they cannot fail to list
 
     private transient ValueState<FlowTable> tables;
     private transient PacketFields fields;
     private transient Emitter emitter;
+    private transient Consumer<T> meterPacket; // this::meterPacket, made once: no lambda per batch
     private transient Counter itemsProcessed;
     private transient Counter malformedRecords;
+    private transient Counter malformedBatchRecords;
     private transient Counter lateRecords;
     private transient Counter flowsExported;
     private transient Counter[] exportsByReason;
@@ -55,9 +69,23 @@ public final class FlowMeterFunction<T, K> extends KeyedProcessFunction<K, T, Me
     private transient int lastStashSize;
     private transient long lastStateBytes;
 
-    FlowMeterFunction(FlowMeter<T, K> meter, OutputTag<Rejected<T>> malformed) {
+    // the current input record's context, set by processElement before the packets are metered
+    private transient Context ctx;
+    private transient FlowTable table; // the scope's table as read; null until a packet creates it
+    private transient boolean changed; // a packet was metered: the table must be written back
+    private transient boolean hasRecordTimestamp;
+    private transient long recordTimestamp;
+    private transient long watermark;
+    private transient long lastTimer; // the tick timer last registered for this record (no duplicate calls)
+    private transient boolean inPacket; // an exception escaping forEach came from the meter, not ElementsOf
+    private transient int packetsSeen;
+
+    FlowMeterFunction(FlowMeter<T, K> meter, ElementsOf<B, T> elements, OutputTag<Rejected<T>> malformed,
+                      OutputTag<Rejected<B>> malformedBatches) {
         this.meter = meter;
+        this.elements = elements;
         this.malformed = malformed;
+        this.malformedBatches = malformedBatches;
     }
 
     @Override
@@ -65,9 +93,11 @@ public final class FlowMeterFunction<T, K> extends KeyedProcessFunction<K, T, Me
         tables = getRuntimeContext().getState(new ValueStateDescriptor<>("flowTable", new FlowTableTypeInfo()));
         fields = new PacketFields();
         emitter = new Emitter();
+        meterPacket = this::meterPacket;
         MetricGroup metrics = getRuntimeContext().getMetricGroup();
         itemsProcessed = metrics.counter("itemsProcessed");
         malformedRecords = metrics.counter("malformedRecords");
+        malformedBatchRecords = metrics.counter("malformedBatches");
         lateRecords = metrics.counter("lateRecords");
         flowsExported = metrics.counter("flowsExported");
         exportsByReason = new Counter[ExportReason.values().length];
@@ -81,62 +111,109 @@ public final class FlowMeterFunction<T, K> extends KeyedProcessFunction<K, T, Me
         metrics.gauge("stateBytesPerKey", (Gauge<Long>) () -> lastStateBytes);
     }
 
+    /** Meters every packet of {@code record} (a batch, or one packet) with one state read and at most one write. */
     @Override
-    public void processElement(T packet, Context ctx, Collector<MeteredFlow<K>> out) throws Exception {
-        String problem = select(packet, ctx);
-        if (problem != null) {
-            reject(ctx, packet, problem);
-            return;
+    public void processElement(B record, Context ctx, Collector<MeteredFlow<K>> out) throws Exception {
+        this.ctx = ctx;
+        if (meter.timestamps == null) {
+            readRecordTimestamp(ctx);
         }
-        FlowTable table = tables.value();
-        TimerService timers = ctx.timerService();
-        if (table == null) {
-            table = meter.newTable(emitter);
-            timers.registerEventTimeTimer(END_OF_INPUT);
-        } else {
+        watermark = ctx.timerService().currentWatermark();
+        lastTimer = Long.MIN_VALUE;
+        changed = false;
+        inPacket = false;
+        packetsSeen = 0;
+        table = tables.value();
+        if (table != null) {
             table.setExporter(emitter); // the exporter is not state: a restored or deserialized table has none
         }
-        long before = table.now();
-        boolean wasEmpty = table.size() == 0;
         emitter.to(ctx.getCurrentKey(), out);
+        try {
+            elements.forEach(record, meterPacket);
+        } catch (RuntimeException e) {
+            if (inPacket || malformedBatches == null) {
+                throw e; // the meter's own failure (or downstream's, through the collector): not the batch's fault
+            }
+            malformedBatchRecords.inc();
+            ctx.output(malformedBatches, new Rejected<>(record, "elements of the batch failed after " + packetsSeen
+                    + " packets: " + e));
+        } finally {
+            this.ctx = null;
+        }
+        if (changed) {
+            tables.update(table);
+            observe(table);
+        }
+        table = null;
+    }
+
+    /** The record's Flink timestamp into fields; a small method, so the JIT inlines it and removes the box. */
+    private void readRecordTimestamp(Context ctx) {
+        Long ts = ctx.timestamp(); // boxed by Flink's API; escape analysis removes it (FlowMeterAllocationTest)
+        hasRecordTimestamp = ts != null;
+        recordTimestamp = hasRecordTimestamp ? ts : 0;
+    }
+
+    /** The per-packet path, the same for a packet record and for each packet of a batch. */
+    private void meterPacket(T packet) {
+        inPacket = true;
+        packetsSeen++;
+        String problem = select(packet);
+        if (problem != null) {
+            reject(packet, problem);
+            inPacket = false;
+            return;
+        }
+        FlowTable t = table;
+        TimerService timers = ctx.timerService();
+        if (t == null) {
+            t = meter.newTable(emitter);
+            table = t; // written back only once a packet is metered into it
+            timers.registerEventTimeTimer(END_OF_INPUT);
+        }
+        long before = t.now();
+        boolean wasEmpty = t.size() == 0;
         PacketFields p = fields;
         try {
             if (p.ipv6) {
-                table.updateIpv6(p.srcHigh, p.srcLow, p.dstHigh, p.dstLow, p.srcPort, p.dstPort, p.protocol,
+                t.updateIpv6(p.srcHigh, p.srcLow, p.dstHigh, p.dstLow, p.srcPort, p.dstPort, p.protocol,
                         p.tcpFlags, p.length, p.timestamp);
             } else {
-                table.updateIpv4((int) p.srcLow, (int) p.dstLow, p.srcPort, p.dstPort, p.protocol, p.tcpFlags,
+                t.updateIpv4((int) p.srcLow, (int) p.dstLow, p.srcPort, p.dstPort, p.protocol, p.tcpFlags,
                         p.length, p.timestamp);
             }
         } catch (IllegalArgumentException | IllegalStateException e) {
-            reject(ctx, packet, e.getMessage()); // range checks run before the table changes: nothing accounted
+            reject(packet, e.getMessage()); // range checks run before the table changes: nothing accounted
+            inPacket = false;
             return;
         }
+        changed = true;
         itemsProcessed.inc();
-        if (p.timestamp < timers.currentWatermark()) {
+        if (p.timestamp < watermark) {
             lateRecords.inc();
         }
-        long now = table.now();
+        long now = t.now();
         if (wasEmpty || Math.floorDiv(now, meter.tick) != Math.floorDiv(before, meter.tick)) {
-            timers.registerEventTimeTimer(tickEnd(now)); // at most one registration per scope per tick
+            long end = tickEnd(now);
+            if (end != lastTimer) { // at most one registration per scope per tick
+                timers.registerEventTimeTimer(end);
+                lastTimer = end;
+            }
         }
-        tables.update(table);
-        observe(table);
+        inPacket = false;
     }
 
     /** Reads the packet's fields into {@link #fields}; the reason it is malformed, or null. */
-    private String select(T packet, Context ctx) {
+    private String select(T packet) {
         PacketFields p = fields;
         try {
             if (meter.timestamps != null) {
                 p.timestamp = meter.timestamps.timestampOf(packet);
+            } else if (hasRecordTimestamp) {
+                p.timestamp = recordTimestamp;
             } else {
-                Long ts = ctx.timestamp(); // the JIT removes this box (FlowMeterAllocationTest)
-                if (ts == null) {
-                    return "timestamp missing: the flow meter runs on event time (assign timestamps with a "
-                            + "WatermarkStrategy or set timestamps(selector))";
-                }
-                p.timestamp = ts;
+                return "timestamp missing: the flow meter runs on event time (assign timestamps with a "
+                        + "WatermarkStrategy or set timestamps(selector))";
             }
             p.reset();
             meter.packets.select(packet, p);
@@ -192,7 +269,7 @@ public final class FlowMeterFunction<T, K> extends KeyedProcessFunction<K, T, Me
         lastStateBytes = table.memoryBytes();
     }
 
-    private void reject(Context ctx, T packet, String reason) {
+    private void reject(T packet, String reason) {
         malformedRecords.inc();
         ctx.output(malformed, new Rejected<>(packet, reason));
     }

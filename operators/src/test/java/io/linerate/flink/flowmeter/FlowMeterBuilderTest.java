@@ -76,7 +76,7 @@ class FlowMeterBuilderTest {
     @Test
     void theBuiltMeterIsSerializableWithItsSelectors() throws Exception {
         FlowMeter<Packet, String> meter = Packets.meter().capacity(100).build();
-        FlowMeterFunction<Packet, String> function = meter.function(Harnesses.PACKET);
+        FlowMeterFunction<Packet, Packet, String> function = meter.function(Harnesses.PACKET);
         byte[] bytes = org.apache.flink.util.InstantiationUtil.serializeObject(function);
         assertThat(bytes).isNotEmpty();
         assertThat(meter.outputType().getTypeClass()).isEqualTo(MeteredFlow.class);

@@ -69,6 +69,43 @@ final class Harnesses {
         return h;
     }
 
+    static final TypeInformation<Packets.Batch> BATCH = TypeInformation.of(Packets.Batch.class);
+
+    /** A harness around the meter's batch function: input {@link Packets.Batch} keyed by its scope. */
+    static KeyedOneInputStreamOperatorTestHarness<String, Packets.Batch, MeteredFlow<String>> openBatches(
+            FlowMeter<Packet, String> meter, StateBackend backend, int parallelism, int subtask, Metrics metrics)
+            throws Exception {
+        MockEnvironment env = new MockEnvironmentBuilder().setMaxParallelism(MAX_PARALLELISM)
+                .setParallelism(parallelism).setSubtaskIndex(subtask)
+                .setMetricGroup(metrics != null ? metrics : new Metrics()).build();
+        KeyedOneInputStreamOperatorTestHarness<String, Packets.Batch, MeteredFlow<String>> h =
+                new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(
+                        meter.batchFunction(BATCH, PACKET, Packets.ELEMENTS)), b -> b.scope, Types.STRING, env);
+        if (backend != null) {
+            h.setStateBackend(backend);
+        }
+        h.setup(meter.outputType().createSerializer(new SerializerConfigImpl()));
+        return h;
+    }
+
+    /**
+     * The scope's flow table image as the operator holds it now (null: no table), read through the keyed state
+     * backend as the operator does.
+     */
+    static byte[] tableImage(KeyedOneInputStreamOperatorTestHarness<String, ?, MeteredFlow<String>> h, String scope)
+            throws Exception {
+        var operator = (org.apache.flink.streaming.api.operators.AbstractStreamOperator<?>) h.getOperator();
+        operator.setCurrentKey(scope);
+        org.apache.flink.api.common.state.ValueState<io.linerate.sketches.flowtable.FlowTable> state =
+                operator.getKeyedStateBackend().getPartitionedState(
+                        org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+                        org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
+                        new org.apache.flink.api.common.state.ValueStateDescriptor<>("flowTable",
+                                new io.linerate.flink.serializers.FlowTableTypeInfo()));
+        io.linerate.sketches.flowtable.FlowTable table = state.value();
+        return table == null ? null : table.toByteArray();
+    }
+
     static void send(KeyedOneInputStreamOperatorTestHarness<String, Packet, MeteredFlow<String>> h, Packet p)
             throws Exception {
         h.processElement(new StreamRecord<>(p, p.ts));

@@ -66,6 +66,42 @@ final class Packets {
         }
     }
 
+    /** A batch record: packets of one scope, as one Flink record (a Flink POJO). */
+    public static final class Batch {
+        public String scope;
+        public Packet[] packets;
+
+        public Batch() {
+        }
+
+        Batch(String scope, List<Packet> packets) {
+            this.scope = scope;
+            this.packets = packets.toArray(new Packet[0]);
+        }
+
+        /** The largest packet timestamp: the batch record's Flink timestamp in the tests. */
+        long lastTimestamp() {
+            long max = Long.MIN_VALUE;
+            for (Packet p : packets) {
+                max = Math.max(max, p.ts);
+            }
+            return max;
+        }
+
+        @Override
+        public String toString() {
+            return "Batch[" + scope + " " + java.util.Arrays.toString(packets) + "]";
+        }
+    }
+
+    /** The packets of a {@link Batch}, without allocating. */
+    static final io.linerate.flink.items.ElementsOf<Batch, Packet> ELEMENTS = (batch, each) -> {
+        Packet[] packets = batch.packets;
+        for (int i = 0; i < packets.length; i++) {
+            each.accept(packets[i]);
+        }
+    };
+
     /** The meter most tests use: milliseconds, the given timeouts and tick, primitive 5-tuple hand-over. */
     static FlowMeter.Builder<Packet, String> meter() {
         return FlowMeter.<Packet>builder()
