@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -84,9 +85,9 @@ public final class PipelineRunner {
             StreamExecutionEnvironment env = new StreamExecutionEnvironment(conf);
             env.setParallelism(setup.parallelism());
             env.enableCheckpointing(setup.checkpointInterval().toMillis());
-            DataStream<Packet> packets = env.fromSource(new PacketSource(runId, workload), PacketSource.watermarks(),
-                    "packets");
-            pipeline.build(env, packets, settings).sinkTo(new MeasuringSink<>(runId)).name("measuring sink");
+            DataStream<PacketBatch> batches = env.fromSource(new PacketSource(runId, workload),
+                    PacketSource.watermarks(), "packet batches");
+            sinkTo(pipeline.build(env, batches, settings), runId);
             new PacketGenerator(workload); // its alias table (cached per JVM) counts in the idle heap, not the run's
             long idleHeap = HeapMonitor.usedAfterFullGc();
             RunProbe probe = RunProbe.of(runId);
@@ -112,6 +113,8 @@ public final class PipelineRunner {
                         }
                     }
                 }
+                log.accept(String.format(Locale.ROOT, "  %s: %,d source records, %.1f packets each", pipeline.name(),
+                        probe.emittedBatches(), (double) probe.emitted() / Math.max(1, probe.emittedBatches())));
                 return new RunResult(pipeline.name(), probe.emitted(), probe.processingNanos(), probe.sunk(),
                         idleHeap, heap.peakAfterGc(), heap.peakUsed(), heap.collections(), largest, completed,
                         wall);
@@ -119,6 +122,16 @@ public final class PipelineRunner {
         } finally {
             RunProbe.remove(runId);
             deleteRecursively(checkpoints);
+        }
+    }
+
+    /** The measuring sink, counting packets if the pipeline ends in batches (a discard), else records. */
+    @SuppressWarnings("unchecked")
+    private static void sinkTo(DataStream<?> end, String runId) {
+        if (end.getType() instanceof PacketBatchTypeInfo) {
+            ((DataStream<PacketBatch>) end).sinkTo(MeasuringSink.countingPackets(runId)).name("measuring sink");
+        } else {
+            end.sinkTo(MeasuringSink.countingRecords(runId)).name("measuring sink");
         }
     }
 

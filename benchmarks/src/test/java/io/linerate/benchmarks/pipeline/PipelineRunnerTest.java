@@ -13,11 +13,15 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** A smoke run of every built-in pipeline on a MiniCluster over a small stream, with output counts checked. */
+/**
+ * A smoke run of every built-in pipeline on a MiniCluster over a small stream of batches, with output counts
+ * checked against an exact model of the packets.
+ */
 class PipelineRunnerTest {
 
-    // 1.5 s of event time: windows [0, 1 s) and [1 s, 2 s)
-    private static final Workload WORKLOAD = new Workload(60_000, 5_000, 1.1, 7, 40_000, 4);
+    // 1.5 s of event time: windows [0, 1 s) and [1 s, 2 s); batches of up to 64 packets (a round of 4·64·4
+    // packets per subtask spans 25.6 ms of event time, so batches straddle the window boundary)
+    private static final Workload WORKLOAD = new Workload(60_000, 5_000, 1.1, 7, 40_000, 4, 64);
 
     @Test
     void everyPipelineRunsAndItsSinkSeesWhatTheJobMustEmit() throws Exception {
@@ -48,7 +52,7 @@ class PipelineRunnerTest {
             assertThat(r.processingNanos()).as(r.pipeline()).isPositive();
             assertThat(r.checkpoints()).as(r.pipeline()).isPositive(); // at least the final one
             long expected = switch (r.pipeline()) {
-                case "discard", "keyed-discard" -> WORKLOAD.packets();
+                case "discard", "keyed-discard" -> WORKLOAD.packets(); // the sink counts the packets of batches
                 case "flink-heavy-hitters" -> topRecords;
                 case "flink-dedup", "flink-flow-meter" -> flows.size(); // first packets; one export per flow
                 // one export per flow: the stream is shorter than the idle timeout, the tables have headroom
@@ -68,6 +72,18 @@ class PipelineRunnerTest {
         String report = Report.markdown("### test", results, Pipelines.ALL);
         for (Pipeline p : Pipelines.ALL) {
             assertThat(report).contains("| " + p.name() + " | 60,000 |");
+        }
+    }
+
+    @Test
+    void withBatchesOfOneTheDiscardPipelinesCountEveryPacketToo() throws Exception {
+        PipelineRunner runner = new PipelineRunner(
+                new PipelineRunner.Setup(2, Duration.ofSeconds(10), false, Duration.ofSeconds(5)), s -> { });
+        Workload perPacket = WORKLOAD.withBatch(1);
+        for (String name : List.of("discard", "keyed-discard")) {
+            RunResult r = runner.run(Pipelines.byName().get(name), PipelineSettings.standard(perPacket));
+            assertThat(r.packets()).as(name).isEqualTo(perPacket.packets());
+            assertThat(r.sinkRecords()).as(name).isEqualTo(perPacket.packets());
         }
     }
 }
