@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.core.execution.CheckpointType;
@@ -71,6 +72,8 @@ public final class PipelineRunner {
         Path checkpoints = Files.createTempDirectory("linerate-pipeline-checkpoints");
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, "hashmap");
+        // a failing job fails the run (with checkpointing on, Flink would otherwise restart it without end)
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, setup.checkpointInterval());

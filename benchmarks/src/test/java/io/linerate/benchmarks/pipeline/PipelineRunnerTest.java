@@ -11,6 +11,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,6 +88,46 @@ class PipelineRunnerTest {
             RunResult r = runner.run(Pipelines.byName().get(name), PipelineSettings.standard(perPacket));
             assertThat(r.packets()).as(name).isEqualTo(perPacket.packets());
             assertThat(r.sinkRecords()).as(name).isEqualTo(perPacket.packets());
+        }
+    }
+
+    @Test
+    void unbatchedPacketsCarryTheirOwnEventTimeAndAreNeverBehindTheWatermark() throws Exception {
+        Pipeline checking = new Pipeline() {
+            @Override
+            public String name() {
+                return "unbatch-check";
+            }
+
+            @Override
+            public String description() {
+                return "source → unbatch → fails on a packet stamped otherwise than its timestamp, or late";
+            }
+
+            @Override
+            public DataStream<?> build(StreamExecutionEnvironment env, DataStream<PacketBatch> batches,
+                                       PipelineSettings settings) {
+                return Unbatch.packetsOf(batches).process(new CheckTime());
+            }
+        };
+        PipelineRunner runner = new PipelineRunner(
+                new PipelineRunner.Setup(2, Duration.ofSeconds(10), false, Duration.ofSeconds(5)), s -> { });
+        RunResult r = runner.run(checking, PipelineSettings.standard(WORKLOAD));
+        assertThat(r.sinkRecords()).isEqualTo(WORKLOAD.packets());
+    }
+
+    /** Passes a packet on if its record timestamp is its own and the watermark is still below it. */
+    static final class CheckTime extends ProcessFunction<Packet, Packet> {
+        @Override
+        public void processElement(Packet p, Context context, Collector<Packet> out) {
+            if (context.timestamp() == null || context.timestamp() != p.timestamp()) {
+                throw new IllegalStateException(p + " stamped " + context.timestamp());
+            }
+            if (context.timerService().currentWatermark() >= p.timestamp()) {
+                throw new IllegalStateException(p + " behind the watermark "
+                        + context.timerService().currentWatermark());
+            }
+            out.collect(p);
         }
     }
 }
