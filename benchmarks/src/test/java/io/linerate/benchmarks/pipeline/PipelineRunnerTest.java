@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  */
 class PipelineRunnerTest {
 
-    // 1.5 s of event time: windows [0, 1 s) and [1 s, 2 s); batches of up to 64 packets (a round of 4·64·4
-    // packets per subtask spans 25.6 ms of event time, so batches straddle the window boundary)
+    // 1.5 s of event time: windows [0, 1 s) and [1 s, 2 s); batches of up to 64 packets (a round of 4·64·4 =
+    // 1,024 packets per subtask, 2,048 of the stream, spans 51 ms of event time: batches straddle the boundary)
     private static final Workload WORKLOAD = new Workload(60_000, 5_000, 1.1, 7, 40_000, 4, 64);
 
     @Test
