@@ -7,7 +7,7 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * Keys packets by their link (the scope of a linerate operator) with keys chosen so that {@code keyBy} puts the
+ * Keys packets (and, {@link #ofBatches()}, batches) by their link (the scope of a linerate operator) with keys chosen so that {@code keyBy} puts the
  * links round-robin on the subtasks: link j goes to subtask j mod P.
  *
  * <p>Keying by the link number itself would not: Flink places a key by the murmur hash of its {@code hashCode}
@@ -63,5 +63,25 @@ public final class LinkKey implements KeySelector<Packet, Integer> {
     @Override
     public Integer getKey(Packet packet) {
         return keyOfLink[packet.link()];
+    }
+
+    /** The same keys for {@link PacketBatch}es (a batch's link): a batch goes where its packets would. */
+    public KeySelector<PacketBatch, Integer> ofBatches() {
+        return new OfBatches(keyOfLink);
+    }
+
+    private static final class OfBatches implements KeySelector<PacketBatch, Integer> {
+        private static final long serialVersionUID = 1L;
+
+        private final Integer[] keyOfLink;
+
+        OfBatches(Integer[] keyOfLink) {
+            this.keyOfLink = keyOfLink;
+        }
+
+        @Override
+        public Integer getKey(PacketBatch batch) {
+            return keyOfLink[batch.link()];
+        }
     }
 }

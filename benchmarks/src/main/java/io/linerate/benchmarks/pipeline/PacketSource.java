@@ -14,12 +14,14 @@ import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * A bounded source of a {@link Workload}'s packets (new Source API): one interleaved {@link PacketSplit} per
- * subtask, packets generated on demand by {@link PacketGenerator}, one record per {@code pollNext}. Event time is
- * the packet's {@link Packet#timestamp()}; use it with {@link #watermarks()}.
+ * A bounded source of a {@link Workload}'s packets (new Source API) in {@link PacketBatch}es of one link each, as
+ * the Kafka packet format carries them: one interleaved {@link PacketSplit} per subtask, packets generated on
+ * demand by {@link PacketGenerator} and batched by {@link PacketBatchIterator}, one batch per {@code pollNext}.
+ * Event time is the batch's {@link PacketBatch#timestamp()} (its smallest packet timestamp); use it with
+ * {@link #watermarks()}.
  */
 public final class PacketSource
-        implements Source<Packet, PacketSplit, Collection<PacketSplit>>, ResultTypeQueryable<Packet> {
+        implements Source<PacketBatch, PacketSplit, Collection<PacketSplit>>, ResultTypeQueryable<PacketBatch> {
 
     private static final long serialVersionUID = 1L;
 
@@ -32,10 +34,14 @@ public final class PacketSource
         this.workload = workload;
     }
 
-    /** Monotonous event time from {@link Packet#timestamp()} (each split's timestamps never decrease). */
-    public static org.apache.flink.api.common.eventtime.WatermarkStrategy<Packet> watermarks() {
-        return org.apache.flink.api.common.eventtime.WatermarkStrategy.<Packet>forMonotonousTimestamps()
-                .withTimestampAssigner((packet, previous) -> packet.timestamp());
+    /**
+     * Monotonous event time from {@link PacketBatch#timestamp()}: each split's batch timestamps never decrease,
+     * and a batch's packets are all at or after its timestamp, so the watermark (the largest batch timestamp seen,
+     * minus 1 ms) is below every packet still to come.
+     */
+    public static org.apache.flink.api.common.eventtime.WatermarkStrategy<PacketBatch> watermarks() {
+        return org.apache.flink.api.common.eventtime.WatermarkStrategy.<PacketBatch>forMonotonousTimestamps()
+                .withTimestampAssigner((batch, previous) -> batch.timestamp());
     }
 
     @Override
@@ -44,7 +50,7 @@ public final class PacketSource
     }
 
     @Override
-    public SourceReader<Packet, PacketSplit> createReader(SourceReaderContext context) {
+    public SourceReader<PacketBatch, PacketSplit> createReader(SourceReaderContext context) {
         return new IteratorSourceReader<>(context);
     }
 
@@ -72,7 +78,7 @@ public final class PacketSource
     }
 
     @Override
-    public TypeInformation<Packet> getProducedType() {
-        return PacketTypeInfo.INSTANCE;
+    public TypeInformation<PacketBatch> getProducedType() {
+        return PacketBatchTypeInfo.INSTANCE;
     }
 }

@@ -13,18 +13,21 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * One subtask's share of the stream: packets {@code first}, {@code first + stride}, {@code first + 2·stride}, …
- * ({@code count} of them), from position {@code position} on. Interleaved rather than contiguous, so that every
- * subtask's event time advances at the same pace and the watermark (their minimum) does not hold windows back.
+ * ({@code count} of them), from position {@code position} on, the first {@code batchesDone} batches of the round
+ * starting there already emitted (see {@link PacketBatchIterator}). Interleaved rather than contiguous, so that
+ * every subtask's event time advances at the same pace and the watermark (their minimum) does not hold windows
+ * back.
  */
-public record PacketSplit(String runId, Workload workload, int first, int stride, long count, long position)
-        implements IteratorSourceSplit<Packet, PacketIterator> {
+public record PacketSplit(String runId, Workload workload, int first, int stride, long count, long position,
+                          int batchesDone)
+        implements IteratorSourceSplit<PacketBatch, PacketBatchIterator> {
 
     /** The {@code n} splits of a workload, one per source subtask. */
     static List<PacketSplit> of(String runId, Workload workload, int n) {
         List<PacketSplit> splits = new ArrayList<>(n);
         for (int j = 0; j < n; j++) {
             long count = workload.packets() > j ? (workload.packets() - j + n - 1) / n : 0;
-            splits.add(new PacketSplit(runId, workload, j, n, count, 0));
+            splits.add(new PacketSplit(runId, workload, j, n, count, 0, 0));
         }
         return splits;
     }
@@ -35,13 +38,14 @@ public record PacketSplit(String runId, Workload workload, int first, int stride
     }
 
     @Override
-    public PacketIterator getIterator() {
-        return new PacketIterator(this);
+    public PacketBatchIterator getIterator() {
+        return new PacketBatchIterator(this);
     }
 
     @Override
-    public PacketSplit getUpdatedSplitForIterator(PacketIterator iterator) {
-        return new PacketSplit(runId, workload, first, stride, count, iterator.position());
+    public PacketSplit getUpdatedSplitForIterator(PacketBatchIterator iterator) {
+        return new PacketSplit(runId, workload, first, stride, count, iterator.roundStart(),
+                iterator.batchesDone());
     }
 
     static void write(PacketSplit split, DataOutputStream out) throws IOException {
@@ -53,24 +57,26 @@ public record PacketSplit(String runId, Workload workload, int first, int stride
         out.writeLong(w.seed());
         out.writeLong(w.packetsPerSecond());
         out.writeInt(w.links());
+        out.writeInt(w.batch());
         out.writeInt(split.first);
         out.writeInt(split.stride);
         out.writeLong(split.count);
         out.writeLong(split.position);
+        out.writeInt(split.batchesDone);
     }
 
     static PacketSplit read(DataInputStream in) throws IOException {
         String runId = in.readUTF();
         Workload w = new Workload(in.readLong(), in.readInt(), in.readDouble(), in.readLong(), in.readLong(),
-                in.readInt());
-        return new PacketSplit(runId, w, in.readInt(), in.readInt(), in.readLong(), in.readLong());
+                in.readInt(), in.readInt());
+        return new PacketSplit(runId, w, in.readInt(), in.readInt(), in.readLong(), in.readLong(), in.readInt());
     }
 
     /** Checkpoints of a split. */
     static final class Serializer implements SimpleVersionedSerializer<PacketSplit> {
         @Override
         public int getVersion() {
-            return 1;
+            return 2;
         }
 
         @Override
@@ -92,7 +98,7 @@ public record PacketSplit(String runId, Workload workload, int first, int stride
     static final class EnumeratorSerializer implements SimpleVersionedSerializer<Collection<PacketSplit>> {
         @Override
         public int getVersion() {
-            return 1;
+            return 2;
         }
 
         @Override

@@ -5,9 +5,11 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * One job of the pipeline benchmark: what it does to the packet stream. The harness makes the source (with event
- * time and watermarks), calls {@link #build}, and sends the stream it returns to its measuring sink; it measures
- * throughput, heap and checkpoint size the same way for every pipeline.
+ * One job of the pipeline benchmark: what it does to the packet stream, which arrives as {@link PacketBatch}es
+ * (packets of one link per record, as the Kafka packet format carries them). The harness makes the source (with
+ * event time and watermarks), calls {@link #build}, and sends the stream it returns to its measuring sink; it
+ * measures throughput (in packets), heap and checkpoint size the same way for every pipeline. A per-packet job
+ * starts with {@link Unbatch#packetsOf}.
  *
  * <p>To add one, implement this interface and list the instance in {@link Pipelines#ALL}.
  */
@@ -20,10 +22,11 @@ public interface Pipeline {
     String description();
 
     /**
-     * Adds the job's operators to {@code packets} (parallelism and checkpointing are already set on {@code env});
-     * returns the stream whose end marks the end of processing (its records are counted and discarded).
+     * Adds the job's operators to {@code batches} (parallelism and checkpointing are already set on {@code env});
+     * returns the stream whose end marks the end of processing (its records are counted and discarded; a stream
+     * of {@link PacketBatch}es is counted in packets).
      */
-    DataStream<?> build(StreamExecutionEnvironment env, DataStream<Packet> packets, PipelineSettings settings);
+    DataStream<?> build(StreamExecutionEnvironment env, DataStream<PacketBatch> batches, PipelineSettings settings);
 
     /**
      * The plain-Flink pipeline this one is measured against (throughput and checkpoint size ratios), e.g.

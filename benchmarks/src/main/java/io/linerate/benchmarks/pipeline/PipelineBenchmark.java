@@ -14,13 +14,14 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The pipeline benchmark: the same synthetic packet stream through each selected {@link Pipeline} on a local
- * MiniCluster, one after the other, and a markdown table of packets/s, peak heap and checkpoint size.
+ * The pipeline benchmark: the same synthetic packet stream, in batches of one link's packets per record, through
+ * each selected {@link Pipeline} on a local MiniCluster, one after the other, and a markdown table of packets/s,
+ * peak heap and checkpoint size.
  *
  * <pre>
  * java -Xms6g -Xmx6g -cp benchmarks/target/benchmarks.jar io.linerate.benchmarks.pipeline.PipelineBenchmark \
  *     [--pipelines discard,flink-heavy-hitters,...] [--packets 20M] [--flows 1M] [--skew 1.1] [--parallelism 2]
- *     [--checkpoint-interval 10s] [--seed N] [--rate 1M] [--links 8] [--warmup-packets 1M] [--repeat 1]
+ *     [--checkpoint-interval 10s] [--seed N] [--rate 1M] [--links 8] [--batch 64] [--warmup-packets 1M] [--repeat 1]
  *     [--no-mid-run-checkpoint] [--progress-interval 5s] [--output FILE [--append]] [--list]
  * </pre>
  */
@@ -79,7 +80,7 @@ public final class PipelineBenchmark {
         for (Pipeline p : pipelines) {
             if (options.warmupPackets > 0) {
                 Workload warm = new Workload(options.warmupPackets, workload.flows(), workload.skew(),
-                        workload.seed() + 1, workload.packetsPerSecond(), workload.links());
+                        workload.seed() + 1, workload.packetsPerSecond(), workload.links(), workload.batch());
                 log.accept(String.format("%s: warm-up, %,d packets", p.name(), warm.packets()));
                 runner.run(p, PipelineSettings.standard(warm));
             }
@@ -112,11 +113,12 @@ public final class PipelineBenchmark {
         Runtime rt = Runtime.getRuntime();
         return String.format(Locale.ROOT, "### Pipelines, %s%n%n"
                         + "%,d packets over %,d IPv4 flows, Zipf %s, seed %d, %,d packets per simulated second "
-                        + "(%.0f s of event time), %d links; MiniCluster, parallelism %d, heap state backend, "
+                        + "(%.0f s of event time), %d links, source records of up to %d packets of one link; "
+                        + "MiniCluster, parallelism %d, heap state backend, "
                         + "checkpoints every %s%s; warm-up %,d packets per pipeline; %s. JDK %s, max heap %s, "
                         + "%d processors.%n",
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), w.packets(), w.flows(), w.skew(), w.seed(),
-                w.packetsPerSecond(), w.simulatedSeconds(), w.links(), o.parallelism,
+                w.packetsPerSecond(), w.simulatedSeconds(), w.links(), w.batch(), o.parallelism,
                 Report.duration(o.checkpointInterval),
                 o.midRunCheckpoint ? " plus one at half the packets" : "", o.warmupPackets,
                 o.repeat == 1 ? "one measured run per pipeline"
@@ -137,6 +139,8 @@ public final class PipelineBenchmark {
                   --seed N                   generator seed
                   --rate N                   packets per simulated second of event time (default 1M)
                   --links N                  links (observation points) the flows are spread over (default 8)
+                  --batch N                  packets per source record, all of one link (default 64; 1: a record
+                                             per packet)
                   --warmup-packets N         an unmeasured run of each pipeline first (default 1M; 0: none)
                   --repeat N                 measured runs per pipeline; the report shows the median (default 1)
                   --no-mid-run-checkpoint    only periodic checkpoints (default: also one at half the packets)
@@ -155,6 +159,7 @@ public final class PipelineBenchmark {
         long seed = Workload.SEED;
         long rate = Workload.PACKETS_PER_SECOND;
         int links = Workload.LINKS;
+        int batch = Workload.BATCH;
         long warmupPackets = 1_000_000;
         int repeat = 1;
         boolean midRunCheckpoint = true;
@@ -190,6 +195,7 @@ public final class PipelineBenchmark {
                             case "--seed" -> o.seed = Long.decode(v);
                             case "--rate" -> o.rate = count(a, v);
                             case "--links" -> o.links = Math.toIntExact(count(a, v));
+                            case "--batch" -> o.batch = Math.toIntExact(count(a, v));
                             case "--warmup-packets" -> o.warmupPackets = count(a, v);
                             case "--repeat" -> o.repeat = Math.toIntExact(count(a, v));
                             case "--progress-interval" -> o.progressInterval = duration(a, v);
@@ -222,7 +228,7 @@ public final class PipelineBenchmark {
 
         /** The workload the options describe. */
         public Workload workload() {
-            return new Workload(packets, flows, skew, seed, rate, links);
+            return new Workload(packets, flows, skew, seed, rate, links, batch);
         }
 
         /** {@code 20000000}, {@code 20_000_000}, {@code 20M}, {@code 100k}. */

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +15,7 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.core.execution.CheckpointType;
@@ -70,6 +72,8 @@ public final class PipelineRunner {
         Path checkpoints = Files.createTempDirectory("linerate-pipeline-checkpoints");
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, "hashmap");
+        // a failing job fails the run (with checkpointing on, Flink would otherwise restart it without end)
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, setup.checkpointInterval());
@@ -84,9 +88,9 @@ public final class PipelineRunner {
             StreamExecutionEnvironment env = new StreamExecutionEnvironment(conf);
             env.setParallelism(setup.parallelism());
             env.enableCheckpointing(setup.checkpointInterval().toMillis());
-            DataStream<Packet> packets = env.fromSource(new PacketSource(runId, workload), PacketSource.watermarks(),
-                    "packets");
-            pipeline.build(env, packets, settings).sinkTo(new MeasuringSink<>(runId)).name("measuring sink");
+            DataStream<PacketBatch> batches = env.fromSource(new PacketSource(runId, workload),
+                    PacketSource.watermarks(), "packet batches");
+            sinkTo(pipeline.build(env, batches, settings), runId);
             new PacketGenerator(workload); // its alias table (cached per JVM) counts in the idle heap, not the run's
             long idleHeap = HeapMonitor.usedAfterFullGc();
             RunProbe probe = RunProbe.of(runId);
@@ -112,6 +116,8 @@ public final class PipelineRunner {
                         }
                     }
                 }
+                log.accept(String.format(Locale.ROOT, "  %s: %,d source records, %.1f packets each", pipeline.name(),
+                        probe.emittedBatches(), (double) probe.emitted() / Math.max(1, probe.emittedBatches())));
                 return new RunResult(pipeline.name(), probe.emitted(), probe.processingNanos(), probe.sunk(),
                         idleHeap, heap.peakAfterGc(), heap.peakUsed(), heap.collections(), largest, completed,
                         wall);
@@ -119,6 +125,16 @@ public final class PipelineRunner {
         } finally {
             RunProbe.remove(runId);
             deleteRecursively(checkpoints);
+        }
+    }
+
+    /** The measuring sink, counting packets if the pipeline ends in batches (a discard), else records. */
+    @SuppressWarnings("unchecked")
+    private static void sinkTo(DataStream<?> end, String runId) {
+        if (end.getType() instanceof PacketBatchTypeInfo) {
+            ((DataStream<PacketBatch>) end).sinkTo(MeasuringSink.countingPackets(runId)).name("measuring sink");
+        } else {
+            end.sinkTo(MeasuringSink.countingRecords(runId)).name("measuring sink");
         }
     }
 

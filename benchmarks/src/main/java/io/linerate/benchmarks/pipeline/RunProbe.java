@@ -8,7 +8,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What the source and the measuring sink of one run saw, shared through this JVM (the harness runs the job on a
  * MiniCluster in its own process): when the first packet was generated, when the last sink subtask reached the
- * end of its input, how many packets were emitted and how many records reached the sink.
+ * end of its input, how many packets (and batches) were emitted and how many records reached the sink (packets,
+ * for a sink of batches).
  *
  * <p>Processing time = last end of input − first packet. It leaves out job deployment before the first packet
  * and, after the end of input, the final checkpoint a bounded job with checkpointing waits for.
@@ -20,6 +21,7 @@ public final class RunProbe {
     private final AtomicLong firstNanos = new AtomicLong(Long.MAX_VALUE);
     private final AtomicLong lastNanos = new AtomicLong(Long.MIN_VALUE);
     private final LongAdder emitted = new LongAdder();
+    private final LongAdder emittedBatches = new LongAdder();
     private final LongAdder sunk = new LongAdder();
     private final LongAdder finishedSinks = new LongAdder();
 
@@ -40,8 +42,9 @@ public final class RunProbe {
         firstNanos.accumulateAndGet(nanos, Math::min);
     }
 
-    void emitted(long packets) {
+    void emitted(long packets, long batches) {
         emitted.add(packets);
+        emittedBatches.add(batches);
     }
 
     void sinkFinished(long nanos, long records) {
@@ -50,12 +53,23 @@ public final class RunProbe {
         finishedSinks.increment();
     }
 
-    /** Packets the source has emitted so far (updated every {@value PacketIterator#BATCH} packets per subtask). */
+    /**
+     * Packets the source has emitted so far (updated every {@value PacketBatchIterator#REPORT_EVERY} packets or so
+     * per subtask).
+     */
     public long emitted() {
         return emitted.sum();
     }
 
-    /** Records that reached the measuring sink, over the sink subtasks that have finished. */
+    /** Source records ({@link PacketBatch}es) emitted so far, updated with {@link #emitted()}. */
+    public long emittedBatches() {
+        return emittedBatches.sum();
+    }
+
+    /**
+     * Records that reached the measuring sink, over the sink subtasks that have finished; for a sink of
+     * {@link PacketBatch}es, the packets in them.
+     */
     public long sunk() {
         return sunk.sum();
     }

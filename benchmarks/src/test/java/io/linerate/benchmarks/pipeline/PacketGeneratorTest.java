@@ -3,6 +3,7 @@ package io.linerate.benchmarks.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -17,41 +18,103 @@ class PacketGeneratorTest {
     private static final Workload SMALL = new Workload(100_000, 10_000, 1.1, 42, 1_000_000, 8);
 
     @Test
-    void everySplittingGivesEachPacketExactlyOnceAndInEventTimeOrder() {
+    void everySplittingAndBatchingGivesEachPacketExactlyOnceInBatchesOfOneLinkWithMonotoneTimestamps() {
         PacketGenerator generator = new PacketGenerator(SMALL);
-        for (int n : new int[] {1, 2, 3, 7}) {
-            boolean[] seen = new boolean[(int) SMALL.packets()];
-            for (PacketSplit split : PacketSplit.of("test", SMALL, n)) {
-                PacketIterator it = split.getIterator();
-                long previous = Long.MIN_VALUE;
-                long k = 0;
-                while (it.hasNext()) {
-                    Packet p = it.next();
-                    int index = (int) (split.first() + k * split.stride());
-                    assertThat(seen[index]).as("packet %d twice with %d splits", index, n).isFalse();
-                    seen[index] = true;
-                    assertThat(p).isEqualTo(generator.packet(index));
-                    assertThat(p.timestamp()).isEqualTo(index / 1000).isGreaterThanOrEqualTo(previous);
-                    previous = p.timestamp();
-                    k++;
+        for (int batch : new int[] {1, 7, 64}) {
+            Workload workload = SMALL.withBatch(batch);
+            for (int n : new int[] {1, 2, 3, 7}) {
+                boolean[] seen = new boolean[(int) SMALL.packets()];
+                long batches = 0;
+                for (PacketSplit split : PacketSplit.of("test", workload, n)) {
+                    Map<Packet, ArrayDeque<Long>> positions = positionsOf(split, generator);
+                    PacketBatchIterator it = split.getIterator();
+                    long previousTimestamp = Long.MIN_VALUE;
+                    long previousFirst = -1;
+                    long round = (long) PacketBatchIterator.ROUND_BATCHES * batch * SMALL.links();
+                    while (it.hasNext()) {
+                        PacketBatch b = it.next();
+                        batches++;
+                        assertThat(b.size()).isBetween(1, batch);
+                        // the batch's timestamp: its smallest, never below the previous batch's (watermarks)
+                        assertThat(b.timestamp()).isGreaterThanOrEqualTo(previousTimestamp);
+                        previousTimestamp = b.timestamp();
+                        long firstPosition = -1;
+                        long lastPosition = -1;
+                        for (int i = 0; i < b.size(); i++) {
+                            Packet p = b.get(i);
+                            long position = positions.get(p).poll(); // equal packets: the earliest first
+                            int index = (int) (split.first() + position * split.stride());
+                            assertThat(position).as("packets of a batch in stream order").isGreaterThan(lastPosition);
+                            if (i == 0) {
+                                firstPosition = position;
+                            }
+                            lastPosition = position;
+                            assertThat(seen[index]).as("packet %d twice, batch %d, %d splits", index, batch, n)
+                                    .isFalse();
+                            seen[index] = true;
+                            assertThat(p.link()).isEqualTo(b.link());
+                            assertThat(p.timestamp()).isGreaterThanOrEqualTo(b.timestamp());
+                        }
+                        assertThat(b.timestamp()).isEqualTo(b.get(0).timestamp());
+                        // batches in the order of their first packet; a batch within one round
+                        assertThat(firstPosition).isGreaterThan(previousFirst);
+                        previousFirst = firstPosition;
+                        assertThat(firstPosition / round).isEqualTo(lastPosition / round);
+                    }
                 }
-            }
-            for (int i = 0; i < seen.length; i++) {
-                assertThat(seen[i]).as("packet %d missing with %d splits", i, n).isTrue();
+                for (int i = 0; i < seen.length; i++) {
+                    assertThat(seen[i]).as("packet %d missing, batch %d, %d splits", i, batch, n).isTrue();
+                }
+                if (batch == 1) {
+                    assertThat(batches).isEqualTo(SMALL.packets());
+                } else {
+                    // rounds of 4·batch·links packets: fewer than 5 batches per link and round (4 full + 1 rest)
+                    assertThat(batches).isLessThan(SMALL.packets() * 5 / (4L * batch) + 5L * n * SMALL.links());
+                }
             }
         }
         RunProbe.remove("test");
     }
 
     @Test
-    void aSplitResumesWhereItsIteratorStopped() {
-        PacketSplit split = PacketSplit.of("test", SMALL, 2).get(1);
-        PacketIterator it = split.getIterator();
-        for (int i = 0; i < 1000; i++) {
-            it.next();
+    void withBatchesOfOneTheSplitIsThePerPacketStream() {
+        PacketGenerator generator = new PacketGenerator(SMALL);
+        PacketSplit split = PacketSplit.of("test", SMALL.withBatch(1), 3).get(2);
+        PacketBatchIterator it = split.getIterator();
+        for (long k = 0; it.hasNext(); k++) {
+            PacketBatch b = it.next();
+            assertThat(b.size()).isEqualTo(1);
+            assertThat(b.get(0)).isEqualTo(generator.packet(split.first() + k * split.stride()));
         }
-        PacketSplit resumed = split.getUpdatedSplitForIterator(it);
-        assertThat(resumed.getIterator().next()).isEqualTo(it.next());
+        RunProbe.remove("test");
+    }
+
+    /** The positions in {@code split} of each of its packets (equal packets: several, ascending). */
+    private static Map<Packet, ArrayDeque<Long>> positionsOf(PacketSplit split, PacketGenerator generator) {
+        Map<Packet, ArrayDeque<Long>> positions = new HashMap<>();
+        for (long position = 0; position < split.count(); position++) {
+            positions.computeIfAbsent(generator.packet(split.first() + position * split.stride()),
+                    k -> new ArrayDeque<>()).add(position);
+        }
+        return positions;
+    }
+
+    @Test
+    void aSplitResumesWhereItsIteratorStoppedEvenMidRound() throws Exception {
+        PacketSplit split = PacketSplit.of("test", SMALL, 2).get(1);
+        for (int emitted : new int[] {0, 1, 17, 40, 500}) {
+            PacketBatchIterator it = split.getIterator();
+            for (int i = 0; i < emitted; i++) {
+                it.next();
+            }
+            PacketSplit.Serializer serializer = new PacketSplit.Serializer();
+            PacketSplit resumed = serializer.deserialize(serializer.getVersion(),
+                    serializer.serialize(split.getUpdatedSplitForIterator(it)));
+            PacketBatchIterator again = resumed.getIterator();
+            for (int i = 0; i < 100; i++) {
+                assertThat(again.next()).as("batch %d after %d", i, emitted).isEqualTo(it.next());
+            }
+        }
         RunProbe.remove("test");
     }
 
@@ -138,5 +201,7 @@ class PacketGeneratorTest {
     void workloadLimitsAreCheckedWhenBuilt() {
         assertThatThrownBy(() -> new Workload(0, 10, 1.1, 1, 1, 1)).hasMessageContaining("packets must be >= 1");
         assertThatThrownBy(() -> new Workload(1, 10, 1.1, 1, 1, 0)).hasMessageContaining("links must be in");
+        assertThatThrownBy(() -> new Workload(1, 10, 1.1, 1, 1, 1, 0)).hasMessageContaining("batch must be in");
+        assertThatThrownBy(() -> SMALL.withBatch(PacketBatch.MAX_SIZE + 1)).hasMessageContaining("batch must be in");
     }
 }

@@ -32,6 +32,10 @@ class PipelineBenchmarkTest {
                 .containsExactly(20_000_000L, 100_000);
         assertThat(o.checkpointInterval).isEqualTo(Duration.ofMillis(500));
         assertThat(o.pipelines).containsExactly("flink-dedup", "discard");
+        assertThat(o.workload().batch()).isEqualTo(Workload.BATCH);
+        assertThat(PipelineBenchmark.Options.parse("--batch", "1").workload().batch()).isEqualTo(1);
+        assertThatThrownBy(() -> PipelineBenchmark.Options.parse("--batch", "0"))
+                .hasMessageContaining("batch must be in [1, 65536], got 0");
     }
 
     @Test
@@ -81,9 +85,9 @@ class PipelineBenchmarkTest {
             }
 
             @Override
-            public DataStream<?> build(StreamExecutionEnvironment env, DataStream<Packet> packets,
+            public DataStream<?> build(StreamExecutionEnvironment env, DataStream<PacketBatch> batches,
                                        PipelineSettings settings) {
-                return packets;
+                return batches;
             }
 
             @Override

@@ -11,13 +11,21 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.Test;
 
-/** A smoke run of every built-in pipeline on a MiniCluster over a small stream, with output counts checked. */
+/**
+ * A smoke run of every built-in pipeline on a MiniCluster over a small stream of batches, with output counts
+ * checked against an exact model of the packets.
+ */
 class PipelineRunnerTest {
 
-    // 1.5 s of event time: windows [0, 1 s) and [1 s, 2 s)
-    private static final Workload WORKLOAD = new Workload(60_000, 5_000, 1.1, 7, 40_000, 4);
+    // 1.5 s of event time: windows [0, 1 s) and [1 s, 2 s); batches of up to 64 packets (a round of 4·64·4 =
+    // 1,024 packets per subtask, 2,048 of the stream, spans 51 ms of event time: batches straddle the boundary)
+    private static final Workload WORKLOAD = new Workload(60_000, 5_000, 1.1, 7, 40_000, 4, 64);
 
     @Test
     void everyPipelineRunsAndItsSinkSeesWhatTheJobMustEmit() throws Exception {
@@ -48,7 +56,7 @@ class PipelineRunnerTest {
             assertThat(r.processingNanos()).as(r.pipeline()).isPositive();
             assertThat(r.checkpoints()).as(r.pipeline()).isPositive(); // at least the final one
             long expected = switch (r.pipeline()) {
-                case "discard", "keyed-discard" -> WORKLOAD.packets();
+                case "discard", "keyed-discard" -> WORKLOAD.packets(); // the sink counts the packets of batches
                 case "flink-heavy-hitters" -> topRecords;
                 case "flink-dedup", "flink-flow-meter" -> flows.size(); // first packets; one export per flow
                 // one export per flow: the stream is shorter than the idle timeout, the tables have headroom
@@ -68,6 +76,58 @@ class PipelineRunnerTest {
         String report = Report.markdown("### test", results, Pipelines.ALL);
         for (Pipeline p : Pipelines.ALL) {
             assertThat(report).contains("| " + p.name() + " | 60,000 |");
+        }
+    }
+
+    @Test
+    void withBatchesOfOneTheDiscardPipelinesCountEveryPacketToo() throws Exception {
+        PipelineRunner runner = new PipelineRunner(
+                new PipelineRunner.Setup(2, Duration.ofSeconds(10), false, Duration.ofSeconds(5)), s -> { });
+        Workload perPacket = WORKLOAD.withBatch(1);
+        for (String name : List.of("discard", "keyed-discard")) {
+            RunResult r = runner.run(Pipelines.byName().get(name), PipelineSettings.standard(perPacket));
+            assertThat(r.packets()).as(name).isEqualTo(perPacket.packets());
+            assertThat(r.sinkRecords()).as(name).isEqualTo(perPacket.packets());
+        }
+    }
+
+    @Test
+    void unbatchedPacketsCarryTheirOwnEventTimeAndAreNeverBehindTheWatermark() throws Exception {
+        Pipeline checking = new Pipeline() {
+            @Override
+            public String name() {
+                return "unbatch-check";
+            }
+
+            @Override
+            public String description() {
+                return "source → unbatch → fails on a packet stamped otherwise than its timestamp, or late";
+            }
+
+            @Override
+            public DataStream<?> build(StreamExecutionEnvironment env, DataStream<PacketBatch> batches,
+                                       PipelineSettings settings) {
+                return Unbatch.packetsOf(batches).process(new CheckTime());
+            }
+        };
+        PipelineRunner runner = new PipelineRunner(
+                new PipelineRunner.Setup(2, Duration.ofSeconds(10), false, Duration.ofSeconds(5)), s -> { });
+        RunResult r = runner.run(checking, PipelineSettings.standard(WORKLOAD));
+        assertThat(r.sinkRecords()).isEqualTo(WORKLOAD.packets());
+    }
+
+    /** Passes a packet on if its record timestamp is its own and the watermark is still below it. */
+    static final class CheckTime extends ProcessFunction<Packet, Packet> {
+        @Override
+        public void processElement(Packet p, Context context, Collector<Packet> out) {
+            if (context.timestamp() == null || context.timestamp() != p.timestamp()) {
+                throw new IllegalStateException(p + " stamped " + context.timestamp());
+            }
+            if (context.timerService().currentWatermark() >= p.timestamp()) {
+                throw new IllegalStateException(p + " behind the watermark "
+                        + context.timerService().currentWatermark());
+            }
+            out.collect(p);
         }
     }
 }

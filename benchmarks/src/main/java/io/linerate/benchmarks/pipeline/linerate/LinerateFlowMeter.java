@@ -2,12 +2,16 @@ package io.linerate.benchmarks.pipeline.linerate;
 
 import io.linerate.benchmarks.pipeline.LinkKey;
 import io.linerate.benchmarks.pipeline.Packet;
+import io.linerate.benchmarks.pipeline.PacketBatch;
 import io.linerate.benchmarks.pipeline.Pipeline;
 import io.linerate.benchmarks.pipeline.PipelineSettings;
+import io.linerate.benchmarks.pipeline.Unbatch;
 import io.linerate.flink.flowmeter.FlowMeter;
+import io.linerate.flink.flowmeter.MeteredFlow;
 import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -38,9 +42,11 @@ public final class LinerateFlowMeter implements Pipeline {
     }
 
     @Override
-    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<Packet> packets, PipelineSettings settings) {
+    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<PacketBatch> batches,
+                               PipelineSettings settings) {
+        LinkKey links = LinkKey.balanced(env, settings.workload().links());
         FlowMeter<Packet, Integer> meter = FlowMeter.<Packet>builder()
-                .scope(LinkKey.balanced(env, settings.workload().links()), Types.INT)
+                .scope(links, Types.INT)
                 .packets((p, sink) -> sink.ipv4(p.srcAddress(), p.dstAddress(), p.srcPort(), p.dstPort(),
                         p.protocol()))
                 .bytes(Packet::bytes)
@@ -49,6 +55,17 @@ public final class LinerateFlowMeter implements Pipeline {
                 .capacity(capacityPerLink(settings))
                 .idleTimeout(settings.idleTimeout())
                 .build();
-        return meter.apply(packets).name("linerate flow meter").uid("linerate-flow-meter");
+        return applyTo(meter, batches, links).name("linerate flow meter").uid("linerate-flow-meter");
+    }
+
+    /**
+     * Where the batches enter the operator: for now unbatched into packets ({@link Unbatch}, chained to the source),
+     * then the per-packet {@code apply}. With {@code applyToBatches} this body becomes the one line
+     * {@code return meter.applyToBatches(batches, links.ofBatches(), PacketBatch.PACKETS, PacketTypeInfo.INSTANCE);}
+     * (the builder already reads each packet's own time, {@code .timestamps(Packet::timestamp)}).
+     */
+    static SingleOutputStreamOperator<MeteredFlow<Integer>> applyTo(FlowMeter<Packet, Integer> meter,
+                                                                    DataStream<PacketBatch> batches, LinkKey links) {
+        return meter.apply(Unbatch.packetsOf(batches));
     }
 }

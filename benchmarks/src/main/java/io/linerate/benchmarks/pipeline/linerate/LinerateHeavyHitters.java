@@ -2,12 +2,16 @@ package io.linerate.benchmarks.pipeline.linerate;
 
 import io.linerate.benchmarks.pipeline.LinkKey;
 import io.linerate.benchmarks.pipeline.Packet;
+import io.linerate.benchmarks.pipeline.PacketBatch;
 import io.linerate.benchmarks.pipeline.Pipeline;
 import io.linerate.benchmarks.pipeline.PipelineSettings;
+import io.linerate.benchmarks.pipeline.Unbatch;
 import io.linerate.flink.heavyhitters.HeavyHitterDetector;
+import io.linerate.flink.heavyhitters.HeavyHitterReport;
 import io.linerate.flink.items.ItemSelector;
 import java.util.Optional;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -36,13 +40,28 @@ public final class LinerateHeavyHitters implements Pipeline {
     }
 
     @Override
-    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<Packet> packets, PipelineSettings settings) {
+    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<PacketBatch> batches,
+                               PipelineSettings settings) {
+        LinkKey links = LinkKey.balanced(env, settings.workload().links());
         HeavyHitterDetector<Packet, Integer> detector = HeavyHitterDetector
-                .builder(LinkKey.balanced(env, settings.workload().links()), ItemSelector.longs(Packet::flowId))
+                .builder(links, ItemSelector.longs(Packet::flowId))
                 .tumbling(settings.window())
                 .topK(settings.topK())
                 .phi(PHI)
                 .build();
-        return detector.apply(packets).name("linerate heavy hitters").uid("linerate-heavy-hitters");
+        return applyTo(detector, batches, links).name("linerate heavy hitters").uid("linerate-heavy-hitters");
+    }
+
+    /**
+     * Where the batches enter the operator: for now unbatched into packets ({@link Unbatch}, chained to the source,
+     * each packet with its own event time), then the per-packet {@code apply}. With {@code applyToBatches} this
+     * body becomes the one line
+     * {@code return detector.applyToBatches(batches, links.ofBatches(), PacketBatch.PACKETS, PacketTypeInfo.INSTANCE);}
+     * and the builder above gets {@code .timestamps(Packet::timestamp)} (without it a packet's window is its
+     * batch's, whose timestamp is the batch's smallest).
+     */
+    static SingleOutputStreamOperator<HeavyHitterReport<Integer>> applyTo(
+            HeavyHitterDetector<Packet, Integer> detector, DataStream<PacketBatch> batches, LinkKey links) {
+        return detector.apply(Unbatch.packetsOf(batches));
     }
 }

@@ -1,12 +1,15 @@
 package io.linerate.benchmarks.pipeline.plain;
 
-import io.linerate.benchmarks.pipeline.Packet;
+import io.linerate.benchmarks.pipeline.PacketBatch;
 import io.linerate.benchmarks.pipeline.Pipeline;
 import io.linerate.benchmarks.pipeline.PipelineSettings;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
-/** Source → discard: the ceiling (packet generation, watermarks and a chained sink; no shuffle, no state). */
+/**
+ * Source → discard: the ceiling (packet generation and batching, watermarks and a chained sink that counts the
+ * packets of each batch; no shuffle, no state, no per-packet record).
+ */
 public final class DiscardPipeline implements Pipeline {
 
     @Override
@@ -16,11 +19,12 @@ public final class DiscardPipeline implements Pipeline {
 
     @Override
     public String description() {
-        return "source → discarding sink (chained): the ceiling";
+        return "source → discarding sink (chained, counts the packets of each batch): the ceiling";
     }
 
     @Override
-    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<Packet> packets, PipelineSettings settings) {
-        return packets;
+    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<PacketBatch> batches,
+                               PipelineSettings settings) {
+        return batches;
     }
 }

@@ -2,8 +2,10 @@ package io.linerate.benchmarks.pipeline.plain;
 
 import io.linerate.benchmarks.flowtable.FlowKey;
 import io.linerate.benchmarks.pipeline.Packet;
+import io.linerate.benchmarks.pipeline.PacketBatch;
 import io.linerate.benchmarks.pipeline.Pipeline;
 import io.linerate.benchmarks.pipeline.PipelineSettings;
+import io.linerate.benchmarks.pipeline.Unbatch;
 import java.time.Duration;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.StateTtlConfig;
@@ -29,12 +31,14 @@ public final class FlinkDedup implements Pipeline {
 
     @Override
     public String description() {
-        return "keyBy flow → ValueState<Boolean> with 10 s TTL (processing time) → first packet of each flow";
+        return "unbatch → keyBy flow → ValueState<Boolean> with 10 s TTL (processing time) → "
+                + "first packet of each flow";
     }
 
     @Override
-    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<Packet> packets, PipelineSettings settings) {
-        return packets
+    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<PacketBatch> batches,
+                               PipelineSettings settings) {
+        return Unbatch.packetsOf(batches)
                 .keyBy(Packet::flowKey)
                 .process(new FirstSeen(settings.dedupTtl()))
                 .name("dedup (TTL " + settings.dedupTtl() + ")");

@@ -2,8 +2,10 @@ package io.linerate.benchmarks.pipeline.plain;
 
 import io.linerate.benchmarks.flowtable.FlowKey;
 import io.linerate.benchmarks.pipeline.Packet;
+import io.linerate.benchmarks.pipeline.PacketBatch;
 import io.linerate.benchmarks.pipeline.Pipeline;
 import io.linerate.benchmarks.pipeline.PipelineSettings;
+import io.linerate.benchmarks.pipeline.Unbatch;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -28,12 +30,14 @@ public final class FlinkFlowMeter implements Pipeline {
 
     @Override
     public String description() {
-        return "keyBy flow → ValueState<FlowCounters> + event-time idle timer moved per packet (10 s) → export";
+        return "unbatch → keyBy flow → ValueState<FlowCounters> + event-time idle timer moved per packet (10 s) "
+                + "→ export";
     }
 
     @Override
-    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<Packet> packets, PipelineSettings settings) {
-        return packets
+    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<PacketBatch> batches,
+                               PipelineSettings settings) {
+        return Unbatch.packetsOf(batches)
                 .keyBy(Packet::flowKey)
                 .process(new IdleFlows(settings.idleTimeout().toMillis()))
                 .name("flow table (idle " + settings.idleTimeout() + ")");

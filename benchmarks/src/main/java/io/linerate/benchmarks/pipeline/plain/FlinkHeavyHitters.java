@@ -2,8 +2,10 @@ package io.linerate.benchmarks.pipeline.plain;
 
 import io.linerate.benchmarks.flowtable.FlowKey;
 import io.linerate.benchmarks.pipeline.Packet;
+import io.linerate.benchmarks.pipeline.PacketBatch;
 import io.linerate.benchmarks.pipeline.Pipeline;
 import io.linerate.benchmarks.pipeline.PipelineSettings;
+import io.linerate.benchmarks.pipeline.Unbatch;
 import java.util.Comparator;
 import java.util.PriorityQueue;
 import org.apache.flink.api.common.functions.AggregateFunction;
@@ -34,12 +36,14 @@ public final class FlinkHeavyHitters implements Pipeline {
 
     @Override
     public String description() {
-        return "keyBy flow → 1 s tumbling event-time window → count → keyBy window → top-100 (ListState, timer)";
+        return "unbatch → keyBy flow → 1 s tumbling event-time window → count → keyBy window → top-100 "
+                + "(ListState, timer)";
     }
 
     @Override
-    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<Packet> packets, PipelineSettings settings) {
-        return packets
+    public DataStream<?> build(StreamExecutionEnvironment env, DataStream<PacketBatch> batches,
+                               PipelineSettings settings) {
+        return Unbatch.packetsOf(batches)
                 .keyBy(Packet::flowKey)
                 .window(TumblingEventTimeWindows.of(settings.window()))
                 .aggregate(new CountPackets(), new EmitCount())
