@@ -3,9 +3,9 @@ package io.linerate.benchmarks.pipeline.linerate;
 import io.linerate.benchmarks.pipeline.LinkKey;
 import io.linerate.benchmarks.pipeline.Packet;
 import io.linerate.benchmarks.pipeline.PacketBatch;
+import io.linerate.benchmarks.pipeline.PacketTypeInfo;
 import io.linerate.benchmarks.pipeline.Pipeline;
 import io.linerate.benchmarks.pipeline.PipelineSettings;
-import io.linerate.benchmarks.pipeline.Unbatch;
 import io.linerate.flink.heavyhitters.HeavyHitterDetector;
 import io.linerate.flink.heavyhitters.HeavyHitterReport;
 import io.linerate.flink.items.ItemSelector;
@@ -48,20 +48,14 @@ public final class LinerateHeavyHitters implements Pipeline {
                 .tumbling(settings.window())
                 .topK(settings.topK())
                 .phi(PHI)
+                .timestamps(Packet::timestamp)
                 .build();
         return applyTo(detector, batches, links).name("linerate heavy hitters").uid("linerate-heavy-hitters");
     }
 
-    /**
-     * Where the batches enter the operator: for now unbatched into packets ({@link Unbatch}, chained to the source,
-     * each packet with its own event time), then the per-packet {@code apply}. With {@code applyToBatches} this
-     * body becomes the one line
-     * {@code return detector.applyToBatches(batches, links.ofBatches(), PacketBatch.PACKETS, PacketTypeInfo.INSTANCE);}
-     * and the builder above gets {@code .timestamps(Packet::timestamp)} (without it a packet's window is its
-     * batch's, whose timestamp is the batch's smallest).
-     */
+    /** The batches enter the operator whole: one state access per batch, each packet with its own event time. */
     static SingleOutputStreamOperator<HeavyHitterReport<Integer>> applyTo(
             HeavyHitterDetector<Packet, Integer> detector, DataStream<PacketBatch> batches, LinkKey links) {
-        return detector.apply(Unbatch.packetsOf(batches));
+        return detector.applyToBatches(batches, links.ofBatches(), PacketBatch.PACKETS, PacketTypeInfo.INSTANCE);
     }
 }

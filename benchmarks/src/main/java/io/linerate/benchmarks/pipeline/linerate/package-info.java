@@ -1,7 +1,6 @@
 /**
  * The linerate operators in the pipeline benchmark: the same jobs as the plain-Flink baselines, keyed by the link
- * (one structure per observation point) instead of by flow. Each takes the source's batches in one method,
- * {@code applyTo(operator, batches, links)}: per packet for now, the operator's {@code applyToBatches} once it is
- * there (see that method's comment).
+ * (one structure per observation point) instead of by flow. Each takes the source's batches whole through the
+ * operator's {@code applyToBatches}: Flink's per-record costs are paid once per batch of one link's packets.
  */
 package io.linerate.benchmarks.pipeline.linerate;
