@@ -2,71 +2,26 @@ package io.linerate.benchmarks.pipeline;
 
 import java.lang.reflect.Type;
 import java.util.Map;
+import io.linerate.flink.serializers.ImageTypeInfo;
 import org.apache.flink.api.common.serialization.SerializerConfig;
 import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /** Flink type information of {@link PacketBatch}: an atomic type serialized by {@link PacketBatchSerializer}. */
-public final class PacketBatchTypeInfo extends TypeInformation<PacketBatch> {
+public final class PacketBatchTypeInfo extends ImageTypeInfo<PacketBatch> {
 
     private static final long serialVersionUID = 1L;
 
     public static final PacketBatchTypeInfo INSTANCE = new PacketBatchTypeInfo();
 
-    @Override
-    public boolean isBasicType() {
-        return false;
-    }
-
-    @Override
-    public boolean isTupleType() {
-        return false;
-    }
-
-    @Override
-    public int getArity() {
-        return 1;
-    }
-
-    @Override
-    public int getTotalFields() {
-        return 1;
-    }
-
-    @Override
-    public Class<PacketBatch> getTypeClass() {
-        return PacketBatch.class;
-    }
-
-    @Override
-    public boolean isKeyType() {
-        return false;
+    private PacketBatchTypeInfo() {
+        super(PacketBatch.class);
     }
 
     @Override
     public TypeSerializer<PacketBatch> createSerializer(SerializerConfig config) {
         return PacketBatchSerializer.INSTANCE;
-    }
-
-    @Override
-    public String toString() {
-        return "PacketBatch";
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof PacketBatchTypeInfo;
-    }
-
-    @Override
-    public int hashCode() {
-        return PacketBatchTypeInfo.class.hashCode();
-    }
-
-    @Override
-    public boolean canEqual(Object o) {
-        return o instanceof PacketBatchTypeInfo;
     }
 
     /** Named by {@code @TypeInfo} on {@link PacketBatch}. */
