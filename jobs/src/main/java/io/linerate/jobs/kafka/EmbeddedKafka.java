@@ -172,7 +172,7 @@ public final class EmbeddedKafka implements KafkaBroker {
    */
   @Override
   public void close() {
-    closeQuietly(false);
+    stop(false);
     try {
       Runtime.getRuntime().removeShutdownHook(shutdownHook);
     } catch (IllegalStateException shuttingDown) {
@@ -181,10 +181,10 @@ public final class EmbeddedKafka implements KafkaBroker {
   }
 
   private void closeFromHook() {
-    closeQuietly(true);
+    stop(true);
   }
 
-  private synchronized void closeQuietly(boolean fromHook) {
+  private synchronized void stop(boolean fromHook) {
     if (closed) {
       return;
     }
@@ -248,8 +248,9 @@ public final class EmbeddedKafka implements KafkaBroker {
     private Builder() {}
 
     /**
-     * Sets a broker property over the defaults (see {@link EmbeddedKafka#defaultProperties}). The listeners, the
-     * node id, the process roles and the directories belong to this class and cannot be set.
+     * Sets a broker property over the defaults (replication factors 1, one partition for internal topics, no
+     * automatic topic creation, two network and two I/O threads). The listeners, the node id, the process roles
+     * and the directories belong to this class and cannot be set.
      */
     public Builder property(String key, String value) {
       Objects.requireNonNull(key, "key");
