@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -22,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -244,8 +246,15 @@ public final class EmbeddedKafka implements KafkaBroker {
   public static final class Builder {
     private final Map<String, String> overrides = new LinkedHashMap<>();
     private Consumer<String> progress = System.out::println;
+    private IntFunction<int[]> portChooser = EmbeddedKafka::freePorts;
 
     private Builder() {}
+
+    /** Replaces how ports are chosen (tests of the retry on a taken port). */
+    Builder portChooser(IntFunction<int[]> portChooser) {
+      this.portChooser = Objects.requireNonNull(portChooser, "portChooser");
+      return this;
+    }
 
     /**
      * Sets a broker property over the defaults (replication factors 1, one partition for internal topics, no
@@ -268,9 +277,29 @@ public final class EmbeddedKafka implements KafkaBroker {
       return this;
     }
 
-    /** Formats a fresh temporary folder and starts the broker; returns once it answers. */
+    /**
+     * Formats a fresh temporary folder and starts the broker; returns once it answers. If another process took
+     * one of the chosen ports before the broker bound it, starts again on new ports (at most
+     * {@value #BIND_ATTEMPTS} attempts).
+     *
+     * @throws IllegalStateException or another runtime exception of Kafka's if the broker cannot start; whatever
+     *     the attempt created is removed first
+     */
     public EmbeddedKafka start() {
       long begin = System.nanoTime();
+      for (int attempt = 1; ; attempt++) {
+        try {
+          return startOnce(begin);
+        } catch (RuntimeException e) {
+          if (attempt >= BIND_ATTEMPTS || !causedByBindFailure(e)) {
+            throw e;
+          }
+          progress.accept("embedded Kafka broker: a chosen port was taken meanwhile, starting again on new ports");
+        }
+      }
+    }
+
+    private EmbeddedKafka startOnce(long begin) {
       Path folder;
       try {
         folder = Files.createTempDirectory("linerate-kafka-");
@@ -280,7 +309,7 @@ public final class EmbeddedKafka implements KafkaBroker {
       KafkaRaftServer server = null;
       EmbeddedKafka kafka = null;
       try {
-        int[] ports = freePorts(2);
+        int[] ports = portChooser.apply(2);
         Properties properties = defaultProperties(ports[0], ports[1], folder.resolve("logs"));
         properties.putAll(overrides);
         KafkaConfig config = new KafkaConfig(properties, false);
@@ -310,6 +339,17 @@ public final class EmbeddedKafka implements KafkaBroker {
           kafkaVersion(), kafka.bootstrapServers(), folder, kafka.startupTime.toNanos() / 1e9));
       return kafka;
     }
+  }
+
+  private static final int BIND_ATTEMPTS = 3;
+
+  private static boolean causedByBindFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof BindException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void awaitReady() {

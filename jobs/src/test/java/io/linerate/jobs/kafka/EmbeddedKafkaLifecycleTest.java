@@ -63,6 +63,29 @@ class EmbeddedKafkaLifecycleTest {
   }
 
   @Test
+  void startsAgainOnNewPortsWhenAChosenPortWasTaken() throws Exception {
+    Set<Thread> before = Thread.getAllStackTraces().keySet();
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      int[] calls = {0};
+      List<String> progress = new ArrayList<>();
+      try (EmbeddedKafka kafka = EmbeddedKafka.builder()
+          .progress(line -> {
+            progress.add(line);
+            System.out.println(line);
+          })
+          .portChooser(count -> calls[0]++ == 0 ? new int[] {taken.getLocalPort(), EmbeddedKafka.freePorts(1)[0]} : EmbeddedKafka.freePorts(count))
+          .start()) {
+        System.out.println("Kafka broker used: " + kafka.description() + " at " + kafka.bootstrapServers());
+        assertThat(calls[0]).isEqualTo(2);
+        assertThat(kafka.brokerPort()).isNotEqualTo(taken.getLocalPort());
+        assertThat(progress.get(0)).contains("a chosen port was taken meanwhile");
+        kafka.createTopic("after-retry", 1);
+      }
+    }
+    assertThat(newNonDaemonThreads(before)).as("non-daemon threads of the failed and the second attempt").isEmpty();
+  }
+
+  @Test
   void refusesToOverrideWhatItOwns() {
     assertThatThrownBy(() -> EmbeddedKafka.builder().property("listeners", "PLAINTEXT://0.0.0.0:9092"))
         .isInstanceOf(IllegalArgumentException.class)
