@@ -71,9 +71,9 @@ public final class EmbeddedKafka implements KafkaBroker {
   private final Path folder;
   private final int brokerPort;
   private final int controllerPort;
-  private Duration startupTime = Duration.ZERO;
   private final Consumer<String> progress;
   private final Thread shutdownHook;
+  private volatile Duration startupTime = Duration.ZERO;
   private Admin admin;
   private boolean closed;
 
