@@ -1,0 +1,462 @@
+package io.linerate.jobs.kafka;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.AppInfoParser;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.Feature;
+import org.apache.kafka.server.common.MetadataVersion;
+
+/**
+ * A real Kafka broker and KRaft controller (combined mode, one node) running in this JVM from the
+ * {@code org.apache.kafka:kafka_2.13} classes: for the {@code demo} command and the tests, never for production.
+ *
+ * <p>{@link #start()} picks two free loopback ports (clients' {@code PLAINTEXT} listener, the controller's
+ * {@code CONTROLLER} listener), formats a fresh temporary folder as the log and metadata directory, starts the
+ * server and returns once the broker is unfenced and answers an admin request. Every replication factor is 1 and
+ * the transaction state log takes min ISR 1, so transactional producers (Flink's exactly-once Kafka sink) work on
+ * this single node. {@link #close()} stops the broker and controller, waits for their threads and deletes the
+ * folder; a JVM shutdown hook does the same if the owner never calls it.
+ *
+ * <p>The broker code ({@code kafka_2.13} and its dependencies, about 43 MB with the Scala library) is a
+ * {@code provided} dependency of the jobs module: it is on the class path of the tests and of the local demo run,
+ * never inside the job jar submitted to a Flink cluster. Kafka's own logging goes through slf4j to whatever binding
+ * the class path has (in the tests: Flink's test log4j2 configuration, which turns it off); the progress of this
+ * class goes to the {@code progress} consumer instead, one line per event.
+ */
+public final class EmbeddedKafka implements KafkaBroker {
+
+  /** The node id of the one broker+controller. */
+  static final int NODE_ID = 1;
+
+  private static final String LISTENER = "PLAINTEXT";
+  private static final String CONTROLLER_LISTENER = "CONTROLLER";
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+  private final KafkaRaftServer server;
+  private final Path folder;
+  private final int brokerPort;
+  private final int controllerPort;
+  private final Consumer<String> progress;
+  private final Thread shutdownHook;
+  private volatile Duration startupTime = Duration.ZERO;
+  private Admin admin;
+  private boolean closed;
+
+  private EmbeddedKafka(
+      KafkaRaftServer server, Path folder, int brokerPort, int controllerPort, Consumer<String> progress) {
+    this.server = server;
+    this.folder = folder;
+    this.brokerPort = brokerPort;
+    this.controllerPort = controllerPort;
+    this.progress = progress;
+    this.shutdownHook = new Thread(this::closeFromHook, "embedded-kafka-shutdown");
+    Runtime.getRuntime().addShutdownHook(shutdownHook);
+  }
+
+  /** Starts a broker with the default settings, printing its progress lines on {@code System.out}. */
+  public static EmbeddedKafka start() {
+    return builder().start();
+  }
+
+  /** Options: extra broker properties, where progress lines go. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The version of the Kafka classes this broker runs, e.g. {@code 4.2.0}. */
+  public static String kafkaVersion() {
+    return AppInfoParser.getVersion();
+  }
+
+  @Override
+  public String bootstrapServers() {
+    return loopback() + ":" + brokerPort;
+  }
+
+  @Override
+  public String description() {
+    return "embedded KRaft broker " + kafkaVersion();
+  }
+
+  /** The clients' ({@code PLAINTEXT}) port on 127.0.0.1. */
+  public int brokerPort() {
+    return brokerPort;
+  }
+
+  /** The KRaft controller's port on 127.0.0.1 (clients never use it). */
+  public int controllerPort() {
+    return controllerPort;
+  }
+
+  /** The temporary folder holding the logs and the metadata log; deleted by {@link #close()}. */
+  public Path folder() {
+    return folder;
+  }
+
+  /** How long {@link #start()} took, from formatting the folder to the first answered admin request. */
+  public Duration startupTime() {
+    return startupTime;
+  }
+
+  @Override
+  public void createTopic(String name, int partitions) {
+    createTopics(partitions, name);
+  }
+
+  @Override
+  public synchronized void createTopics(int partitions, String... names) {
+    if (partitions < 1) {
+      throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
+    }
+    if (names.length == 0) {
+      throw new IllegalArgumentException("names must hold at least one topic name");
+    }
+    List<NewTopic> topics = new ArrayList<>();
+    for (String name : names) {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException("topic name must not be blank, got " + (name == null ? "null" : "'" + name + "'"));
+      }
+      topics.add(new NewTopic(name, partitions, (short) 1));
+    }
+    ensureOpen();
+    List<String> topicNames = List.of(names);
+    try {
+      admin().createTopics(topics).all().get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      awaitLeaders(topicNames);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot create topics " + topicNames + ": " + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("cannot create topics " + topicNames + ": no answer within " + REQUEST_TIMEOUT, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topics " + topicNames, e);
+    }
+  }
+
+  /**
+   * Stops the broker and the controller, waits until their threads have ended, and deletes the data folder.
+   * Idempotent; safe to call from any thread.
+   */
+  @Override
+  public void close() {
+    stop(false);
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException shuttingDown) {
+      // the JVM is exiting: the hook runs (or ran) close itself
+    }
+  }
+
+  private void closeFromHook() {
+    stop(true);
+  }
+
+  private synchronized void stop(boolean fromHook) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    long begin = System.nanoTime();
+    if (admin != null) {
+      admin.close(Duration.ofSeconds(5));
+      admin = null;
+    }
+    try {
+      server.shutdown();
+      server.awaitShutdown();
+    } finally {
+      deleteFolder(folder);
+    }
+    progress.accept(String.format(Locale.ROOT, "embedded Kafka broker on %s stopped%s in %.1f s, %s removed",
+        bootstrapServers(), fromHook ? " (JVM shutdown)" : "", (System.nanoTime() - begin) / 1e9, folder));
+  }
+
+  private Admin admin() {
+    if (admin == null) {
+      admin = Admin.create(Map.of(
+          AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+          AdminClientConfig.CLIENT_ID_CONFIG, "embedded-kafka-admin"));
+    }
+    return admin;
+  }
+
+  private void awaitLeaders(List<String> names) throws InterruptedException, ExecutionException, TimeoutException {
+    long deadline = System.nanoTime() + REQUEST_TIMEOUT.toNanos();
+    while (true) {
+      Map<String, TopicDescription> descriptions =
+          admin().describeTopics(names).allTopicNames().get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      boolean ready = descriptions.values().stream()
+          .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+      if (ready) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new TimeoutException("partitions of " + names + " have no leader after " + REQUEST_TIMEOUT);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("the embedded Kafka broker on " + bootstrapServers() + " is closed");
+    }
+  }
+
+  private static String loopback() {
+    return "127.0.0.1";
+  }
+
+  /** Options of an {@link EmbeddedKafka}. */
+  public static final class Builder {
+    private final Map<String, String> overrides = new LinkedHashMap<>();
+    private Consumer<String> progress = System.out::println;
+    private IntFunction<int[]> portChooser = EmbeddedKafka::freePorts;
+
+    private Builder() {}
+
+    /** Replaces how ports are chosen (tests of the retry on a taken port). */
+    Builder portChooser(IntFunction<int[]> portChooser) {
+      this.portChooser = Objects.requireNonNull(portChooser, "portChooser");
+      return this;
+    }
+
+    /**
+     * Sets a broker property over the defaults (replication factors 1, one partition for internal topics, no
+     * automatic topic creation, two network and two I/O threads). The listeners, the node id, the process roles
+     * and the directories belong to this class and cannot be set.
+     */
+    public Builder property(String key, String value) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(value, "value");
+      if (OWNED_PROPERTIES.contains(key)) {
+        throw new IllegalArgumentException("property " + key + " is set by EmbeddedKafka itself (ports, folder, roles)");
+      }
+      overrides.put(key, value);
+      return this;
+    }
+
+    /** Where the progress lines go (one at start, one at stop); default {@code System.out::println}. */
+    public Builder progress(Consumer<String> progress) {
+      this.progress = Objects.requireNonNull(progress, "progress");
+      return this;
+    }
+
+    /**
+     * Formats a fresh temporary folder and starts the broker; returns once it answers. If another process took
+     * one of the chosen ports before the broker bound it, starts again on new ports (at most
+     * {@value #BIND_ATTEMPTS} attempts).
+     *
+     * @throws IllegalStateException or another runtime exception of Kafka's if the broker cannot start; whatever
+     *     the attempt created is removed first
+     */
+    public EmbeddedKafka start() {
+      long begin = System.nanoTime();
+      for (int attempt = 1; ; attempt++) {
+        try {
+          return startOnce(begin);
+        } catch (RuntimeException e) {
+          if (attempt >= BIND_ATTEMPTS || !causedByBindFailure(e)) {
+            throw e;
+          }
+          progress.accept("embedded Kafka broker: a chosen port was taken meanwhile, starting again on new ports");
+        }
+      }
+    }
+
+    private EmbeddedKafka startOnce(long begin) {
+      Path folder;
+      try {
+        folder = Files.createTempDirectory("linerate-kafka-");
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create the embedded Kafka broker's temporary folder", e);
+      }
+      KafkaRaftServer server = null;
+      EmbeddedKafka kafka = null;
+      try {
+        int[] ports = portChooser.apply(2);
+        Properties properties = defaultProperties(ports[0], ports[1], folder.resolve("logs"));
+        properties.putAll(overrides);
+        KafkaConfig config = new KafkaConfig(properties, false);
+        format(config, folder.resolve("logs"));
+        server = new KafkaRaftServer(config, Time.SYSTEM);
+        server.startup();
+        kafka = new EmbeddedKafka(server, folder, ports[0], ports[1], progress);
+        kafka.awaitReady();
+      } catch (RuntimeException | Error e) {
+        try {
+          if (kafka != null) {
+            kafka.close();
+          } else {
+            if (server != null) {
+              server.shutdown();
+              server.awaitShutdown();
+            }
+            deleteFolder(folder);
+          }
+        } catch (RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      }
+      kafka.startupTime = Duration.ofNanos(System.nanoTime() - begin);
+      progress.accept(String.format(Locale.ROOT, "embedded Kafka broker (KRaft) %s on %s, data in %s (started in %.1f s)",
+          kafkaVersion(), kafka.bootstrapServers(), folder, kafka.startupTime.toNanos() / 1e9));
+      return kafka;
+    }
+  }
+
+  private static final int BIND_ATTEMPTS = 3;
+
+  private static boolean causedByBindFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof BindException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void awaitReady() {
+    try {
+      admin().describeCluster().nodes().get(READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("the embedded Kafka broker on " + bootstrapServers()
+          + " did not answer within " + READY_TIMEOUT, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the embedded Kafka broker", e);
+    }
+  }
+
+  private static final Set<String> OWNED_PROPERTIES = Set.of(
+      "process.roles", "node.id", "controller.quorum.voters", "controller.quorum.bootstrap.servers", "listeners",
+      "advertised.listeners", "controller.listener.names", "listener.security.protocol.map",
+      "inter.broker.listener.name", "log.dirs", "log.dir", "metadata.log.dir");
+
+  /**
+   * The broker's settings: one node in combined mode on loopback, replication factor 1 everywhere, one partition
+   * for the internal topics (faster start of the first consumer group and the first transaction), no initial
+   * rebalance delay, few network and I/O threads (a demo machine, not a server).
+   */
+  static Properties defaultProperties(int brokerPort, int controllerPort, Path logs) {
+    Properties p = new Properties();
+    String host = loopback();
+    p.put("process.roles", "broker,controller");
+    p.put("node.id", Integer.toString(NODE_ID));
+    p.put("controller.quorum.voters", NODE_ID + "@" + host + ":" + controllerPort);
+    p.put("listeners", LISTENER + "://" + host + ":" + brokerPort + "," + CONTROLLER_LISTENER + "://" + host + ":" + controllerPort);
+    p.put("advertised.listeners", LISTENER + "://" + host + ":" + brokerPort);
+    p.put("controller.listener.names", CONTROLLER_LISTENER);
+    p.put("listener.security.protocol.map", LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+    p.put("inter.broker.listener.name", LISTENER);
+    p.put("log.dirs", logs.toString());
+    p.put("num.partitions", "1");
+    p.put("default.replication.factor", "1");
+    p.put("min.insync.replicas", "1");
+    p.put("offsets.topic.replication.factor", "1");
+    p.put("offsets.topic.num.partitions", "1");
+    p.put("transaction.state.log.replication.factor", "1");
+    p.put("transaction.state.log.min.isr", "1");
+    p.put("transaction.state.log.num.partitions", "1");
+    p.put("share.coordinator.state.topic.replication.factor", "1");
+    p.put("share.coordinator.state.topic.min.isr", "1");
+    p.put("group.initial.rebalance.delay.ms", "0");
+    p.put("num.network.threads", "2");
+    p.put("num.io.threads", "2");
+    p.put("num.recovery.threads.per.data.dir", "1");
+    p.put("log.cleaner.threads", "1");
+    p.put("auto.create.topics.enable", "false");
+    return p;
+  }
+
+  private static void format(KafkaConfig config, Path logs) {
+    try {
+      new Formatter()
+          .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+          .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
+          .setClusterId(Uuid.randomUuid().toString())
+          .setNodeId(NODE_ID)
+          .setControllerListenerName(CONTROLLER_LISTENER)
+          .setMetadataLogDirectory(logs.toString())
+          .setDirectories(List.of(logs.toString()))
+          .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
+          .run();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot format the embedded Kafka broker's folder " + logs + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Distinct free ports on the loopback address (bound, read and released; the usual small race applies). */
+  static int[] freePorts(int count) {
+    List<ServerSocket> sockets = new ArrayList<>();
+    try {
+      int[] ports = new int[count];
+      for (int i = 0; i < count; i++) {
+        ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(loopback()));
+        socket.setReuseAddress(true);
+        sockets.add(socket);
+        ports[i] = socket.getLocalPort();
+      }
+      return ports;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot find free loopback ports for the embedded Kafka broker", e);
+    } finally {
+      for (ServerSocket socket : sockets) {
+        try {
+          socket.close();
+        } catch (IOException ignored) {
+          // nothing was sent on it
+        }
+      }
+    }
+  }
+
+  static void deleteFolder(Path folder) {
+    if (!Files.exists(folder)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(folder)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
+        Files.deleteIfExists(path);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the embedded Kafka broker's folder " + folder, e);
+    }
+  }
+}

@@ -1,0 +1,257 @@
+package io.linerate.jobs.kafka;
+
+import static io.linerate.jobs.kafka.ExactlyOnceSource.requireText;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchemaBuilder;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.streaming.api.environment.CheckpointConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/**
+ * Builds the transactional Kafka sink of a linerate job: {@link DeliveryGuarantee#EXACTLY_ONCE}.
+ *
+ * <p>Each sink subtask writes the records between two checkpoints in one Kafka transaction and commits it when
+ * the checkpoint completes (two-phase commit driven by Flink's checkpoints). A {@code read_committed} consumer
+ * therefore sees every output record exactly once, also across failures and restarts, but only after the
+ * checkpoint that follows it: the output latency is about one checkpoint interval.
+ *
+ * <p>The settings it fixes or checks, and why:
+ * <ul>
+ *   <li>{@code transactional.id} prefix: derived from the job name and the topic,
+ *       {@code linerate-<jobName>-<topic>}, stable across restarts (Flink finds and aborts the transactions a
+ *       crashed run left open by these ids) and distinct between jobs (two sinks with one prefix fence each other).
+ *   <li>{@code transaction.timeout.ms}: default {@link #DEFAULT_TRANSACTION_TIMEOUT} (10 min). It must not exceed
+ *       the broker's {@code transaction.max.timeout.ms} (15 min unless the cluster changed it), or the producer
+ *       fails at its first transaction; Flink's own default (1 h) exceeds it. It must exceed the checkpoint
+ *       interval, and should exceed it by the longest checkpoint plus the longest restart: a transaction the broker
+ *       aborted on timeout before Flink committed it is data lost.
+ *   <li>Checkpointing must be on, in exactly-once mode ({@link Builder#sinkTo} checks): without checkpoints no
+ *       transaction commits before the end of a bounded input, and an unbounded job never outputs anything.
+ * </ul>
+ *
+ * <p>Configuration errors fail in {@link Builder#build()} / {@link Builder#sinkTo} with a message naming the option.
+ */
+public final class ExactlyOnceSink {
+
+  /** The transaction timeout unless set: below the broker's default maximum, far above usual checkpoint intervals. */
+  public static final Duration DEFAULT_TRANSACTION_TIMEOUT = Duration.ofMinutes(10);
+
+  /** Kafka's default {@code transaction.max.timeout.ms} (15 min), the upper limit unless told otherwise. */
+  public static final Duration DEFAULT_BROKER_MAX_TRANSACTION_TIMEOUT = Duration.ofMinutes(15);
+
+  private ExactlyOnceSink() {}
+
+  /**
+   * A builder writing each element's {@code valueSerializer} bytes as the value of one record of {@link
+   * Builder#topic(String)} (no key unless {@link Builder#keySerializer} is set).
+   */
+  public static <T> Builder<T> builder(SerializationSchema<T> valueSerializer) {
+    return new Builder<>(Objects.requireNonNull(valueSerializer, "valueSerializer"), null);
+  }
+
+  /** A builder where {@code serializer} makes whole Kafka records (topic, key, value, headers) itself. */
+  public static <T> Builder<T> builder(KafkaRecordSerializationSchema<T> serializer) {
+    return new Builder<>(null, Objects.requireNonNull(serializer, "serializer"));
+  }
+
+  /** Options of the sink; {@code bootstrapServers}, {@code jobName} and (with a value serializer) {@code topic} are required. */
+  public static final class Builder<T> {
+    private static final Set<String> OWNED = Set.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
+
+    private final SerializationSchema<T> valueSerializer;
+    private final KafkaRecordSerializationSchema<T> recordSerializer;
+    private final Map<String, String> properties = new LinkedHashMap<>();
+    private SerializationSchema<T> keySerializer;
+    private String bootstrapServers;
+    private String topic;
+    private String jobName;
+    private String transactionalIdPrefix;
+    private Duration transactionTimeout = DEFAULT_TRANSACTION_TIMEOUT;
+    private Duration brokerMaxTransactionTimeout = DEFAULT_BROKER_MAX_TRANSACTION_TIMEOUT;
+    private String uid;
+
+    private Builder(SerializationSchema<T> valueSerializer, KafkaRecordSerializationSchema<T> recordSerializer) {
+      this.valueSerializer = valueSerializer;
+      this.recordSerializer = recordSerializer;
+    }
+
+    /** The brokers, {@code host:port[,host:port…]}. Required. */
+    public Builder<T> bootstrapServers(String bootstrapServers) {
+      this.bootstrapServers = bootstrapServers;
+      return this;
+    }
+
+    /** The topic written. Required with a value serializer; with a record serializer it names the sink only. */
+    public Builder<T> topic(String topic) {
+      this.topic = topic;
+      return this;
+    }
+
+    /** Serializes each element's key (with a value serializer only); default: records without key. */
+    public Builder<T> keySerializer(SerializationSchema<T> keySerializer) {
+      this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
+      return this;
+    }
+
+    /** The job's name, the first part of the transactional id prefix. Required unless the prefix is set. */
+    public Builder<T> jobName(String jobName) {
+      this.jobName = jobName;
+      return this;
+    }
+
+    /**
+     * The transactional id prefix; default {@code linerate-<jobName>-<topic>} (characters other than letters,
+     * digits, {@code . _ -} become {@code -}). Must be unique among the sinks writing to one Kafka cluster and
+     * unchanged across restarts of the job.
+     */
+    public Builder<T> transactionalIdPrefix(String transactionalIdPrefix) {
+      this.transactionalIdPrefix = transactionalIdPrefix;
+      return this;
+    }
+
+    /**
+     * {@code transaction.timeout.ms}; default {@link #DEFAULT_TRANSACTION_TIMEOUT}. Must be positive, at most
+     * {@link #brokerMaxTransactionTimeout}, and longer than the checkpoint interval (checked by {@link #sinkTo}).
+     */
+    public Builder<T> transactionTimeout(Duration transactionTimeout) {
+      this.transactionTimeout = Objects.requireNonNull(transactionTimeout, "transactionTimeout");
+      return this;
+    }
+
+    /** The cluster's {@code transaction.max.timeout.ms}, if changed from Kafka's default of 15 min. */
+    public Builder<T> brokerMaxTransactionTimeout(Duration brokerMaxTransactionTimeout) {
+      this.brokerMaxTransactionTimeout = Objects.requireNonNull(brokerMaxTransactionTimeout, "brokerMaxTransactionTimeout");
+      return this;
+    }
+
+    /** The operator uid of the sink in {@link #sinkTo}; default {@code kafka-sink-<topic>}. */
+    public Builder<T> uid(String uid) {
+      this.uid = uid;
+      return this;
+    }
+
+    /**
+     * Any other Kafka producer property ({@code compression.type}, {@code linger.ms}, security settings…).
+     * {@code bootstrap.servers}, {@code transactional.id} and {@code transaction.timeout.ms} have their own options;
+     * {@code enable.idempotence} stays on (transactions need it).
+     */
+    public Builder<T> property(String key, String value) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(value, "value");
+      if (OWNED.contains(key)) {
+        throw new IllegalArgumentException(key + " is set by the exactly-once sink itself"
+            + (key.equals(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG) ? " (use transactionTimeout(..))" : "")
+            + (key.equals(ProducerConfig.TRANSACTIONAL_ID_CONFIG) ? " (use transactionalIdPrefix(..))" : "")
+            + (key.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) ? " (use bootstrapServers(..))" : "")
+            + ", got " + value);
+      }
+      properties.put(key, value);
+      return this;
+    }
+
+    /** The sink; fails with a message naming the option if one is missing or out of range. */
+    public KafkaSink<T> build() {
+      requireText(bootstrapServers, "bootstrapServers");
+      if (valueSerializer != null) {
+        requireText(topic, "topic");
+      } else if (topic != null) {
+        requireText(topic, "topic");
+      }
+      String prefix = transactionalIdPrefix();
+      if (transactionTimeout.isZero() || transactionTimeout.isNegative()) {
+        throw new IllegalArgumentException("transactionTimeout must be > 0, got " + transactionTimeout);
+      }
+      if (transactionTimeout.compareTo(brokerMaxTransactionTimeout) > 0) {
+        throw new IllegalArgumentException("transactionTimeout must be <= the broker's transaction.max.timeout.ms ("
+            + brokerMaxTransactionTimeout + "), got " + transactionTimeout);
+      }
+      KafkaSinkBuilder<T> builder = KafkaSink.<T>builder()
+          .setBootstrapServers(bootstrapServers)
+          .setRecordSerializer(recordSerializer != null ? recordSerializer : valueRecords())
+          .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+          .setTransactionalIdPrefix(prefix);
+      properties.forEach(builder::setProperty);
+      builder.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout.toMillis()));
+      return builder.build();
+    }
+
+    /**
+     * Adds the sink after {@code stream}, after checking the job's checkpointing: on, in exactly-once mode, with
+     * an interval shorter than the transaction timeout.
+     */
+    public DataStreamSink<T> sinkTo(DataStream<T> stream) {
+      Objects.requireNonNull(stream, "stream");
+      checkCheckpointing(stream.getExecutionEnvironment().getCheckpointConfig(), transactionTimeout);
+      KafkaSink<T> sink = build();
+      DataStreamSink<T> out = stream.sinkTo(sink).name("Kafka " + sinkName());
+      out.uid(uid != null ? uid : "kafka-sink-" + sinkName());
+      return out;
+    }
+
+    String transactionalIdPrefix() {
+      if (transactionalIdPrefix != null) {
+        return requireText(transactionalIdPrefix, "transactionalIdPrefix");
+      }
+      if (jobName == null || jobName.isBlank()) {
+        throw new IllegalArgumentException("jobName must be set (it names the transactional id prefix), got "
+            + (jobName == null ? "nothing" : "'" + jobName + "'"));
+      }
+      return sanitize("linerate-" + jobName + "-" + sinkName());
+    }
+
+    private String sinkName() {
+      return topic != null ? topic : "records";
+    }
+
+    private KafkaRecordSerializationSchema<T> valueRecords() {
+      KafkaRecordSerializationSchemaBuilder<T> records = KafkaRecordSerializationSchema.<T>builder()
+          .setTopic(topic)
+          .setValueSerializationSchema(valueSerializer);
+      if (keySerializer != null) {
+        records = records.setKeySerializationSchema(keySerializer);
+      }
+      return records.build();
+    }
+  }
+
+  /**
+   * Checks that the job's checkpointing suits a transactional sink: on, exactly-once, and an interval below
+   * {@code transactionTimeout}.
+   *
+   * @throws IllegalArgumentException naming the setting that is wrong
+   */
+  public static void checkCheckpointing(CheckpointConfig checkpoints, Duration transactionTimeout) {
+    if (!checkpoints.isCheckpointingEnabled()) {
+      throw new IllegalArgumentException("execution.checkpointing.interval must be set: the exactly-once Kafka sink "
+          + "commits its transactions on checkpoints (env.enableCheckpointing(..))");
+    }
+    if (checkpoints.getCheckpointingConsistencyMode() != CheckpointingMode.EXACTLY_ONCE) {
+      throw new IllegalArgumentException("execution.checkpointing.mode must be EXACTLY_ONCE for the exactly-once "
+          + "Kafka sink, got " + checkpoints.getCheckpointingConsistencyMode());
+    }
+    Duration interval = Duration.ofMillis(checkpoints.getCheckpointInterval());
+    if (interval.compareTo(transactionTimeout) >= 0) {
+      throw new IllegalArgumentException("execution.checkpointing.interval (" + interval + ") must be shorter than "
+          + "the sink's transactionTimeout (" + transactionTimeout + "), or transactions time out before they commit");
+    }
+  }
+
+  static String sanitize(String name) {
+    return name.replaceAll("[^A-Za-z0-9._-]", "-");
+  }
+}

@@ -1,0 +1,223 @@
+package io.linerate.jobs.kafka;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+
+/**
+ * Builds the Kafka source of a linerate job for exactly-once processing.
+ *
+ * <p>What it fixes: the consumer reads with {@code isolation.level=read_committed} (records of open or aborted
+ * transactions of an upstream exactly-once writer are never read); the read position of every partition is part of
+ * Flink's checkpoints (the {@link KafkaSource} keeps it in its split state), so after a failure the job resumes from
+ * the offsets of its last completed checkpoint, consistent with its operator state; offsets are also committed to
+ * the consumer group on each completed checkpoint, for lag monitoring only. A fresh start (no checkpoint or
+ * savepoint) reads from {@link StartingOffsets#EARLIEST} unless told otherwise.
+ *
+ * <pre>{@code
+ * DataStream<PacketBatch> packets = ExactlyOnceSource.builder(new PacketBatchSchema())
+ *     .bootstrapServers(servers).topics("packets").jobName("heavy-hitters")
+ *     .fromSource(env, WatermarkStrategy.<PacketBatch>forBoundedOutOfOrderness(Duration.ofSeconds(2)));
+ * }</pre>
+ *
+ * <p>Configuration errors fail in {@link Builder#build()} with a message naming the option.
+ */
+public final class ExactlyOnceSource {
+
+  /** Where a fresh start (no checkpoint, no savepoint) begins reading. A restore always uses the checkpoint. */
+  public enum StartingOffsets {
+    /** Every partition from its first retained record (the default: a job sees the whole topic). */
+    EARLIEST,
+    /** Only records written after the job started. */
+    LATEST,
+    /** The consumer group's committed offsets, earliest where the group has none. */
+    COMMITTED_OR_EARLIEST
+  }
+
+  private ExactlyOnceSource() {}
+
+  /** A builder reading record values with {@code valueDeserializer} (keys, headers and timestamps ignored). */
+  public static <T> Builder<T> builder(DeserializationSchema<T> valueDeserializer) {
+    Objects.requireNonNull(valueDeserializer, "valueDeserializer");
+    return new Builder<>(KafkaRecordDeserializationSchema.valueOnly(valueDeserializer));
+  }
+
+  /** A builder reading whole Kafka records (key, value, headers, timestamp) with {@code deserializer}. */
+  public static <T> Builder<T> builder(KafkaRecordDeserializationSchema<T> deserializer) {
+    return new Builder<>(Objects.requireNonNull(deserializer, "deserializer"));
+  }
+
+  /** Options of the source; {@code bootstrapServers}, {@code topics} and {@code jobName} are required. */
+  public static final class Builder<T> {
+    private static final Set<String> OWNED = Set.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConsumerConfig.GROUP_ID_CONFIG, ConsumerConfig.ISOLATION_LEVEL_CONFIG);
+
+    private final KafkaRecordDeserializationSchema<T> deserializer;
+    private final List<String> topics = new ArrayList<>();
+    private final Map<String, String> properties = new LinkedHashMap<>();
+    private String bootstrapServers;
+    private String jobName;
+    private String groupId;
+    private StartingOffsets startingOffsets = StartingOffsets.EARLIEST;
+    private boolean bounded;
+    private String uid;
+
+    private Builder(KafkaRecordDeserializationSchema<T> deserializer) {
+      this.deserializer = deserializer;
+    }
+
+    /** The brokers, {@code host:port[,host:port…]}. Required. */
+    public Builder<T> bootstrapServers(String bootstrapServers) {
+      this.bootstrapServers = bootstrapServers;
+      return this;
+    }
+
+    /** The topics to read. Required, at least one. */
+    public Builder<T> topics(String... topics) {
+      this.topics.clear();
+      this.topics.addAll(List.of(topics));
+      return this;
+    }
+
+    /**
+     * The job's name: the consumer group is {@code linerate-<jobName>} and the client ids start with it unless
+     * {@link #groupId(String)} says otherwise. Required.
+     */
+    public Builder<T> jobName(String jobName) {
+      this.jobName = jobName;
+      return this;
+    }
+
+    /** The consumer group that receives the offsets committed on each checkpoint (monitoring only). */
+    public Builder<T> groupId(String groupId) {
+      this.groupId = groupId;
+      return this;
+    }
+
+    /** Where a fresh start begins; default {@link StartingOffsets#EARLIEST}. */
+    public Builder<T> startingOffsets(StartingOffsets startingOffsets) {
+      this.startingOffsets = Objects.requireNonNull(startingOffsets, "startingOffsets");
+      return this;
+    }
+
+    /**
+     * Stops at the end offsets the partitions have when the job starts, so the job ends when it has read them
+     * (tests, replays of a fixed topic). Default: unbounded.
+     */
+    public Builder<T> bounded() {
+      this.bounded = true;
+      return this;
+    }
+
+    /** The operator uid of the source in {@link #fromSource}; default {@code kafka-source-<topics>}. */
+    public Builder<T> uid(String uid) {
+      this.uid = uid;
+      return this;
+    }
+
+    /**
+     * Any other Kafka consumer or Flink Kafka source property ({@code partition.discovery.interval.ms},
+     * {@code fetch.max.bytes}, security settings…). {@code bootstrap.servers} and {@code group.id} have their own
+     * options; {@code isolation.level} stays {@code read_committed}.
+     */
+    public Builder<T> property(String key, String value) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(value, "value");
+      if (OWNED.contains(key)) {
+        if (key.equals(ConsumerConfig.ISOLATION_LEVEL_CONFIG)) {
+          throw new IllegalArgumentException(
+              "isolation.level is read_committed for exactly-once input and cannot be changed, got " + value);
+        }
+        throw new IllegalArgumentException(key + " has its own option (" + camel(key) + "), not property(..)");
+      }
+      properties.put(key, value);
+      return this;
+    }
+
+    /** The Kafka source; fails with a message naming the option if one is missing or wrong. */
+    public KafkaSource<T> build() {
+      requireText(bootstrapServers, "bootstrapServers");
+      if (topics.isEmpty()) {
+        throw new IllegalArgumentException("topics must name at least one topic");
+      }
+      for (String topic : topics) {
+        requireText(topic, "topics");
+      }
+      requireText(jobName, "jobName");
+      String group = groupId != null ? requireText(groupId, "groupId") : "linerate-" + jobName;
+      KafkaSourceBuilder<T> builder = KafkaSource.<T>builder()
+          .setBootstrapServers(bootstrapServers)
+          .setTopics(topics)
+          .setGroupId(group)
+          .setClientIdPrefix(group)
+          .setDeserializer(deserializer)
+          .setStartingOffsets(offsets(startingOffsets));
+      properties.forEach(builder::setProperty);
+      builder.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+      if (bounded) {
+        builder.setBounded(OffsetsInitializer.latest());
+      }
+      return builder.build();
+    }
+
+    /**
+     * Adds the source to {@code env} with {@code watermarks} (event time from the records; use
+     * {@link WatermarkStrategy#noWatermarks()} for processing-time jobs), named and uid'ed after its topics.
+     */
+    public DataStreamSource<T> fromSource(StreamExecutionEnvironment env, WatermarkStrategy<T> watermarks) {
+      Objects.requireNonNull(env, "env");
+      Objects.requireNonNull(watermarks, "watermarks");
+      KafkaSource<T> source = build();
+      DataStreamSource<T> stream = env.fromSource(source, watermarks, "Kafka " + String.join(",", topics));
+      stream.uid(uid != null ? uid : "kafka-source-" + String.join(",", topics));
+      return stream;
+    }
+
+    private static OffsetsInitializer offsets(StartingOffsets startingOffsets) {
+      switch (startingOffsets) {
+        case LATEST:
+          return OffsetsInitializer.latest();
+        case COMMITTED_OR_EARLIEST:
+          return OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+        case EARLIEST:
+        default:
+          return OffsetsInitializer.earliest();
+      }
+    }
+  }
+
+  static String requireText(String value, String option) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(option + " must be set, got " + (value == null ? "nothing" : "'" + value + "'"));
+    }
+    return value;
+  }
+
+  private static String camel(String key) {
+    StringBuilder out = new StringBuilder();
+    boolean upper = false;
+    for (char c : key.toCharArray()) {
+      if (c == '.') {
+        upper = true;
+      } else {
+        out.append(upper ? Character.toUpperCase(c) : c);
+        upper = false;
+      }
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,119 @@
+package io.linerate.jobs.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/** Starting and closing the embedded broker leaves nothing behind: no port, no folder, no thread. */
+class EmbeddedKafkaLifecycleTest {
+
+  @Test
+  void closeFreesThePortsDeletesTheFolderAndEndsTheThreads() throws Exception {
+    Set<Thread> before = Thread.getAllStackTraces().keySet();
+    List<String> progress = new ArrayList<>();
+    EmbeddedKafka kafka = EmbeddedKafka.builder().progress(line -> {
+      progress.add(line);
+      System.out.println(line);
+    }).start();
+    System.out.println("Kafka broker used: " + kafka.description() + " at " + kafka.bootstrapServers());
+    int brokerPort = kafka.brokerPort();
+    int controllerPort = kafka.controllerPort();
+    Path folder = kafka.folder();
+    assertThat(kafka.bootstrapServers()).isEqualTo("127.0.0.1:" + brokerPort);
+    assertThat(kafka.description()).isEqualTo("embedded KRaft broker 4.2.0");
+    assertThat(folder).isDirectory();
+    assertThat(isFree(brokerPort)).as("broker port %d in use while running", brokerPort).isFalse();
+    assertThat(isFree(controllerPort)).as("controller port %d in use while running", controllerPort).isFalse();
+
+    kafka.createTopic("lifecycle", 1);
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
+      producer.send(new ProducerRecord<>("lifecycle", "k", "v")).get();
+    }
+    assertThat(TopicReader.readAll(kafka.bootstrapServers(), "lifecycle", true)).containsExactly("v");
+
+    kafka.close();
+    kafka.close(); // idempotent
+
+    assertThat(isFree(brokerPort)).as("broker port %d free after close", brokerPort).isTrue();
+    assertThat(isFree(controllerPort)).as("controller port %d free after close", controllerPort).isTrue();
+    assertThat(Files.exists(folder)).as("%s deleted", folder).isFalse();
+    assertThat(newNonDaemonThreads(before)).as("non-daemon threads started by the broker still alive").isEmpty();
+    assertThat(progress).hasSize(2);
+    assertThat(progress.get(0)).startsWith("embedded Kafka broker (KRaft) 4.2.0 on 127.0.0.1:" + brokerPort + ", data in " + folder);
+    assertThatThrownBy(() -> kafka.createTopic("late", 1)).hasMessageContaining("is closed");
+  }
+
+  @Test
+  void startsAgainOnNewPortsWhenAChosenPortWasTaken() throws Exception {
+    Set<Thread> before = Thread.getAllStackTraces().keySet();
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      int[] calls = {0};
+      List<String> progress = new ArrayList<>();
+      try (EmbeddedKafka kafka = EmbeddedKafka.builder()
+          .progress(line -> {
+            progress.add(line);
+            System.out.println(line);
+          })
+          .portChooser(count -> calls[0]++ == 0 ? new int[] {taken.getLocalPort(), EmbeddedKafka.freePorts(1)[0]} : EmbeddedKafka.freePorts(count))
+          .start()) {
+        System.out.println("Kafka broker used: " + kafka.description() + " at " + kafka.bootstrapServers());
+        assertThat(calls[0]).isEqualTo(2);
+        assertThat(kafka.brokerPort()).isNotEqualTo(taken.getLocalPort());
+        assertThat(progress.get(0)).contains("a chosen port was taken meanwhile");
+        kafka.createTopic("after-retry", 1);
+      }
+    }
+    assertThat(newNonDaemonThreads(before)).as("non-daemon threads of the failed and the second attempt").isEmpty();
+  }
+
+  @Test
+  void refusesToOverrideWhatItOwns() {
+    assertThatThrownBy(() -> EmbeddedKafka.builder().property("listeners", "PLAINTEXT://0.0.0.0:9092"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("listeners");
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Threads alive now that were not before, not daemons, after a short grace for threads that are ending. */
+  private static List<String> newNonDaemonThreads(Set<Thread> before) throws InterruptedException {
+    List<String> left = List.of();
+    for (int attempt = 0; attempt < 50; attempt++) {
+      left = Thread.getAllStackTraces().keySet().stream()
+          .filter(t -> !before.contains(t) && t.isAlive() && !t.isDaemon())
+          .map(Thread::getName)
+          .sorted()
+          .collect(Collectors.toList());
+      if (left.isEmpty()) {
+        return left;
+      }
+      Thread.sleep(100);
+    }
+    return left;
+  }
+}

@@ -1,0 +1,158 @@
+package io.linerate.jobs.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Kafka topic → map → Kafka topic on a MiniCluster with the exactly-once source and sink, a real broker, and one
+ * injected failure after a completed checkpoint: the output read back with {@code read_committed} equals the
+ * committed input, each record once.
+ *
+ * <p>Why this can fail: the failure makes the job replay the records after its last checkpoint, so an at-least-once
+ * sink would leave duplicates in the output; a source reading uncommitted input would pass the aborted input
+ * records on; a sink whose transactions never commit would leave the output empty.
+ */
+class ExactlyOnceKafkaJobTest {
+
+  @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = new MiniClusterExtension(
+      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+  private static final int RECORDS = 1_000;
+  private static final int PARTITIONS = 2;
+
+  @Test
+  void outputEqualsTheCommittedInputOnceAcrossAFailure() throws Exception {
+    String input = "eo-input";
+    String output = "eo-output";
+    KAFKA.broker().createTopics(PARTITIONS, input, output);
+    List<String> committed = IntStream.range(0, RECORDS).mapToObj(i -> String.format("r%04d", i)).collect(Collectors.toList());
+    writeInput(input, committed, List.of("aborted-1", "aborted-2", "aborted-3"));
+
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(PARTITIONS);
+    env.enableCheckpointing(100);
+
+    DataStream<String> in = ExactlyOnceSource.builder(new SimpleStringSchema())
+        .bootstrapServers(KAFKA.bootstrapServers())
+        .topics(input)
+        .jobName("eo-test")
+        .bounded()
+        .fromSource(env, WatermarkStrategy.noWatermarks());
+    DataStream<String> mapped = in.map(new FailOnceAfterCheckpoint()).name("upper-case, fail once");
+    ExactlyOnceSink.builder(new SimpleStringSchema())
+        .bootstrapServers(KAFKA.bootstrapServers())
+        .topic(output)
+        .jobName("eo-test")
+        .transactionTimeout(Duration.ofMinutes(1))
+        .sinkTo(mapped);
+
+    FailOnceAfterCheckpoint.reset();
+    JobClient job = env.executeAsync("exactly-once Kafka to Kafka");
+    JobExecutionResult result = job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+    assertThat(result).isNotNull();
+    assertThat(FailOnceAfterCheckpoint.FAILED).as("the injected failure happened").isTrue();
+
+    List<String> expected = committed.stream().map(s -> s.toUpperCase(java.util.Locale.ROOT)).sorted().collect(Collectors.toList());
+    List<String> readCommitted = new ArrayList<>(TopicReader.readAll(KAFKA.bootstrapServers(), output, true));
+    List<String> readUncommitted = TopicReader.readAll(KAFKA.bootstrapServers(), output, false);
+    System.out.printf("exactly-once job: %d input records, %d output records read_committed, %d read_uncommitted "
+        + "(the difference: records of transactions aborted by the failure)%n",
+        RECORDS, readCommitted.size(), readUncommitted.size());
+    readCommitted.sort(null);
+    assertThat(readCommitted).containsExactlyElementsOf(expected);
+  }
+
+  private static void writeInput(String topic, List<String> committed, List<String> aborted) {
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
+        ProducerConfig.TRANSACTIONAL_ID_CONFIG, "eo-test-input",
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
+      producer.initTransactions();
+      int half = committed.size() / 2;
+      producer.beginTransaction();
+      committed.subList(0, half).forEach(v -> producer.send(new ProducerRecord<>(topic, v, v)));
+      producer.commitTransaction();
+      producer.beginTransaction();
+      aborted.forEach(v -> producer.send(new ProducerRecord<>(topic, v, v)));
+      producer.flush();
+      producer.abortTransaction();
+      producer.beginTransaction();
+      committed.subList(half, committed.size()).forEach(v -> producer.send(new ProducerRecord<>(topic, v, v)));
+      producer.commitTransaction();
+    }
+  }
+
+  /**
+   * Upper-cases; slow enough (1 ms per record) for checkpoints to complete while the input is read, and throws
+   * once: {@link #AFTER} records after the first record that follows a completed checkpoint once a quarter of the
+   * input went through, so the failed attempt has written records past its last checkpoint.
+   */
+  static final class FailOnceAfterCheckpoint extends RichMapFunction<String, String> implements CheckpointListener {
+    static final int AFTER = 100;
+    static final AtomicBoolean FAILED = new AtomicBoolean();
+    static final AtomicLong SEEN = new AtomicLong();
+    static final AtomicLong ARMED_AT = new AtomicLong();
+    static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
+
+    static void reset() {
+      FAILED.set(false);
+      SEEN.set(0);
+      ARMED_AT.set(0);
+      CHECKPOINTED.set(false);
+    }
+
+    @Override
+    public String map(String value) throws Exception {
+      Thread.sleep(1);
+      long seen = SEEN.incrementAndGet();
+      if (!FAILED.get() && seen > RECORDS / 4 && CHECKPOINTED.get()) {
+        ARMED_AT.compareAndSet(0, seen);
+        if (seen >= ARMED_AT.get() + AFTER && FAILED.compareAndSet(false, true)) {
+          throw new IllegalStateException("injected failure after a completed checkpoint");
+        }
+      }
+      return value.toUpperCase(java.util.Locale.ROOT);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+      CHECKPOINTED.set(true);
+    }
+  }
+}

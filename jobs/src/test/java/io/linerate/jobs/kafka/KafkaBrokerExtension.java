@@ -1,0 +1,46 @@
+package io.linerate.jobs.kafka;
+
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * One real Kafka broker per test class, shared by its tests:
+ * {@code @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();}.
+ *
+ * <p>Starts the broker before the class's first test and stops it after its last, and prints which broker the
+ * class used (the project's tests must say so). Only the {@linkplain EmbeddedKafka embedded KRaft broker} exists:
+ * there is no Docker engine on the build machines, so no Testcontainers variant.
+ */
+public final class KafkaBrokerExtension implements BeforeAllCallback, AfterAllCallback {
+
+  private KafkaBroker broker;
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    broker = EmbeddedKafka.builder().progress(line -> System.out.println("[" + context.getDisplayName() + "] " + line)).start();
+    System.out.println("[" + context.getDisplayName() + "] Kafka broker used: " + broker.description()
+        + " at " + broker.bootstrapServers());
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    if (broker != null) {
+      broker.close();
+      broker = null;
+    }
+  }
+
+  /** The running broker; only between the class's first and last test. */
+  public KafkaBroker broker() {
+    if (broker == null) {
+      throw new IllegalStateException("the Kafka broker runs only while the test class runs");
+    }
+    return broker;
+  }
+
+  /** {@code bootstrap.servers} of the running broker. */
+  public String bootstrapServers() {
+    return broker().bootstrapServers();
+  }
+}

@@ -1,0 +1,59 @@
+package io.linerate.jobs.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Reads a whole topic back for a test: every partition from its beginning to its end offset at the time of the
+ * call. With {@code readCommitted} the end offset is the last stable offset, so the result holds exactly the
+ * records of committed transactions (and non-transactional records) written before the call, and no wait on a
+ * timeout decides what "all" means. An open transaction keeps the last stable offset back: its records, and
+ * those after it, are not returned.
+ */
+public final class TopicReader {
+
+  private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+  private TopicReader() {}
+
+  /** The values of every record of {@code topic}, partition by partition, as strings (UTF-8). */
+  public static List<String> readAll(String bootstrapServers, String topic, boolean readCommitted) {
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted",
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
+      List<TopicPartition> partitions = consumer.partitionsFor(topic, DEADLINE).stream()
+          .map(p -> new TopicPartition(p.topic(), p.partition()))
+          .collect(Collectors.toList());
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions, DEADLINE);
+      long deadline = System.nanoTime() + DEADLINE.toNanos();
+      while (!reached(consumer, end)) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("topic " + topic + " not read to its end offsets " + end + " within " + DEADLINE);
+        }
+        for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+          values.add(record.value());
+        }
+      }
+    }
+    return values;
+  }
+
+  private static boolean reached(KafkaConsumer<?, ?> consumer, Map<TopicPartition, Long> end) {
+    return end.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+  }
+}
