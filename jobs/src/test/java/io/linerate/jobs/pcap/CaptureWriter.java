@@ -86,9 +86,10 @@ abstract class CaptureWriter<W extends CaptureWriter<W>> {
 
         /** A record with the header fields as given (they may contradict the data, for malformed files). */
         Pcap record(long seconds, long fraction, int caplen, int originalLength, byte[] frame) {
-            ByteBuffer r = buffer(16 + caplen);
+            int kept = Math.max(0, Math.min(caplen, frame.length));
+            ByteBuffer r = buffer(16 + kept);
             r.putInt((int) seconds).putInt((int) fraction).putInt(caplen).putInt(originalLength);
-            r.put(frame, 0, Math.min(caplen, frame.length));
+            r.put(frame, 0, kept);
             unit(true, r.array());
             return this;
         }
