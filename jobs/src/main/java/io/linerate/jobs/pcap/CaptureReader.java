@@ -3,6 +3,8 @@ package io.linerate.jobs.pcap;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -72,6 +74,11 @@ public final class CaptureReader implements Closeable {
             stream.close();
             throw e;
         }
+    }
+
+    /** Reads from a channel (a file, a pipe, a socket); the reader closes the channel. */
+    public static CaptureReader open(ReadableByteChannel channel) throws IOException {
+        return open(Channels.newInputStream(channel));
     }
 
     /** Opens a capture file. */

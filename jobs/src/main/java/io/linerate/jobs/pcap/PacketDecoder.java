@@ -217,6 +217,10 @@ final class PacketDecoder {
                     headerLength = next == 51 ? ((b[q + 1] & 0xFF) + 2) * 4 : ((b[q + 1] & 0xFF) + 1) * 8;
                     next = b[q] & 0xFF;
                     q += headerLength;
+                    if (q > declaredEnd) {
+                        skip(SkipReason.MALFORMED_IP);
+                        return;
+                    }
                     break;
                 case 44:  // fragment
                     if (q + 8 > declaredEnd) {

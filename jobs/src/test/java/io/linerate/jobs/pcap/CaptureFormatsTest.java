@@ -164,4 +164,48 @@ class CaptureFormatsTest {
         Collected c = Collected.read(bytes);
         assertThat(c.lines).containsExactly(s.expect(3_500_000_000L), s.expect(2));
     }
+
+    @Test
+    void oneRecordAtATimeWithItsInterfaceAndOffset() throws Exception {
+        Sample v4 = Traffic.mix().get(0);
+        Sample v6 = Traffic.mix().get(3);
+        byte[] ethernet = Frames.frame(LinkTypes.ETHERNET, v4.ip());
+        byte[] bytes = new CaptureWriter.PcapNg(ByteOrder.BIG_ENDIAN)
+                .iface(LinkTypes.ETHERNET, 65535, 9, 0).iface(LinkTypes.IPV6, 65535, 9, 0)
+                .epb(1, 5, v6.ip()).block(5, new byte[8], false).epb(0, 6, ethernet).bytes();
+        int shbAndIdbs = 28 + 2 * 40;                                   // IDBs with if_name and if_tsresol
+        int firstEpb = 32 + v6.ip().length;
+        Collected c = new Collected();
+        try (CaptureReader reader = CaptureReader.open(java.nio.channels.Channels.newChannel(
+                new java.io.ByteArrayInputStream(bytes)))) {
+            c.reader = reader;
+            assertThat(reader.offset()).isZero();                  // open() only looked at the first 4 bytes
+            assertThat(reader.next(c)).isTrue();
+            assertThat(reader.interfaceId()).isEqualTo(1);
+            assertThat(reader.linkType()).isEqualTo(LinkTypes.IPV6);
+            assertThat(reader.offset()).isEqualTo(shbAndIdbs + firstEpb);
+            assertThat(reader.next(c)).isTrue();
+            assertThat(reader.interfaceId()).isZero();
+            assertThat(reader.linkType()).isEqualTo(LinkTypes.ETHERNET);
+            assertThat(reader.next(c)).isFalse();
+            assertThat(reader.offset()).isEqualTo(bytes.length);
+            assertThat(reader.blocksSkipped()).isEqualTo(1);
+        }
+        assertThat(c.lines).containsExactly(v6.expect(5), v4.expect(6));
+    }
+
+    @Test
+    void recordsLargerThanTheReadBufferAreRead() throws Exception {
+        Sample s = Traffic.mix().get(1);
+        byte[] huge = java.util.Arrays.copyOf(Frames.frame(LinkTypes.ETHERNET, s.ip()), 3 << 20); // padded 3 MiB
+        byte[] small = Frames.frame(LinkTypes.ETHERNET, s.ip());
+        byte[] classic = new CaptureWriter.Pcap(ByteOrder.LITTLE_ENDIAN, true, 0, LinkTypes.ETHERNET)
+                .packet(1, small).packet(2, huge).packet(3, small).packet(4, huge).bytes();
+        byte[] ng = new CaptureWriter.PcapNg(ByteOrder.BIG_ENDIAN).iface(LinkTypes.ETHERNET, 0, 9, 0)
+                .epb(0, 1, small).epb(0, 2, huge).epb(0, 3, small).epb(0, 4, huge).bytes();
+        for (byte[] file : List.of(classic, ng)) {
+            assertThat(Collected.read(file).lines)
+                    .containsExactly(s.expect(1), s.expect(2), s.expect(3), s.expect(4));
+        }
+    }
 }

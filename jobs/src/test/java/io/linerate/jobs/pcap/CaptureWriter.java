@@ -78,7 +78,7 @@ abstract class CaptureWriter<W extends CaptureWriter<W>> {
 
         /** A packet at {@code tsNanos}, cut to the snaplen. */
         Pcap packet(long tsNanos, byte[] frame) {
-            int caplen = Math.min(frame.length, snaplen);
+            int caplen = snaplen == 0 ? frame.length : Math.min(frame.length, snaplen);
             long fraction = tsNanos % 1_000_000_000L;
             return record(tsNanos / 1_000_000_000L, nanos ? fraction : fraction / 1000, caplen, frame.length,
                     frame);

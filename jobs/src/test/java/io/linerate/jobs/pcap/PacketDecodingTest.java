@@ -139,14 +139,17 @@ class PacketDecodingTest {
                 Frames.optionsHeader(UDP, 1), Frames.udp(1, 2, 0)));
         extBeyond[4] = 0;
         extBeyond[5] = 8;                                         // payload length: the options header only
+        byte[] extLonger = Frames.ipv6("2001:db8::1", "2001:db8::2", 0, Frames.concat(
+                Frames.optionsHeader(59, 1), new byte[8]));
+        extLonger[41] = 3;                                        // hop-by-hop of 32 bytes in a 16-byte payload
         Collected c = ethernet(65535,
                 Frames.ethernet(0x0800, shortIhl), Frames.ethernet(0x0800, shortTotal),
                 Frames.ethernet(0x0800, udpCut), Frames.ethernet(0x0800, v6InV4),
                 Frames.ethernet(0x86DD, good), Frames.ethernet(0x86DD, extBeyond),
-                Frames.ethernet(0x0800, good));
+                Frames.ethernet(0x86DD, extLonger), Frames.ethernet(0x0800, good));
         assertThat(c.lines).containsExactly(Collected.expect(T, UDP, "10.0.0.1", 7, "10.0.0.2", 9, 0, 28));
-        assertThat(c.reader.skipped(SkipReason.MALFORMED_IP)).isEqualTo(6);
-        assertThat(c.reader.recordsRead()).isEqualTo(7);
+        assertThat(c.reader.skipped(SkipReason.MALFORMED_IP)).isEqualTo(7);
+        assertThat(c.reader.recordsRead()).isEqualTo(8);
     }
 
     @Test

@@ -23,6 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,15 +40,22 @@ class TcpdumpCrossCheckTest {
     @TempDir
     Path dir;
 
+    /** The tcpdump on the PATH, or the one named by system property {@code tcpdump} ("none": skip). */
     @BeforeAll
     static void findTcpdump() {
-        tcpdump = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+        String named = System.getProperty("tcpdump", "");
+        tcpdump = named.equals("none") ? null : !named.isEmpty() ? Path.of(named)
+                : Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
                 .filter(s -> !s.isEmpty())
                 .map(d -> Path.of(d, "tcpdump")).filter(Files::isExecutable).findFirst().orElse(null);
         if (tcpdump == null) {
-            System.out.println("TcpdumpCrossCheckTest: tcpdump is not on the PATH, skipped the cross-check"
-                    + " with an independent reader");
+            System.out.println("TcpdumpCrossCheckTest: tcpdump is not on the PATH (or -Dtcpdump=none), skipped the"
+                    + " cross-check with an independent reader");
         }
+    }
+
+    @BeforeEach
+    void requireTcpdump() {
         Assumptions.assumeTrue(tcpdump != null, "tcpdump not on the PATH: cross-check skipped");
     }
 
