@@ -182,6 +182,44 @@ class MalformedCaptureTest {
         }
     }
 
+    /** Any single corrupted byte gives a clean read (possibly with skipped packets) or a PcapFormatException. */
+    @Test
+    void corruptionSweep() {
+        List<Sample> mix = Traffic.mix();
+        CaptureWriter.Pcap classic = new CaptureWriter.Pcap(ByteOrder.BIG_ENDIAN, true, 65535, LinkTypes.ETHERNET);
+        CaptureWriter.PcapNg ng = new CaptureWriter.PcapNg(ByteOrder.LITTLE_ENDIAN)
+                .iface(LinkTypes.ETHERNET, 65535, 0x80 | 20, 0).iface(LinkTypes.LINUX_SLL2, 200, 9, 3);
+        for (Sample s : mix) {
+            classic.packet(T, Frames.ethernet(s.isIpv6() ? 0x86DD : 0x0800, s.ip(), 0x8100));
+            ng.epb(0, T, Frames.frame(LinkTypes.ETHERNET, s.ip())).epb(1, T, Frames.frame(LinkTypes.LINUX_SLL2,
+                    s.ip()));
+        }
+        ng.spb(Frames.frame(LinkTypes.ETHERNET, mix.get(3).ip()));
+        int formatErrors = 0;
+        int cleanReads = 0;
+        for (byte[] file : List.of(classic.bytes(), ng.bytes())) {
+            for (int at = 0; at < file.length; at++) {
+                for (int flip : new int[] {0xFF, 0x01, 0x80, 0x10}) {
+                    byte[] corrupt = file.clone();
+                    corrupt[at] ^= (byte) flip;
+                    try {
+                        Collected c = Collected.read(corrupt);
+                        assertThat(c.reader.recordsRead())
+                                .isEqualTo(c.reader.packetsDelivered() + c.reader.skippedTotal());
+                        cleanReads++;
+                    } catch (PcapFormatException e) {
+                        assertThat(e.offset()).isBetween(0L, (long) corrupt.length);
+                        formatErrors++;
+                    } catch (Exception | Error e) {
+                        fail("byte " + at + " ^ " + flip + " threw " + e, e);
+                    }
+                }
+            }
+        }
+        assertThat(formatErrors).isPositive();
+        assertThat(cleanReads).isPositive();
+    }
+
     private static void sweep(CaptureWriter<?> w, boolean shortReads) throws IOException {
         byte[] file = w.bytes();
         List<Long> starts = w.unitStarts;
