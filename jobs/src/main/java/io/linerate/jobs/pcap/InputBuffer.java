@@ -1,0 +1,93 @@
+package io.linerate.jobs.pcap;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * A reusable read buffer over a stream that knows the file offset of every byte it holds. {@link #fill(int)}
+ * makes a whole record or block contiguous in {@link #buf} from {@link #pos}; the buffer grows only for a
+ * structure larger than itself (bounded by the callers' length checks).
+ */
+final class InputBuffer {
+
+    private static final VarHandle BE32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle BE16 = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle BE64 = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+    private final InputStream in;
+    byte[] buf;
+    int pos;
+    private int limit;
+    private long bufStart;
+    private boolean eof;
+    /** Byte order of the file's own fields (headers, lengths); packet contents are always network order. */
+    boolean bigEndian = true;
+
+    InputBuffer(InputStream in, int initialSize) {
+        this.in = in;
+        this.buf = new byte[initialSize];
+    }
+
+    /** File offset of {@code buf[pos]}. */
+    long offset() {
+        return bufStart + pos;
+    }
+
+    /** Makes {@code n} bytes available from {@link #pos}; returns how many are (fewer than n only at end of file). */
+    int fill(int n) throws IOException {
+        int avail = limit - pos;
+        if (avail >= n || eof) {
+            return avail;
+        }
+        if (pos + n > buf.length) {
+            byte[] target = n > buf.length
+                    ? new byte[(int) Math.max(n, Math.min(Integer.MAX_VALUE - 8, 2L * buf.length))] : buf;
+            System.arraycopy(buf, pos, target, 0, avail);
+            buf = target;
+            bufStart += pos;
+            limit = avail;
+            pos = 0;
+        }
+        while (limit - pos < n) {
+            int r = in.read(buf, limit, buf.length - limit);
+            if (r < 0) {
+                eof = true;
+                break;
+            }
+            limit += r;
+        }
+        return limit - pos;
+    }
+
+    /** Skips {@code n} bytes that {@link #fill(int)} made available. */
+    void advance(int n) {
+        pos += n;
+    }
+
+    /** A 32-bit field in the file's byte order. */
+    int u32(int at) {
+        int v = (int) BE32.get(buf, at);
+        return bigEndian ? v : Integer.reverseBytes(v);
+    }
+
+    /** A 16-bit field in the file's byte order, unsigned. */
+    int u16(int at) {
+        short v = (short) BE16.get(buf, at);
+        return (bigEndian ? v : Short.reverseBytes(v)) & 0xFFFF;
+    }
+
+    static int be32(byte[] b, int at) {
+        return (int) BE32.get(b, at);
+    }
+
+    static int be16(byte[] b, int at) {
+        return ((short) BE16.get(b, at)) & 0xFFFF;
+    }
+
+    static long be64(byte[] b, int at) {
+        return (long) BE64.get(b, at);
+    }
+}

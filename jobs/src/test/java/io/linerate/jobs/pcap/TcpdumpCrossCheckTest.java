@@ -1,0 +1,214 @@
+package io.linerate.jobs.pcap;
+
+import static io.linerate.jobs.pcap.Frames.ACK;
+import static io.linerate.jobs.pcap.Frames.RST;
+import static io.linerate.jobs.pcap.Frames.TCP;
+import static io.linerate.jobs.pcap.Frames.UDP;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.linerate.jobs.pcap.Traffic.Sample;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Compares the reader with an independent one, tcpdump ({@code -nn -tt --nano}), on the captures the tests write:
+ * the number of records, and per IP packet the timestamp, addresses and (TCP/UDP) ports. Runs only when tcpdump
+ * is on the PATH (Debian: {@code apt-get install tcpdump}); otherwise it says it skipped the cross-check.
+ */
+class TcpdumpCrossCheckTest {
+
+    private static final long T = 1_700_000_000_123_456_789L;
+    private static Path tcpdump;
+
+    @TempDir
+    Path dir;
+
+    /** The tcpdump on the PATH, or the one named by system property {@code tcpdump} ("none": skip). */
+    @BeforeAll
+    static void findTcpdump() {
+        String named = System.getProperty("tcpdump", "");
+        tcpdump = named.equals("none") ? null : !named.isEmpty() ? Path.of(named)
+                : Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                .filter(s -> !s.isEmpty())
+                .map(d -> Path.of(d, "tcpdump")).filter(Files::isExecutable).findFirst().orElse(null);
+        if (tcpdump == null) {
+            System.out.println("TcpdumpCrossCheckTest: tcpdump is not on the PATH (or -Dtcpdump=none), skipped the"
+                    + " cross-check with an independent reader");
+        }
+    }
+
+    @BeforeEach
+    void requireTcpdump() {
+        Assumptions.assumeTrue(tcpdump != null, "tcpdump not on the PATH: cross-check skipped");
+    }
+
+    /** IP packets tcpdump decodes plainly, framed on each link type, plus a few it prints as non-IP. */
+    private static List<byte[]> ipPackets() {
+        List<byte[]> packets = new ArrayList<>();
+        for (Sample s : Traffic.mix()) {
+            packets.add(s.ip());
+        }
+        byte[] udp = Frames.udp(40001, 40002, 2000);
+        packets.add(Frames.ipv4("10.1.0.1", "10.1.0.2", UDP, Arrays.copyOf(udp, 1480), 0x2000, 0));
+        packets.add(Frames.ipv4("10.1.0.1", "10.1.0.2", UDP, new byte[528], 185, 0));
+        packets.add(Frames.ipv4("10.1.0.3", "10.1.0.4", TCP, Frames.tcp(40022, 40023, RST | ACK, 0), 0x4000, 2));
+        packets.add(Frames.ipv6("2001:db8::1", "2001:db8::2", 0, Frames.concat(Frames.optionsHeader(43, 1),
+                Frames.routingHeader(60, 3), Frames.optionsHeader(TCP, 2), Frames.tcp(40080, 40090, ACK, 10))));
+        packets.add(Frames.ipv6("2001:db8::1", "2001:db8::2", 44, Frames.concat(
+                Frames.fragmentHeader(UDP, 0, true), Frames.udp(40000, 40053, 100))));
+        packets.add(Frames.ipv6("2001:db8::1", "2001:db8::2", 60, Frames.concat(
+                Frames.optionsHeader(44, 1), Frames.fragmentHeader(UDP, 14, false), new byte[40])));
+        return packets;
+    }
+
+    @Test
+    void classicFilesAgreeWithTcpdump() throws Exception {
+        int[] linkTypes = {LinkTypes.ETHERNET, LinkTypes.LINUX_SLL, LinkTypes.LINUX_SLL2, LinkTypes.RAW,
+                LinkTypes.NULL, LinkTypes.LOOP};
+        int n = 0;
+        for (int linkType : linkTypes) {
+            for (ByteOrder order : List.of(ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN)) {
+                for (boolean nanos : new boolean[] {false, true}) {
+                    CaptureWriter.Pcap file = new CaptureWriter.Pcap(order, nanos, 1000, linkType);
+                    long ts = T;
+                    for (byte[] ip : ipPackets()) {
+                        file.packet(ts += 1_000_003, Frames.frame(linkType, ip));
+                    }
+                    if (linkType == LinkTypes.ETHERNET) {
+                        file.packet(ts += 5, Frames.arp());
+                        file.packet(ts += 5, Frames.ethernet(0x0800, ipPackets().get(0), 0x88A8, 0x8100));
+                        file.packet(ts += 5, Frames.ethernet(0x86DD, ipPackets().get(3), 0x8100));
+                    }
+                    compare(file.bytes(), "classic-" + (n++) + ".pcap");
+                }
+            }
+        }
+    }
+
+    /** libpcap reads a pcapng file only if all its interfaces share one link type and snaplen: a file per type. */
+    @Test
+    void pcapngFilesAgreeWithTcpdump() throws Exception {
+        List<byte[]> ips = ipPackets();
+        int n = 0;
+        // (raw IP is left to the classic files: libpcap 1.10.3 rejects a second raw-IP interface, "type 101
+        // different from the type of the first interface", as it maps the first one to DLT_RAW)
+        for (int linkType : new int[] {LinkTypes.ETHERNET, LinkTypes.LINUX_SLL2, LinkTypes.LINUX_SLL}) {
+            for (ByteOrder order : List.of(ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN)) {
+                CaptureWriter.PcapNg file = new CaptureWriter.PcapNg(order)
+                        .iface(linkType, 1000, -1, 0)
+                        .iface(linkType, 1000, 9, 0)
+                        .iface(linkType, 1000, 3, 0)
+                        .block(4, new byte[4], false);
+                long ms = T / 1_000_000;
+                for (byte[] ip : ips) {
+                    ms += 1001;
+                    byte[] frame = Frames.frame(linkType, ip);
+                    file.epb(0, ms * 1000 + 7, frame).epb(1, ms * 1_000_000 + 123_457, frame).epb(2, ms, frame);
+                }
+                if (linkType == LinkTypes.ETHERNET) {
+                    file.epb(0, ms * 1000, Frames.arp());
+                }
+                file.spb(Frames.frame(linkType, ips.get(1)));
+                compare(file.bytes(), "ng-" + (n++) + ".pcapng");
+            }
+        }
+    }
+
+    private void compare(byte[] bytes, String name) throws Exception {
+        Path file = dir.resolve(name);
+        Files.write(file, bytes);
+        Collected ours = Collected.read(bytes);
+        List<String> oursNormalized = new ArrayList<>();
+        for (String line : ours.lines) {
+            oursNormalized.add(normalizeOurs(line));
+        }
+
+        Process p = new ProcessBuilder(tcpdump.toString(), "-nn", "-tt", "--nano", "-r", file.toString())
+                .redirectError(dir.resolve(name + ".err").toFile()).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("tcpdump exit code on %s: %s", name,
+                Files.readString(dir.resolve(name + ".err"))).isZero();
+        List<String> lines = out.lines().toList();
+        List<String> theirs = new ArrayList<>();
+        for (String line : lines) {
+            parseTcpdump(line).ifPresent(theirs::add);
+        }
+        assertThat(lines).as("tcpdump records of %s:\n%s", name, out).hasSize((int) ours.reader.recordsRead());
+        assertThat(oursNormalized).as("IP packets of %s; tcpdump said:\n%s", name, out)
+                .containsExactlyElementsOf(theirs);
+    }
+
+    /** Our line "ts pP src:port > dst:port ..." as "ts src sport dst dport", ports only for TCP and UDP. */
+    private static String normalizeOurs(String line) {
+        String[] f = line.split(" ");
+        boolean ports = f[1].equals("p6") || f[1].equals("p17");
+        String[] src = splitLast(f[2], ':');
+        String[] dst = splitLast(f[4], ':');
+        return f[0] + " " + src[0] + " " + (ports ? src[1] : "0") + " " + dst[0] + " " + (ports ? dst[1] : "0");
+    }
+
+    private static final Pattern IP = Pattern.compile("^(?:\\S+\\s+(?:In|Out|B|M|P)\\s+)?(IP6? .*)$");
+    private static final Pattern PAIR = Pattern.compile("(\\S+) > (\\S+): ");
+
+    /** A tcpdump line "sec.nanos IP[6] a[.port] > b[.port]: ..." as "ts src sport dst dport". */
+    private static Optional<String> parseTcpdump(String line) throws IOException {
+        int space = line.indexOf(' ');
+        // SLL2 lines carry the interface name and direction first: "ifb1  In  IP ..."
+        Matcher ip = IP.matcher(line.substring(space + 1));
+        if (!ip.find()) {
+            return Optional.empty();
+        }
+        String rest = ip.group(1);
+        String[] ts = line.substring(0, space).split("\\.");
+        long nanos = Long.parseLong(ts[0]) * 1_000_000_000L + Long.parseLong(ts[1]);
+        Matcher m = PAIR.matcher(rest);
+        if (!m.find()) {
+            throw new IOException("no address pair in tcpdump line " + line);
+        }
+        boolean v6 = rest.startsWith("IP6 ");
+        String[] s = address(m.group(1), v6);
+        String[] d = address(m.group(2), v6);
+        // behind IPv6 extension headers tcpdump prints the ports alone: "HBH ... DSTOPT 40080 > 40090: Flags"
+        while (m.find()) {
+            if (m.group(1).matches("\\d+") && m.group(2).matches("\\d+")) {
+                s[1] = m.group(1);
+                d[1] = m.group(2);
+            }
+        }
+        return Optional.of(nanos + " " + s[0] + " " + s[1] + " " + d[0] + " " + d[1]);
+    }
+
+    private static String[] address(String token, boolean v6) throws IOException {
+        String host = token;
+        String port = "0";
+        if (v6 ? token.contains(".") : token.split("\\.").length == 5) {
+            host = token.substring(0, token.lastIndexOf('.'));
+            port = token.substring(token.lastIndexOf('.') + 1);
+        }
+        String text = InetAddress.getByName(host).getHostAddress();
+        return new String[] {v6 ? "[" + text + "]" : text, port};
+    }
+
+    private static String[] splitLast(String s, char c) {
+        int i = s.lastIndexOf(c);
+        return new String[] {s.substring(0, i), s.substring(i + 1)};
+    }
+}
