@@ -320,7 +320,7 @@ public final class PacketBatch {
         for (int i = 0; i < size; i++) {
             h = h * 31 + Long.hashCode(timestamps[i] ^ srcLow[i] * 0x9E3779B97F4A7C15L ^ dstLow[i] ^ srcHigh[i]
                     ^ dstHigh[i]);
-            h = h * 31 + ports[i] ^ protoFlags[i] << 7 ^ lengths[i];
+            h = h * 31 + (ports[i] ^ protoFlags[i] << 7 ^ lengths[i]);
         }
         return h;
     }

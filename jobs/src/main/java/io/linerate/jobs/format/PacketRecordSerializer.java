@@ -10,7 +10,7 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Flink serializer of a {@link PacketRecord}: byte IP version (4|6), long timestamp, int observation point, int
  * ports (src &lt;&lt; 16 | dst), byte protocol, byte TCP flags, int length, then the addresses (2 ints or 4 longs):
- * 30 bytes for IPv4, 54 for IPv6. Deserialization checks the version byte and the ranges
+ * 31 bytes for IPv4, 55 for IPv6. Deserialization checks the version byte and the ranges
  * ({@link PacketRecord#validate()}) and throws {@link IOException} otherwise.
  */
 public final class PacketRecordSerializer extends TypeSerializer<PacketRecord> {

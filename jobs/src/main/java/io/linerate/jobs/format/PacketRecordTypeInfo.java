@@ -7,7 +7,7 @@ import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
-/** Flink type information of {@link PacketRecord}: an atomic type serialized by {@link PacketRecordSerializer} (30 bytes for IPv4, 54 for IPv6), never Kryo. */
+/** Flink type information of {@link PacketRecord}: an atomic type serialized by {@link PacketRecordSerializer} (31 bytes for IPv4, 55 for IPv6), never Kryo. */
 public final class PacketRecordTypeInfo extends TypeInformation<PacketRecord> {
 
     private static final long serialVersionUID = 1L;
