@@ -1,0 +1,294 @@
+package io.linerate.jobs.format;
+
+import com.fasterxml.jackson.core.JsonPointer;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Objects;
+
+/**
+ * Reads generic JSON events (one JSON object per Kafka record value, UTF-8) into {@link Event}s, for the
+ * deduplication and heavy-hitter jobs on event streams. Configurable field locations, each a JSON pointer
+ * ({@code /user/id}, RFC 6901) or a dotted path ({@code user.id}; a name containing a dot needs the pointer form):
+ * <ul>
+ *   <li>{@code keyField} (required): a string, or an integral number (used as its decimal text);</li>
+ *   <li>{@code weightField} (optional; weight 1 when not configured): an integral number in
+ *       [0, {@code Long.MAX_VALUE}];</li>
+ *   <li>{@code timestampField} (optional; {@link Event#NO_TIMESTAMP} when not configured): an integral number of
+ *       epoch units ({@link #epochUnit}: milliseconds by default, or seconds) or an ISO-8601 date-time string with
+ *       an offset ({@code 2026-11-21T10:15:30.123Z}, {@code 2026-11-21T11:15:30+01:00}).</li>
+ * </ul>
+ * A configured field that is missing, null or of the wrong type, invalid JSON, a value that is not a JSON object,
+ * duplicate keys and trailing content make the record malformed, with a reason naming the field
+ * ({@link MalformedRecordException}; the byte offset is Jackson's for syntax errors, −1 for field errors).
+ *
+ * <p>Serializable and immutable; Flink ships it to the tasks, where it builds its Jackson reader once.
+ */
+public final class JsonEventFormat implements BytesDecoder<Event> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Units of a numeric timestamp. */
+    public enum EpochUnit { MILLISECONDS, SECONDS }
+
+    private final String keyField;
+    private final String weightField;
+    private final String timestampField;
+    private final EpochUnit epochUnit;
+    private transient JsonPointer key;
+    private transient JsonPointer weight;
+    private transient JsonPointer timestamp;
+    private transient ObjectMapper mapper;
+
+    private JsonEventFormat(Builder b) {
+        this.keyField = b.keyField;
+        this.weightField = b.weightField;
+        this.timestampField = b.timestampField;
+        this.epochUnit = b.epochUnit;
+        compilePointers();
+    }
+
+    private void compilePointers() {
+        this.key = pointer("keyField", keyField);
+        this.weight = weightField == null ? null : pointer("weightField", weightField);
+        this.timestamp = timestampField == null ? null : pointer("timestampField", timestampField);
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws IOException, ClassNotFoundException {
+        in.defaultReadObject();
+        compilePointers();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The pointer of a field location: a JSON pointer when it starts with '/', else a dotted path whose parts
+     * become pointer segments.
+     */
+    static JsonPointer pointer(String parameter, String location) {
+        if (location == null || location.isEmpty()) {
+            throw new IllegalArgumentException(parameter + " must be a JSON pointer or a dotted path, got \""
+                    + location + "\"");
+        }
+        if (location.startsWith("/")) {
+            try {
+                return JsonPointer.compile(location);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(parameter + " is not a valid JSON pointer: \"" + location + "\" ("
+                        + e.getMessage() + ")");
+            }
+        }
+        StringBuilder p = new StringBuilder();
+        for (String part : location.split("\\.", -1)) {
+            if (part.isEmpty()) {
+                throw new IllegalArgumentException(parameter + " has an empty part in the dotted path \"" + location
+                        + "\"");
+            }
+            p.append('/').append(part.replace("~", "~0").replace("/", "~1"));
+        }
+        return JsonPointer.compile(p.toString());
+    }
+
+    private ObjectMapper mapper() {
+        ObjectMapper m = mapper;
+        if (m == null) {
+            m = mapper = JsonMapper.builder()
+                    .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                    .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                    .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                    .build();
+        }
+        return m;
+    }
+
+    @Override
+    public Event decode(byte[] value) throws MalformedRecordException {
+        if (value == null) {
+            throw new MalformedRecordException("record has no value (null)", MalformedRecordException.NO_OFFSET);
+        }
+        JsonNode root;
+        try {
+            root = mapper().readTree(value);
+        } catch (JsonProcessingException e) {
+            long offset = e.getLocation() == null ? MalformedRecordException.NO_OFFSET
+                    : e.getLocation().getByteOffset();
+            throw new MalformedRecordException("bad JSON: " + e.getOriginalMessage(), offset);
+        } catch (IOException e) {
+            throw new MalformedRecordException("bad JSON: " + e.getMessage(), MalformedRecordException.NO_OFFSET);
+        }
+        if (root == null || root.isMissingNode()) {
+            throw new MalformedRecordException("bad JSON: empty value", 0);
+        }
+        if (!root.isObject()) {
+            throw new MalformedRecordException("bad JSON: the event must be a JSON object, got " + kind(root), 0);
+        }
+        String k = keyOf(root);
+        long w = weight == null ? 1 : weightOf(root);
+        long t = timestamp == null ? Event.NO_TIMESTAMP : timestampOf(root);
+        return new Event(k, w, t, new String(value, StandardCharsets.UTF_8));
+    }
+
+    private JsonNode field(JsonNode root, JsonPointer at, String parameter, String location)
+            throws MalformedRecordException {
+        JsonNode n = root.at(at);
+        if (n.isMissingNode()) {
+            throw fieldError(parameter, location, "is missing");
+        }
+        if (n.isNull()) {
+            throw fieldError(parameter, location, "is null");
+        }
+        return n;
+    }
+
+    private String keyOf(JsonNode root) throws MalformedRecordException {
+        JsonNode n = field(root, key, "key", keyField);
+        if (n.isTextual()) {
+            return n.textValue();
+        }
+        if (n.isIntegralNumber()) {
+            return n.bigIntegerValue().toString();
+        }
+        throw fieldError("key", keyField, "must be a string or an integral number, got " + kind(n));
+    }
+
+    private long weightOf(JsonNode root) throws MalformedRecordException {
+        JsonNode n = field(root, weight, "weight", weightField);
+        if (!n.isIntegralNumber()) {
+            throw fieldError("weight", weightField, "must be an integral number, got " + kind(n) + " " + n);
+        }
+        if (!n.canConvertToLong()) {
+            throw fieldError("weight", weightField, "must be at most " + Long.MAX_VALUE + ", got " + n);
+        }
+        long w = n.longValue();
+        if (w < 0) {
+            throw fieldError("weight", weightField, "must be >= 0, got " + w);
+        }
+        return w;
+    }
+
+    private long timestampOf(JsonNode root) throws MalformedRecordException {
+        JsonNode n = field(root, timestamp, "timestamp", timestampField);
+        if (n.isTextual()) {
+            try {
+                return OffsetDateTime.parse(n.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant()
+                        .toEpochMilli();
+            } catch (DateTimeParseException | ArithmeticException e) {
+                throw fieldError("timestamp", timestampField, "is not an ISO-8601 date-time with an offset: \""
+                        + n.textValue() + "\"");
+            }
+        }
+        if (n.isIntegralNumber()) {
+            if (!n.canConvertToLong()) {
+                throw fieldError("timestamp", timestampField, "is out of range: " + n);
+            }
+            long t = n.longValue();
+            if (epochUnit == EpochUnit.SECONDS) {
+                if (Math.abs(t) > Long.MAX_VALUE / 1000) {
+                    throw fieldError("timestamp", timestampField, "is out of range: " + t + " s");
+                }
+                t *= 1000;
+            }
+            return t;
+        }
+        if (n.isNumber() && epochUnit == EpochUnit.SECONDS) {
+            BigDecimal ms = n.decimalValue().movePointRight(3);
+            if (ms.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+                throw fieldError("timestamp", timestampField, "is out of range: " + n + " s");
+            }
+            return ms.setScale(0, java.math.RoundingMode.FLOOR).longValueExact();
+        }
+        throw fieldError("timestamp", timestampField, "must be an integral number of "
+                + epochUnit.name().toLowerCase(java.util.Locale.ROOT) + " or an ISO-8601 date-time string, got "
+                + kind(n) + " " + n);
+    }
+
+    private static MalformedRecordException fieldError(String what, String location, String problem) {
+        return new MalformedRecordException(what + " field " + location + " " + problem,
+                MalformedRecordException.NO_OFFSET);
+    }
+
+    private static String kind(JsonNode n) {
+        return switch (n.getNodeType()) {
+            case ARRAY -> "an array";
+            case OBJECT -> "an object";
+            case STRING -> "a string";
+            case BOOLEAN -> "a boolean";
+            case NUMBER -> n.isIntegralNumber() ? "an integer" : "a fractional number";
+            case NULL -> "null";
+            default -> n.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+        };
+    }
+
+    public String keyField() {
+        return keyField;
+    }
+
+    public String weightField() {
+        return weightField;
+    }
+
+    public String timestampField() {
+        return timestampField;
+    }
+
+    public EpochUnit epochUnit() {
+        return epochUnit;
+    }
+
+    @Override
+    public String toString() {
+        return "JsonEventFormat{key=" + keyField + ", weight=" + weightField + ", timestamp=" + timestampField + " ("
+                + epochUnit + ")}";
+    }
+
+    /** Builder; {@link #build()} checks the field locations and names the bad parameter. */
+    public static final class Builder {
+        private String keyField;
+        private String weightField;
+        private String timestampField;
+        private EpochUnit epochUnit = EpochUnit.MILLISECONDS;
+
+        private Builder() {
+        }
+
+        /** Where the key is (required). */
+        public Builder keyField(String location) {
+            this.keyField = location;
+            return this;
+        }
+
+        /** Where the weight is; {@code null} (default) for weight 1. */
+        public Builder weightField(String location) {
+            this.weightField = location;
+            return this;
+        }
+
+        /** Where the event time is; {@code null} (default) for none ({@link Event#NO_TIMESTAMP}). */
+        public Builder timestampField(String location) {
+            this.timestampField = location;
+            return this;
+        }
+
+        /** Unit of numeric timestamps (default milliseconds). */
+        public Builder epochUnit(EpochUnit unit) {
+            this.epochUnit = Objects.requireNonNull(unit, "epochUnit");
+            return this;
+        }
+
+        /** @throws IllegalArgumentException naming the parameter when a location is empty or invalid */
+        public JsonEventFormat build() {
+            return new JsonEventFormat(this);
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.linerate.jobs.format;
+
+import java.util.Arrays;
+import java.util.Objects;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * The Kafka source's deserializer: decodes each record value with a {@link BytesDecoder} and emits a
+ * {@link Decoded} holding either the value or a {@link DeadLetter} (topic, partition, offset, reason, byte offset,
+ * the value truncated to {@code maxDeadLetterBytes}). It never throws for bad input, so one bad record neither
+ * fails nor restarts the job. Split the stream with {@link SplitDecoded}.
+ *
+ * <p>Metrics (the source's metric group): counters {@code recordsDecoded} and {@code malformedRecords}.
+ */
+public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<Decoded<T>> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Default bytes of a bad value kept in its dead letter. */
+    public static final int DEFAULT_MAX_DEAD_LETTER_BYTES = 4096;
+
+    private final BytesDecoder<T> decoder;
+    private final TypeInformation<T> valueType;
+    private final int maxDeadLetterBytes;
+    private transient Counter decoded;
+    private transient Counter malformed;
+
+    /**
+     * @throws IllegalArgumentException if {@code maxDeadLetterBytes} is negative
+     */
+    public KafkaDecoding(BytesDecoder<T> decoder, TypeInformation<T> valueType, int maxDeadLetterBytes) {
+        this.decoder = Objects.requireNonNull(decoder, "decoder");
+        this.valueType = Objects.requireNonNull(valueType, "valueType");
+        if (maxDeadLetterBytes < 0) {
+            throw new IllegalArgumentException("maxDeadLetterBytes must be >= 0, got " + maxDeadLetterBytes);
+        }
+        this.maxDeadLetterBytes = maxDeadLetterBytes;
+    }
+
+    /** Packet batches in the binary format of {@link PacketBatchCodec}. */
+    public static KafkaDecoding<PacketBatch> packetBatches() {
+        return new KafkaDecoding<>(PacketBatchCodec.DECODER, PacketBatchTypeInfo.INSTANCE,
+                DEFAULT_MAX_DEAD_LETTER_BYTES);
+    }
+
+    /** JSON events as {@code format} reads them. */
+    public static KafkaDecoding<Event> events(JsonEventFormat format) {
+        return new KafkaDecoding<>(format, Event.typeInfo(), DEFAULT_MAX_DEAD_LETTER_BYTES);
+    }
+
+    @Override
+    public void open(DeserializationSchema.InitializationContext context) {
+        decoded = context.getMetricGroup().counter("recordsDecoded");
+        malformed = context.getMetricGroup().counter("malformedRecords");
+    }
+
+    @Override
+    public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Decoded<T>> out) {
+        Decoded<T> result = decode(record);
+        if (result.isDead()) {
+            if (malformed != null) {
+                malformed.inc();
+            }
+        } else if (decoded != null) {
+            decoded.inc();
+        }
+        out.collect(result);
+    }
+
+    /** The decoded value or the dead letter of one record (what {@link #deserialize} emits). */
+    public Decoded<T> decode(ConsumerRecord<byte[], byte[]> record) {
+        byte[] value = record.value();
+        String reason;
+        long errorOffset;
+        try {
+            if (value == null) {
+                throw new MalformedRecordException("record has no value (null)", MalformedRecordException.NO_OFFSET);
+            }
+            return Decoded.of(decoder.decode(value));
+        } catch (MalformedRecordException e) {
+            reason = e.reason();
+            errorOffset = e.offset();
+        } catch (RuntimeException e) {
+            // a decoder bug must not stop the job either: the record is dead-lettered with what happened
+            reason = "decoder failed: " + e;
+            errorOffset = MalformedRecordException.NO_OFFSET;
+        }
+        byte[] kept = value == null ? new byte[0] : Arrays.copyOf(value, Math.min(value.length, maxDeadLetterBytes));
+        return Decoded.dead(new DeadLetter(record.topic(), record.partition(), record.offset(),
+                record.timestamp() < 0 ? -1 : record.timestamp(), reason, errorOffset, kept,
+                value == null ? -1 : value.length));
+    }
+
+    @Override
+    public TypeInformation<Decoded<T>> getProducedType() {
+        return Decoded.typeInfo(valueType);
+    }
+}

@@ -1,0 +1,153 @@
+package io.linerate.jobs.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class JsonEventFormatTest {
+
+    private static final JsonEventFormat FULL = JsonEventFormat.builder()
+            .keyField("user.id").weightField("/bytes").timestampField("ts").build();
+
+    private static Event parse(JsonEventFormat f, String json) throws MalformedRecordException {
+        return f.decode(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static MalformedRecordException malformed(JsonEventFormat f, String json) {
+        try {
+            Event e = parse(f, json);
+            fail("parsed " + e + " from " + json);
+            return null;
+        } catch (MalformedRecordException e) {
+            return e;
+        }
+    }
+
+    @Test
+    void readsKeyWeightAndTimestampFromPointersAndDottedPaths() throws Exception {
+        String json = "{\"user\":{\"id\":\"alice\"},\"bytes\":1500,\"ts\":1763720000123,\"extra\":[1,2]}";
+        Event e = parse(FULL, json);
+        assertThat(e).isEqualTo(new Event("alice", 1500, 1_763_720_000_123L, json));
+        // a numeric key is its decimal text; big integers keep every digit
+        assertThat(parse(FULL, "{\"user\":{\"id\":12345678901234567890},\"bytes\":0,\"ts\":0}").key)
+                .isEqualTo("12345678901234567890");
+        // pointer escapes: a field whose name holds a dot or a slash
+        JsonEventFormat odd = JsonEventFormat.builder().keyField("/a.b/c~1d").build();
+        assertThat(parse(odd, "{\"a.b\":{\"c/d\":\"k\"}}").key).isEqualTo("k");
+        // array elements by index, UTF-8 keys
+        JsonEventFormat arr = JsonEventFormat.builder().keyField("/tags/1").build();
+        assertThat(parse(arr, "{\"tags\":[\"x\",\"ünï\"]}").key).isEqualTo("ünï");
+    }
+
+    @Test
+    void defaultsWithoutWeightOrTimestampField() throws Exception {
+        JsonEventFormat keyOnly = JsonEventFormat.builder().keyField("k").build();
+        Event e = parse(keyOnly, " {\"k\":\"x\"} ");
+        assertThat(e.weight).isEqualTo(1);
+        assertThat(e.timestamp).isEqualTo(Event.NO_TIMESTAMP);
+    }
+
+    @Test
+    void timestampsAsIso8601OrEpochUnits() throws Exception {
+        assertThat(parse(FULL, "{\"user\":{\"id\":\"a\"},\"bytes\":1,\"ts\":\"2026-11-21T10:15:30.123Z\"}").timestamp)
+                .isEqualTo(java.time.Instant.parse("2026-11-21T10:15:30.123Z").toEpochMilli());
+        assertThat(parse(FULL, "{\"user\":{\"id\":\"a\"},\"bytes\":1,\"ts\":\"2026-11-21T11:15:30+01:00\"}").timestamp)
+                .isEqualTo(java.time.Instant.parse("2026-11-21T10:15:30Z").toEpochMilli());
+        JsonEventFormat seconds = JsonEventFormat.builder().keyField("k").timestampField("t")
+                .epochUnit(JsonEventFormat.EpochUnit.SECONDS).build();
+        assertThat(parse(seconds, "{\"k\":\"a\",\"t\":1763720000}").timestamp).isEqualTo(1_763_720_000_000L);
+        assertThat(parse(seconds, "{\"k\":\"a\",\"t\":1763720000.25}").timestamp).isEqualTo(1_763_720_000_250L);
+        assertThat(malformed(seconds, "{\"k\":\"a\",\"t\":9223372036854776}").reason())
+                .isEqualTo("timestamp field t is out of range: 9223372036854776 s");
+    }
+
+    @Test
+    void badFieldsNameTheField() {
+        String prefix = "{\"user\":{\"id\":\"a\"},";
+        assertThat(malformed(FULL, "{\"bytes\":1,\"ts\":0}").reason()).isEqualTo("key field user.id is missing");
+        assertThat(malformed(FULL, "{\"user\":{\"id\":null},\"bytes\":1,\"ts\":0}").reason())
+                .isEqualTo("key field user.id is null");
+        assertThat(malformed(FULL, "{\"user\":{\"id\":{}},\"bytes\":1,\"ts\":0}").reason())
+                .isEqualTo("key field user.id must be a string or an integral number, got an object");
+        assertThat(malformed(FULL, "{\"user\":{\"id\":true},\"bytes\":1,\"ts\":0}").reason())
+                .isEqualTo("key field user.id must be a string or an integral number, got a boolean");
+        assertThat(malformed(FULL, "{\"user\":{\"id\":1.5},\"bytes\":1,\"ts\":0}").reason())
+                .isEqualTo("key field user.id must be a string or an integral number, got a fractional number");
+        assertThat(malformed(FULL, prefix + "\"ts\":0}").reason()).isEqualTo("weight field /bytes is missing");
+        assertThat(malformed(FULL, prefix + "\"bytes\":\"12\",\"ts\":0}").reason())
+                .isEqualTo("weight field /bytes must be an integral number, got a string \"12\"");
+        assertThat(malformed(FULL, prefix + "\"bytes\":1.5,\"ts\":0}").reason())
+                .isEqualTo("weight field /bytes must be an integral number, got a fractional number 1.5");
+        assertThat(malformed(FULL, prefix + "\"bytes\":-3,\"ts\":0}").reason())
+                .isEqualTo("weight field /bytes must be >= 0, got -3");
+        assertThat(malformed(FULL, prefix + "\"bytes\":9223372036854775808,\"ts\":0}").reason())
+                .isEqualTo("weight field /bytes must be at most 9223372036854775807, got 9223372036854775808");
+        assertThat(malformed(FULL, prefix + "\"bytes\":1}").reason()).isEqualTo("timestamp field ts is missing");
+        assertThat(malformed(FULL, prefix + "\"bytes\":1,\"ts\":\"yesterday\"}").reason())
+                .isEqualTo("timestamp field ts is not an ISO-8601 date-time with an offset: \"yesterday\"");
+        assertThat(malformed(FULL, prefix + "\"bytes\":1,\"ts\":\"2026-11-21T10:15:30\"}").reason())
+                .as("a local time without offset is ambiguous")
+                .startsWith("timestamp field ts is not an ISO-8601 date-time with an offset");
+        assertThat(malformed(FULL, prefix + "\"bytes\":1,\"ts\":12.5}").reason())
+                .isEqualTo("timestamp field ts must be an integral number of milliseconds or an ISO-8601 date-time "
+                        + "string, got a fractional number 12.5");
+        assertThat(malformed(FULL, prefix + "\"bytes\":1,\"ts\":[]}").reason())
+                .startsWith("timestamp field ts must be an integral number");
+        assertThat(malformed(FULL, prefix + "\"bytes\":1}").offset()).isEqualTo(-1);
+    }
+
+    @Test
+    void badJsonIsMalformedWithJacksonsOffset() {
+        MalformedRecordException e = malformed(FULL, "{\"user\":{\"id\":\"a\"},\"bytes\":1,");
+        assertThat(e.reason()).startsWith("bad JSON: ");
+        assertThat(e.offset()).isBetween(25L, 32L);
+        assertThat(malformed(FULL, "").reason()).startsWith("bad JSON: ");
+        assertThat(malformed(FULL, "   ").reason()).startsWith("bad JSON: ");
+        assertThat(malformed(FULL, "[1,2]").reason()).isEqualTo("bad JSON: the event must be a JSON object, got an array");
+        assertThat(malformed(FULL, "\"text\"").reason()).isEqualTo("bad JSON: the event must be a JSON object, got a string");
+        assertThat(malformed(FULL, "{\"user\":{\"id\":\"a\"},\"bytes\":1,\"ts\":0} {}").reason())
+                .as("trailing content").startsWith("bad JSON: ");
+        assertThat(malformed(FULL, "{\"user\":{\"id\":\"a\"},\"bytes\":1,\"bytes\":2,\"ts\":0}").reason())
+                .as("duplicate field").contains("Duplicate field 'bytes'");
+        assertThat(malformed(FULL, "{\"user\":{\"id\":\"a\"},'bytes':1}").reason()).startsWith("bad JSON: ");
+        byte[] badUtf8 = {'{', '"', 'k', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
+        JsonEventFormat keyOnly = JsonEventFormat.builder().keyField("k").build();
+        assertThatThrownBy(() -> keyOnly.decode(badUtf8)).isInstanceOf(MalformedRecordException.class)
+                .hasMessageStartingWith("bad JSON: ");
+        assertThatThrownBy(() -> keyOnly.decode(null)).isInstanceOf(MalformedRecordException.class)
+                .hasMessage("record has no value (null)");
+    }
+
+    @Test
+    void configurationErrorsNameTheParameter() {
+        assertThatThrownBy(() -> JsonEventFormat.builder().build())
+                .hasMessage("keyField must be a JSON pointer or a dotted path, got \"null\"");
+        assertThatThrownBy(() -> JsonEventFormat.builder().keyField("a..b").build())
+                .hasMessage("keyField has an empty part in the dotted path \"a..b\"");
+        assertThatThrownBy(() -> JsonEventFormat.builder().keyField("k").weightField("").build())
+                .hasMessageStartingWith("weightField must be");
+        assertThatThrownBy(() -> JsonEventFormat.builder().keyField("k").timestampField(".ts").build())
+                .hasMessage("timestampField has an empty part in the dotted path \".ts\"");
+    }
+
+    @Test
+    void survivesJavaSerializationAsFlinkShipsIt() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(FULL);
+        }
+        JsonEventFormat copy;
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+            copy = (JsonEventFormat) in.readObject();
+        }
+        assertThat(parse(copy, "{\"user\":{\"id\":\"b\"},\"bytes\":7,\"ts\":5}"))
+                .isEqualTo(new Event("b", 7, 5, "{\"user\":{\"id\":\"b\"},\"bytes\":7,\"ts\":5}"));
+    }
+}

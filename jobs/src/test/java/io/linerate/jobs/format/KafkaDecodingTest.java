@@ -1,0 +1,128 @@
+package io.linerate.jobs.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.streaming.api.operators.ProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.apache.flink.util.SimpleUserCodeClassLoader;
+import org.apache.flink.util.UserCodeClassLoader;
+import org.apache.flink.api.common.functions.util.ListCollector;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+class KafkaDecodingTest {
+
+    /** A metric group that keeps the counters registered on it, so the test can read them. */
+    static final class CountingGroup extends UnregisteredMetricsGroup {
+        final Map<String, Counter> counters = new HashMap<>();
+
+        @Override
+        public Counter counter(String name) {
+            return counters.computeIfAbsent(name, n -> new SimpleCounter());
+        }
+    }
+
+    static DeserializationSchema.InitializationContext context(MetricGroup group) {
+        return new DeserializationSchema.InitializationContext() {
+            @Override
+            public MetricGroup getMetricGroup() {
+                return group;
+            }
+
+            @Override
+            public UserCodeClassLoader getUserCodeClassLoader() {
+                return SimpleUserCodeClassLoader.create(KafkaDecodingTest.class.getClassLoader());
+            }
+        };
+    }
+
+    static ConsumerRecord<byte[], byte[]> record(long offset, byte[] value) {
+        return new ConsumerRecord<>("packets", 3, offset, null, value);
+    }
+
+    @Test
+    void validRecordsDecodeAndBadOnesBecomeDeadLettersCounted() throws Exception {
+        KafkaDecoding<PacketBatch> schema = KafkaDecoding.packetBatches();
+        CountingGroup metrics = new CountingGroup();
+        schema.open(context(metrics));
+        PacketBatch batch = PacketBatchCodecTest.randomBatch(new SplittableRandom(2), 7, 50, 0.5);
+        byte[] good = PacketBatchCodec.encode(batch);
+        byte[] truncated = Arrays.copyOf(good, good.length - 3);
+        List<Decoded<PacketBatch>> out = new java.util.ArrayList<>();
+        ListCollector<Decoded<PacketBatch>> collector = new ListCollector<>(out);
+        schema.deserialize(record(10, good), collector);
+        schema.deserialize(record(11, truncated), collector);
+        schema.deserialize(record(12, null), collector);
+        schema.deserialize(record(13, "{}".getBytes(StandardCharsets.UTF_8)), collector);
+
+        assertThat(out).hasSize(4);
+        assertThat(out.get(0).isDead()).isFalse();
+        assertThat(out.get(0).value).isEqualTo(batch);
+        DeadLetter cut = out.get(1).deadLetter;
+        assertThat(cut.topic).isEqualTo("packets");
+        assertThat(cut.partition).isEqualTo(3);
+        assertThat(cut.offset).isEqualTo(11);
+        assertThat(cut.reason).startsWith("packet 49: truncated");
+        assertThat(cut.errorOffset).isBetween(good.length - 40L, good.length - 3L);
+        assertThat(cut.value).isEqualTo(truncated);
+        assertThat(cut.valueLength).isEqualTo(truncated.length);
+        assertThat(cut.truncated()).isFalse();
+        assertThat(out.get(2).deadLetter.reason).isEqualTo("record has no value (null)");
+        assertThat(out.get(2).deadLetter.valueLength).isEqualTo(-1);
+        assertThat(out.get(3).deadLetter.reason).isEqualTo("bad magic 0x7b7d, expected 0x4c52 (\"LR\")");
+        assertThat(out.get(3).deadLetter.errorOffset).isZero();
+        assertThat(metrics.counters.get("recordsDecoded").getCount()).isEqualTo(1);
+        assertThat(metrics.counters.get("malformedRecords").getCount()).isEqualTo(3);
+    }
+
+    @Test
+    void deadLettersKeepAtMostTheLimit() {
+        KafkaDecoding<Event> schema = new KafkaDecoding<>(JsonEventFormat.builder().keyField("k").build(),
+                Event.typeInfo(), 8);
+        byte[] big = ("{\"k\": [" + "1,".repeat(100) + "1]}").getBytes(StandardCharsets.UTF_8);
+        Decoded<Event> d = schema.decode(record(1, big));
+        assertThat(d.deadLetter.reason).isEqualTo("key field k must be a string or an integral number, got an array");
+        assertThat(d.deadLetter.value).isEqualTo(Arrays.copyOf(big, 8));
+        assertThat(d.deadLetter.valueLength).isEqualTo(big.length);
+        assertThat(d.deadLetter.truncated()).isTrue();
+        assertThat(schema.decode(record(2, "{\"k\":\"x\"}".getBytes(StandardCharsets.UTF_8))).value.key)
+                .isEqualTo("x");
+    }
+
+    @Test
+    void aDecoderBugIsDeadLetteredToo() {
+        KafkaDecoding<String> schema = new KafkaDecoding<>(v -> {
+            throw new IllegalStateException("boom");
+        }, org.apache.flink.api.common.typeinfo.Types.STRING, 16);
+        assertThat(schema.decode(record(5, new byte[] {1})).deadLetter.reason)
+                .isEqualTo("decoder failed: java.lang.IllegalStateException: boom");
+    }
+
+    @Test
+    void splitSendsValuesOnAndDeadLettersToTheSideOutput() throws Exception {
+        SplitDecoded<PacketBatch> split = new SplitDecoded<>(PacketBatchTypeInfo.INSTANCE);
+        try (OneInputStreamOperatorTestHarness<Decoded<PacketBatch>, PacketBatch> h =
+                     new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(split))) {
+            h.setup(new PacketBatchSerializer());
+            h.open();
+            PacketBatch b = PacketBatchCodecTest.randomBatch(new SplittableRandom(4), 1, 5, 0);
+            DeadLetter dead = new DeadLetter("t", 0, 9, -1, "bad magic", 0, new byte[] {1, 2}, 2);
+            h.processElement(new StreamRecord<>(Decoded.of(b), 100));
+            h.processElement(new StreamRecord<>(Decoded.dead(dead), 101));
+            assertThat(h.extractOutputValues()).containsExactly(b);
+            assertThat(h.getSideOutput(DeadLetter.TAG)).extracting(StreamRecord::getValue).containsExactly(dead);
+        }
+    }
+}
