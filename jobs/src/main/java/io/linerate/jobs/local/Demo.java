@@ -24,6 +24,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * {@linkplain JobLauncher#drain drain}, cancels it, and stops the cluster and the broker — the reverse order of
  * their start — deleting their temporary folders (the topics go with the broker's folder).
  *
+ * <p>On Ctrl-C (or {@link #stop()}) the run ends without waiting for the job's output. The JVM runs shutdown
+ * hooks concurrently: the broker's own hook ({@link EmbeddedKafka}) may stop it before the demo's hook has
+ * cancelled the job; the job's cancellation then takes a few seconds longer, and everything is still removed.
+ *
  * <p>Progress goes to {@code out}: one line per step, and while the job runs a status line (records fed, job
  * status, completed checkpoints) refreshed in place on a terminal, printed every {@code progressInterval}
  * otherwise.
@@ -71,12 +75,17 @@ public final class Demo {
    * @param recordsFed records the feeder reported as sent
    * @param jobStatus the job's status when the demo stopped it ({@code RUNNING} when it ran until the end)
    * @param drained whether the job's output was complete for the input ({@link JobLauncher#drain})
+   * @param stoppedEarly whether Ctrl-C or {@link Demo#stop()} ended the run (then there is no drain)
    * @param failure what went wrong, or null
    */
-  public record Result(long recordsFed, JobStatus jobStatus, boolean drained, Throwable failure) {
-    /** No failure, the job ran until the demo stopped it, and its output was complete. */
+  public record Result(long recordsFed, JobStatus jobStatus, boolean drained, boolean stoppedEarly,
+      Throwable failure) {
+    /**
+     * No failure, the job ran until the demo stopped it, and its output was complete (or the user stopped the run
+     * before its end, so nothing was waited for).
+     */
     public boolean succeeded() {
-      return failure == null && jobStatus == JobStatus.RUNNING && drained;
+      return failure == null && jobStatus == JobStatus.RUNNING && (drained || stoppedEarly);
     }
   }
 
@@ -128,7 +137,7 @@ public final class Demo {
     kafka.createTopics(partitions, topics.names().toArray(new String[0]));
     out.printf(Locale.ROOT, "topics %s created (%d partitions each)%n", String.join(", ", topics.names()), partitions);
     if (stopping()) {
-      return new Result(0, JobStatus.CREATED, false, null);
+      return new Result(0, JobStatus.CREATED, false, true, null);
     }
 
     LocalFlink flink = LocalFlink.builder().slots(slots).configuration(flinkConfiguration).progress(out::println).start();
@@ -144,7 +153,7 @@ public final class Demo {
       flink.awaitStatus(jobId, JobStatus.RUNNING, Duration.ofSeconds(60));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new Result(0, flink.status(jobId), false, e);
+      return new Result(0, flink.status(jobId), false, stopping(), e);
     }
     out.println("job " + job.name() + " running (" + jobId + "); see " + flink.webUrl());
 
@@ -172,32 +181,38 @@ public final class Demo {
       stopFeeder(feed, feederThread);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new Result(feed.sentCount(), status, false, e);
+      return new Result(feed.sentCount(), status, false, stopping(), e);
     }
     out.printf(Locale.ROOT, "feeder stopped: %d records fed%n", feed.sentCount());
     if (feederFailure.get() != null) {
       out.println("the feeder failed: " + feederFailure.get());
-      return new Result(feed.sentCount(), status, false, feederFailure.get());
+      return new Result(feed.sentCount(), status, false, false, feederFailure.get());
     }
     if (status != JobStatus.RUNNING) {
       IllegalStateException failure = new IllegalStateException("job " + job.name() + " is " + status);
       out.println("the job stopped on its own: " + status);
-      return new Result(feed.sentCount(), status, false, failure);
+      return new Result(feed.sentCount(), status, false, false, failure);
+    }
+    if (stopping()) {
+      out.println("stopped before the end: not waiting for the job's output (uncommitted output is aborted)");
+      return new Result(feed.sentCount(), status, false, true, null);
     }
     boolean drained;
     try {
       Duration drainTimeout = Duration.ofSeconds(30).plus(
           flinkConfiguration.get(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL,
               Duration.ofSeconds(10)).multipliedBy(3));
+      out.println("draining: waiting up to " + drainTimeout.toSeconds()
+          + " s for the job to commit its output (at its next checkpoint)");
       drained = job.drain(topics, feed.sentCount(), drainTimeout, out);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new Result(feed.sentCount(), status, false, e);
+      return new Result(feed.sentCount(), status, false, false, e);
     }
     if (beforeStop != null) {
       beforeStop.accept(topics);
     }
-    return new Result(feed.sentCount(), flink.status(jobId), drained, null);
+    return new Result(feed.sentCount(), flink.status(jobId), drained, false, null);
   }
 
   /** Prints the status line until the time is up, a stop is requested, or the job leaves RUNNING. */

@@ -108,6 +108,35 @@ class DemoTest {
     assertThat(left.stream().map(Thread::getName).collect(Collectors.toList())).isEmpty();
   }
 
+  @Test
+  void stopEndsARunWithoutDurationAndRemovesEverything() throws Exception {
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(new Tee(captured, System.out), true, StandardCharsets.UTF_8);
+    Configuration conf = new Configuration();
+    conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
+    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
+    Demo demo = Demo.builder(new PassThroughJob(), new PassThroughFeeder(200))
+        .flinkConfiguration(conf).slots(1).partitions(1).terminal(false).out(out).build();
+    java.util.concurrent.CompletableFuture<Demo.Result> run =
+        java.util.concurrent.CompletableFuture.supplyAsync(demo::run);
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!captured.toString(StandardCharsets.UTF_8).contains("running until Ctrl-C") && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    Thread.sleep(500);
+    demo.stop();
+    Demo.Result result = run.get(60, java.util.concurrent.TimeUnit.SECONDS);
+    String text = captured.toString(StandardCharsets.UTF_8);
+
+    assertThat(result.stoppedEarly()).isTrue();
+    assertThat(result.succeeded()).isTrue();
+    assertThat(result.recordsFed()).isPositive();
+    assertThat(text).contains("stopped before the end").doesNotContain("draining");
+    assertThat(Path.of(first(text, "data in (\\S+) \\(started"))).doesNotExist();
+    assertThat(Path.of(first(text, "files in (\\S+) \\(started"))).doesNotExist();
+    assertBindable(Integer.parseInt(first(text, "web UI and REST API on http://127\\.0\\.0\\.1:(\\d+)")));
+  }
+
   static Set<Thread> nonDaemonThreads() {
     return Thread.getAllStackTraces().keySet().stream()
         .filter(t -> t.isAlive() && !t.isDaemon())
