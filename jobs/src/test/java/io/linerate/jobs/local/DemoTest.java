@@ -112,9 +112,12 @@ class DemoTest {
   void stopEndsARunWithoutDurationAndRemovesEverything() throws Exception {
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(new Tee(captured, System.out), true, StandardCharsets.UTF_8);
+    Path checkpoints = Files.createTempDirectory("linerate-demo-test-checkpoints-");
     Configuration conf = new Configuration();
     conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
     conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
+    conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+    conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
     Demo demo = Demo.builder(new PassThroughJob(), new PassThroughFeeder(200))
         .flinkConfiguration(conf).slots(1).partitions(1).terminal(false).out(out).build();
     java.util.concurrent.CompletableFuture<Demo.Result> run =
@@ -135,6 +138,11 @@ class DemoTest {
     assertThat(Path.of(first(text, "data in (\\S+) \\(started"))).doesNotExist();
     assertThat(Path.of(first(text, "files in (\\S+) \\(started"))).doesNotExist();
     assertBindable(Integer.parseInt(first(text, "web UI and REST API on http://127\\.0\\.0\\.1:(\\d+)")));
+    // the job's checkpoint folder (empty after the cancellation discarded its checkpoints) is removed too
+    try (java.util.stream.Stream<Path> inside = Files.list(checkpoints)) {
+      assertThat(inside.collect(Collectors.toList())).isEmpty();
+    }
+    Files.delete(checkpoints);
   }
 
   static Set<Thread> nonDaemonThreads() {
