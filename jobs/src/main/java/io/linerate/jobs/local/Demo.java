@@ -1,6 +1,10 @@
 package io.linerate.jobs.local;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -10,11 +14,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 import io.linerate.jobs.kafka.EmbeddedKafka;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -204,7 +211,7 @@ public final class Demo {
     boolean drained;
     try {
       Duration drainTimeout = Duration.ofSeconds(30).plus(
-          flinkConfiguration.get(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL,
+          flinkConfiguration.get(CheckpointingOptions.CHECKPOINTING_INTERVAL,
               Duration.ofSeconds(10)).multipliedBy(3));
       out.println("draining: waiting up to " + drainTimeout.toSeconds()
           + " s for the job to commit its output (at its next checkpoint)");
@@ -256,25 +263,25 @@ public final class Demo {
    * With a local checkpoint directory Flink leaves {@code <dir>/<job id>/} behind, empty once the cancelled job's
    * checkpoints are discarded: removed here; a folder still holding files (retained checkpoints) stays.
    */
-  private void removeEmptyCheckpointFolder(JobID jobId) throws java.io.IOException {
-    String dir = flinkConfiguration.get(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTS_DIRECTORY);
+  private void removeEmptyCheckpointFolder(JobID jobId) throws IOException {
+    String dir = flinkConfiguration.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
     if (jobId == null || dir == null || dir.isBlank()) {
       return;
     }
-    java.nio.file.Path base;
+    Path base;
     if (dir.startsWith("file:")) {
-      base = java.nio.file.Path.of(java.net.URI.create(dir));
+      base = Path.of(URI.create(dir));
     } else if (dir.startsWith("/")) {
-      base = java.nio.file.Path.of(dir);
+      base = Path.of(dir);
     } else {
       return; // a remote file system: left to its owner
     }
-    java.nio.file.Path jobFolder = base.resolve(jobId.toString());
-    if (!java.nio.file.Files.isDirectory(jobFolder)) {
+    Path jobFolder = base.resolve(jobId.toString());
+    if (!Files.isDirectory(jobFolder)) {
       return;
     }
-    try (java.util.stream.Stream<java.nio.file.Path> paths = java.nio.file.Files.walk(jobFolder)) {
-      if (paths.anyMatch(java.nio.file.Files::isRegularFile)) {
+    try (Stream<Path> paths = Files.walk(jobFolder)) {
+      if (paths.anyMatch(Files::isRegularFile)) {
         out.println("checkpoints of the job kept in " + jobFolder);
         return;
       }
@@ -395,7 +402,7 @@ public final class Demo {
     }
 
     public Demo build() {
-      int parallelism = flinkConfiguration.get(org.apache.flink.configuration.CoreOptions.DEFAULT_PARALLELISM);
+      int parallelism = flinkConfiguration.get(CoreOptions.DEFAULT_PARALLELISM);
       if (parallelism > slots) {
         throw new IllegalArgumentException("slots must be >= the parallelism " + parallelism + ", got " + slots);
       }

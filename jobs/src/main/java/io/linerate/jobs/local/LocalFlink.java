@@ -10,12 +10,14 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -25,10 +27,13 @@ import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 
@@ -126,7 +131,7 @@ public final class LocalFlink implements AutoCloseable {
   /** Completed checkpoints of the job so far (0 if none or the job is unknown). */
   public long completedCheckpoints(JobID job) {
     AccessExecutionGraph graph = get(cluster.getExecutionGraph(job), Duration.ofSeconds(10), "read job " + job);
-    var stats = graph.getCheckpointStatsSnapshot();
+    CheckpointStatsSnapshot stats = graph.getCheckpointStatsSnapshot();
     return stats == null ? 0 : stats.getCounts().getNumberOfCompletedCheckpoints();
   }
 
@@ -177,9 +182,9 @@ public final class LocalFlink implements AutoCloseable {
   private boolean allTasksRunning(JobID job) {
     AccessExecutionGraph graph = get(cluster.getExecutionGraph(job), Duration.ofSeconds(10), "read job " + job);
     return graph.getAllExecutionVertices().iterator().hasNext()
-        && java.util.stream.StreamSupport.stream(graph.getAllExecutionVertices().spliterator(), false)
-            .allMatch(v -> v.getExecutionState() == org.apache.flink.runtime.execution.ExecutionState.RUNNING
-                || v.getExecutionState() == org.apache.flink.runtime.execution.ExecutionState.FINISHED);
+        && StreamSupport.stream(graph.getAllExecutionVertices().spliterator(), false)
+            .allMatch(v -> v.getExecutionState() == ExecutionState.RUNNING
+                || v.getExecutionState() == ExecutionState.FINISHED);
   }
 
   private String failureOf(JobID job) {
@@ -197,7 +202,7 @@ public final class LocalFlink implements AutoCloseable {
     }
   }
 
-  private static <T> T get(java.util.concurrent.CompletableFuture<T> future, Duration timeout, String what) {
+  private static <T> T get(CompletableFuture<T> future, Duration timeout, String what) {
     try {
       return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
@@ -295,7 +300,7 @@ public final class LocalFlink implements AutoCloseable {
 
   /** The version of the Flink runtime on the class path. */
   public static String flinkVersion() {
-    return org.apache.flink.runtime.util.EnvironmentInformation.getVersion();
+    return EnvironmentInformation.getVersion();
   }
 
   static void deleteFolder(Path folder) {

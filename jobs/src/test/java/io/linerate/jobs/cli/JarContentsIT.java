@@ -78,11 +78,18 @@ class JarContentsIT {
 
   @Test
   void theJobJarStartsAndSaysWhereTheDemoIs() throws Exception {
-    Run help = java(Files.createTempDirectory("linerate-jar-it-"), List.of("-jar", JAR.toString(), "--help"));
-    assertThat(help.exitCode).as(help.toString()).isZero();
-    assertThat(help.out).contains("Usage: linerate").contains("-demo.jar");
-    Run version = java(Files.createTempDirectory("linerate-jar-it-"), List.of("-jar", JAR.toString(), "--version"));
-    assertThat(version.out).as(version.toString()).startsWith("linerate 0.");
+    Path tmp = Files.createTempDirectory("linerate-jar-it-");
+    try {
+      Run help = java(tmp, List.of("-jar", JAR.toString(), "--help"));
+      assertThat(help.exitCode).as(help.toString()).isZero();
+      assertThat(help.out).contains("Usage: linerate").contains("-demo.jar");
+      Run version = java(tmp, List.of("-jar", JAR.toString(), "--version"));
+      assertThat(version.out).as(version.toString()).startsWith("linerate 0.");
+      Run demo = java(tmp, List.of("-jar", JAR.toString(), "demo"));
+      assertThat(demo.exitCode).as("the job jar has no demo command: " + demo).isEqualTo(2);
+    } finally {
+      deleteTree(tmp);
+    }
   }
 
   @Test
@@ -100,10 +107,14 @@ class JarContentsIT {
         assertThat(left.map(Path::toString).collect(Collectors.toList())).as("files left in java.io.tmpdir").isEmpty();
       }
     } finally {
-      try (Stream<Path> paths = Files.walk(tmp)) {
-        for (Path p : paths.sorted(Collections.reverseOrder()).collect(Collectors.toList())) {
-          Files.deleteIfExists(p);
-        }
+      deleteTree(tmp);
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Collections.reverseOrder()).collect(Collectors.toList())) {
+        Files.deleteIfExists(p);
       }
     }
   }
