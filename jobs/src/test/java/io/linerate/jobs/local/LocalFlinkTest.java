@@ -1,0 +1,84 @@
+package io.linerate.jobs.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The local cluster: REST API and web UI answer on the printed loopback port, a bounded job runs to its end, an
+ * unbounded one is cancelled, and {@link LocalFlink#close()} frees the port, removes the folder and leaves no
+ * non-daemon thread. Why this can fail: a cluster left running keeps its port and threads; a web UI missing from
+ * the class path answers 404.
+ */
+class LocalFlinkTest {
+
+  @Test
+  void servesTheWebUiRunsAndCancelsJobsAndLeavesNothingWhenClosed() throws Exception {
+    Set<Thread> before = DemoTest.nonDaemonThreads();
+    List<String> progress = new ArrayList<>();
+    LocalFlink flink = LocalFlink.builder().slots(2).configuration(new Configuration()).progress(progress::add).start();
+    int port = flink.restPort();
+    Path folder = flink.folder();
+    try {
+      assertThat(flink.webUrl().getHost()).isEqualTo("127.0.0.1");
+      assertThat(progress.get(0)).contains("web UI and REST API on " + flink.webUrl()).contains("2 task slots");
+      assertThat(get(flink.webUrl() + "/")).contains("<html");               // the dashboard (flink-runtime-web)
+      assertThat(get(flink.webUrl() + "/overview")).contains("\"slots-total\":2");
+
+      StreamExecutionEnvironment bounded = new StreamExecutionEnvironment(new Configuration());
+      bounded.fromSequence(1, 1_000).sinkTo(new DiscardingSink<>());
+      JobID done = flink.submit(bounded, "bounded");
+      JobResult result = flink.awaitResult(done, Duration.ofSeconds(60));
+      assertThat(result.isSuccess()).isTrue();
+
+      StreamExecutionEnvironment unbounded = new StreamExecutionEnvironment(new Configuration());
+      unbounded.fromSequence(1, Long.MAX_VALUE).sinkTo(new DiscardingSink<>());
+      JobID running = flink.submit(unbounded, "unbounded");
+      flink.awaitStatus(running, JobStatus.RUNNING, Duration.ofSeconds(60));
+      assertThat(flink.cancel(running, Duration.ofSeconds(60))).isEqualTo(JobStatus.CANCELED);
+    } finally {
+      flink.close();
+    }
+    flink.close(); // idempotent
+    assertThat(folder).doesNotExist();
+    DemoTest.assertBindable(port);
+    assertThat(progress.get(progress.size() - 1)).contains("stopped").contains("removed");
+    assertThatThrownBy(() -> flink.submit(new StreamExecutionEnvironment(), "late"))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    Set<Thread> left = DemoTest.nonDaemonThreads();
+    left.removeAll(before);
+    for (long deadline = System.nanoTime() + 5_000_000_000L; !left.isEmpty() && System.nanoTime() < deadline; ) {
+      Thread.sleep(100);
+      left.removeIf(t -> !t.isAlive());
+    }
+    assertThat(left.stream().map(Thread::getName).collect(Collectors.toList())).isEmpty();
+  }
+
+  private static String get(String url) throws Exception {
+    HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
+    try (InputStream in = c.getInputStream()) {
+      assertThat(c.getResponseCode()).isEqualTo(200);
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } finally {
+      c.disconnect();
+    }
+  }
+}
