@@ -21,6 +21,7 @@ import io.linerate.jobs.local.FeedContext;
 import io.linerate.jobs.local.Feeder;
 import io.linerate.jobs.pcap.CaptureReader;
 import io.linerate.jobs.pcap.PacketVisitor;
+import io.linerate.jobs.pcap.PcapFormatException;
 import io.linerate.jobs.pcap.SkipReason;
 
 /**
@@ -94,8 +95,8 @@ public final class PcapReplay implements Feeder {
      * {@code stop} turns true (what was read is flushed and acknowledged first).
      *
      * @param acked called with the packets of each acknowledged batch (from the producer's thread)
-     * @throws io.linerate.jobs.pcap.PcapFormatException if a file is malformed (with the byte offset); the packets
-     *     before it have been sent
+     * @throws IOException if a file cannot be read; if it is malformed, with a {@link PcapFormatException} as the
+     *     cause and the file and byte offset in the message; the packets before the error have been sent
      */
     public FeedSummary run(String bootstrapServers, String topic, BooleanSupplier stop, LongConsumer acked)
             throws Exception {
@@ -106,7 +107,7 @@ public final class PcapReplay implements Feeder {
             } catch (Abort a) {
                 throw a.cause;
             } finally {
-                run.progress.finish();
+                run.progress.finish(run.bytesRead, run.total, run.packets);
             }
             producer.flush();
             return new FeedSummary(producer.ackedUnits(), producer.ackedRecords(), producer.ackedBytes(),
@@ -188,6 +189,9 @@ public final class PcapReplay implements Feeder {
                         for (SkipReason reason : SkipReason.values()) {
                             count(reason.name(), r.skipped(reason));
                         }
+                    } catch (PcapFormatException e) {
+                        flushAll(); // the packets before the error are sent
+                        throw new IOException("malformed capture " + file + " at " + e.getMessage(), e);
                     } finally {
                         reader = null;
                     }

@@ -37,6 +37,10 @@ final class Progress {
         if (out == null || now - lastNanos < intervalNanos) {
             return;
         }
+        draw(now, done, total, packets);
+    }
+
+    private void draw(long now, long done, long total, long packets) {
         lastNanos = now;
         double seconds = (now - startNanos) / 1e9;
         double perSecond = seconds > 0 ? packets / seconds : 0;
@@ -63,9 +67,10 @@ final class Progress {
         out.flush();
     }
 
-    /** Ends the bar's line (terminal). */
-    void finish() {
+    /** Draws the bar a last time with the final counts and ends its line (terminal). */
+    void finish(long done, long total, long packets) {
         if (out != null && drawn) {
+            draw(System.nanoTime(), done, total, packets);
             out.println();
             out.flush();
         }

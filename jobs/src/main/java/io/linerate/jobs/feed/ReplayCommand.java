@@ -1,5 +1,6 @@
 package io.linerate.jobs.feed;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -115,8 +116,12 @@ public final class ReplayCommand implements Callable<Integer> {
             FeedSummary summary = replay.run(kafka.bootstrapServers(), kafka.inputTopic(), stop::get, n -> { });
             out.println("replay: " + summary.describe("packets", "batches"));
             return 0;
-        } catch (PcapFormatException e) {
-            spec.commandLine().getErr().println("replay: malformed capture: " + e.getMessage());
+        } catch (IOException e) {
+            if (!(e.getCause() instanceof PcapFormatException)) {
+                throw e;
+            }
+            spec.commandLine().getErr().println("replay: " + e.getMessage());
+            spec.commandLine().getErr().flush();
             return 1;
         } finally {
             try {

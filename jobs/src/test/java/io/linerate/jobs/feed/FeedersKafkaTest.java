@@ -333,6 +333,16 @@ class FeedersKafkaTest {
                 .as("progress lines in:%n%s", lines).isGreaterThanOrEqualTo(2);
         assertThat(lines).contains("%, ");
 
+        // on a terminal: one bar redrawn with \r, ended by a newline
+        ByteArrayOutputStream bar = new ByteArrayOutputStream();
+        PcapReplay.builder(List.of(pcap)).rate(1500).terminal(true)
+                .progress(new PrintStream(bar, true, StandardCharsets.UTF_8)).build()
+                .run(KAFKA.bootstrapServers(), topic(1), () -> false, n -> { });
+        String drawn = bar.toString(StandardCharsets.UTF_8);
+        assertThat(drawn).startsWith("\r[").contains("packets/s").contains("ETA").endsWith(System.lineSeparator());
+        assertThat(drawn.chars().filter(ch -> ch == '\n').count()).as(drawn).isEqualTo(1);
+        assertThat(drawn.substring(drawn.lastIndexOf('\r'))).contains("100.0%").contains("600 packets");
+
         // at the capture's own pace: 600 packets 100 µs apart take about 60 ms of capture time; x0.1 → ~0.6 s
         String paced = topic(1);
         begin = System.nanoTime();
@@ -363,5 +373,19 @@ class FeedersKafkaTest {
         assertThat(RawTopic.packets(RawTopic.read(KAFKA.bootstrapServers(), t))).hasSize(30)
                 .allSatisfy(p -> assertThat(p.observationPoint()).isEqualTo(3));
         assertThat(RawTopic.read(KAFKA.bootstrapServers(), e)).hasSize(100);
+
+        // a truncated capture: exit code 1, the file and the byte offset named, the packets before it sent
+        byte[] bytes = java.nio.file.Files.readAllBytes(pcap);
+        Path cut = dir.resolve("cut.pcap");
+        java.nio.file.Files.write(cut, java.util.Arrays.copyOf(bytes, bytes.length - 10));
+        String c = topic(1);
+        StringWriter err = new StringWriter();
+        cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err));
+        code = cl.execute("replay", "--bootstrap-servers", KAFKA.bootstrapServers(), "--input-topic", c,
+                cut.toString());
+        assertThat(code).isEqualTo(1);
+        assertThat(err.toString()).contains("malformed capture " + cut + " at offset ");
+        assertThat(RawTopic.packets(RawTopic.read(KAFKA.bootstrapServers(), c))).hasSize(29);
     }
 }
