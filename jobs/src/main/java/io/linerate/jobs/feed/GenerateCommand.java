@@ -186,6 +186,10 @@ public final class GenerateCommand implements Callable<Integer> {
             boolean packets = traffic.format == SyntheticTraffic.Format.PACKETS;
             out.println("generate: " + summary.describe(packets ? "packets" : "events", packets ? "batches" : "records"));
             return 0;
+        } catch (Exception e) {
+            spec.commandLine().getErr().println("generate: failed: " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return 1;
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);

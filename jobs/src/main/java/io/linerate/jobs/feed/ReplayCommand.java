@@ -117,10 +117,12 @@ public final class ReplayCommand implements Callable<Integer> {
             out.println("replay: " + summary.describe("packets", "batches"));
             return 0;
         } catch (IOException e) {
-            if (!(e.getCause() instanceof PcapFormatException)) {
-                throw e;
-            }
-            spec.commandLine().getErr().println("replay: " + e.getMessage());
+            spec.commandLine().getErr().println("replay: " + (e.getCause() instanceof PcapFormatException ? ""
+                    : "failed: ") + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return 1;
+        } catch (Exception e) {
+            spec.commandLine().getErr().println("replay: failed: " + e.getMessage());
             spec.commandLine().getErr().flush();
             return 1;
         } finally {
