@@ -46,6 +46,32 @@ class SyntheticTrafficTest {
     }
 
     @Test
+    void aPortScanWalksThePortsOfOneHostAndTheWallClockStampsNow() throws Exception {
+        int n = 4000;
+        long before = System.currentTimeMillis();
+        List<TrafficSource.Record> records = all(SyntheticTraffic.builder().seed(9).count(n).observationPoints(2)
+                .attack(SyntheticTraffic.Attack.PORT_SCAN).attackShare(0.5).clock(SyntheticTraffic.Clock.WALL).build());
+        long after = System.currentTimeMillis();
+        int expectedPort = 1;
+        long scans = 0;
+        for (TrafficSource.Record r : records) {
+            io.linerate.jobs.format.PacketBatch b = io.linerate.jobs.format.PacketBatchCodec.decode(r.value());
+            for (int i = 0; i < b.size(); i++) {
+                io.linerate.jobs.format.PacketRecord p = b.get(i);
+                assertThat(p.timestamp()).isBetween(before, after);
+                if (!p.isIpv6() && p.dstIpv4() == 0xC0A8FA0A) { // 192.168.250.10
+                    assertThat(p.srcIpv4()).isEqualTo(0xC6336407); // 198.51.100.7
+                    assertThat(p.dstPort()).isEqualTo(expectedPort++);
+                    assertThat(p.tcpFlags()).isEqualTo(0x02);
+                    scans++;
+                }
+            }
+        }
+        // Bin(4000, 0.5): 2000 ± 4·√1000
+        assertThat((double) scans).isBetween(2000 - 4 * Math.sqrt(1000), 2000 + 4 * Math.sqrt(1000));
+    }
+
+    @Test
     void zipfProbabilitiesFollowTheFormula() {
         Zipf z = new Zipf(100, 1.0);
         double h = 0;
