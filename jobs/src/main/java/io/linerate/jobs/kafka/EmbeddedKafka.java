@@ -218,10 +218,18 @@ public final class EmbeddedKafka implements KafkaBroker {
   private void awaitLeaders(List<String> names) throws InterruptedException, ExecutionException, TimeoutException {
     long deadline = System.nanoTime() + REQUEST_TIMEOUT.toNanos();
     while (true) {
-      Map<String, TopicDescription> descriptions =
-          admin().describeTopics(names).allTopicNames().get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      boolean ready = descriptions.values().stream()
-          .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+      boolean ready;
+      try {
+        Map<String, TopicDescription> descriptions =
+            admin().describeTopics(names).allTopicNames().get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        ready = descriptions.values().stream()
+            .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+          throw e;
+        }
+        ready = false; // created, but the broker's metadata does not show the topic yet: ask again
+      }
       if (ready) {
         return;
       }

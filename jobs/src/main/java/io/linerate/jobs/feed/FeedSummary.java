@@ -1,0 +1,62 @@
+package io.linerate.jobs.feed;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * What a feeder wrote: acknowledged units (packets or events) and Kafka records, bytes written to Kafka (record
+ * values), bytes read from capture files (replay; 0 for generate), packet records skipped by reason (replay), and
+ * the time it took.
+ *
+ * @param units packets or events acknowledged by the broker
+ * @param records Kafka records acknowledged (packet batches, or events)
+ * @param kafkaBytes bytes of the acknowledged record values
+ * @param inputBytes bytes of capture files read (every loop counted)
+ * @param skipped capture records not sent, by reason (empty for generate)
+ * @param seconds wall-clock duration of the run
+ */
+public record FeedSummary(long units, long records, long kafkaBytes, long inputBytes, Map<String, Long> skipped,
+                          double seconds) {
+
+    public FeedSummary {
+        skipped = Map.copyOf(skipped);
+    }
+
+    /** Skipped records, all reasons. */
+    public long skippedTotal() {
+        return skipped.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** The summary as the commands print it, e.g. {@code 100000 packets in 100 batches (3.1 MB) in 1.20 s ...}. */
+    public String describe(String unit, String recordUnit) {
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%d %s in %d %s, %s to Kafka", units, unit,
+                records, recordUnit, bytes(kafkaBytes)));
+        if (inputBytes > 0) {
+            s.append(", ").append(bytes(inputBytes)).append(" of captures read");
+        }
+        s.append(String.format(Locale.ROOT, ", %.2f s (%.0f %s/s)", seconds, seconds > 0 ? units / seconds : 0.0,
+                unit));
+        if (!skipped.isEmpty()) {
+            s.append("; skipped ").append(skippedTotal()).append(": ").append(skipped.entrySet().stream()
+                    .sorted(Map.Entry.comparingByKey())
+                    .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")));
+        } else if (inputBytes > 0) {
+            s.append("; skipped 0");
+        }
+        return s.toString();
+    }
+
+    static String bytes(long n) {
+        if (n < 1024) {
+            return n + " B";
+        }
+        if (n < 1024 * 1024) {
+            return String.format(Locale.ROOT, "%.1f KiB", n / 1024.0);
+        }
+        if (n < 1024L * 1024 * 1024) {
+            return String.format(Locale.ROOT, "%.1f MiB", n / (1024.0 * 1024));
+        }
+        return String.format(Locale.ROOT, "%.2f GiB", n / (1024.0 * 1024 * 1024));
+    }
+}

@@ -1,0 +1,201 @@
+package io.linerate.jobs.feed;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.linerate.jobs.cli.DurationConverter;
+import io.linerate.jobs.cli.KafkaOptions;
+import io.linerate.jobs.cli.Main;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code linerate generate}: synthetic traffic to a Kafka topic, reproducible from a seed ({@link SyntheticTraffic}).
+ */
+@Command(name = "generate", mixinStandardHelpOptions = true, versionProvider = Main.ManifestVersion.class,
+    sortOptions = false, usageHelpAutoWidth = true,
+    description = {
+        "Writes synthetic traffic to the Kafka topic --input-topic (the topic the jobs read), reproducible from "
+            + "--seed: packet batches of Zipf flows with an optional heavy hitter or attack, or JSON events with "
+            + "duplicates.",
+        "Packets are batched per observation point and keyed by it; events are keyed by their scope (tenant)."})
+public final class GenerateCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private KafkaOptions kafka;
+
+    @Option(names = "--format", paramLabel = "packets|events", defaultValue = "packets",
+        description = "What to write: packet batches (binary v1) or JSON events (default: ${DEFAULT-VALUE})")
+    String format;
+
+    @Option(names = "--count", paramLabel = "N", defaultValue = "1000000",
+        description = "Packets or events to write; 0: until Ctrl-C (default: ${DEFAULT-VALUE})")
+    long count;
+
+    @Option(names = "--rate", paramLabel = "PER_SECOND", defaultValue = "0",
+        description = "Packets or events per second of wall clock; 0: as fast as possible (default: ${DEFAULT-VALUE})")
+    double rate;
+
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
+        description = "Seed of every random choice: the same seed and options write the same records "
+            + "(default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--clock", paramLabel = "event|wall", defaultValue = "event",
+        description = "Timestamps: event (from --start at --event-rate, reproducible) or wall (the wall clock when "
+            + "generated) (default: ${DEFAULT-VALUE})")
+    String clock;
+
+    @Option(names = "--start", paramLabel = "INSTANT", defaultValue = "2026-01-01T00:00:00Z",
+        description = "Event time of the first packet or event: ISO-8601, epoch ms or now (default: ${DEFAULT-VALUE})")
+    String start;
+
+    @Option(names = "--event-rate", paramLabel = "PER_SECOND", defaultValue = "10000",
+        description = "Packets or events per second of EVENT time: how fast the timestamps advance "
+            + "(default: ${DEFAULT-VALUE})")
+    double eventRate;
+
+    @Option(names = "--flows", paramLabel = "N", defaultValue = "10000",
+        description = "Packets: flows of the Zipf distribution, at most " + SyntheticTraffic.MAX_FLOWS
+            + " (default: ${DEFAULT-VALUE})")
+    int flows;
+
+    @Option(names = "--skew", paramLabel = "S", defaultValue = "1.1",
+        description = "Packets: Zipf exponent s, P(rank i) ~ i^-s; 0: uniform (default: ${DEFAULT-VALUE})")
+    double skew;
+
+    @Option(names = "--observation-points", paramLabel = "N", defaultValue = "4",
+        description = "Packets: observation points 0..N-1, batches round-robin (default: ${DEFAULT-VALUE})")
+    int observationPoints;
+
+    @Option(names = "--batch-size", paramLabel = "PACKETS", defaultValue = "1000",
+        description = "Packets: packets per Kafka record, at most " + SyntheticTraffic.MAX_BATCH_SIZE
+            + " (default: ${DEFAULT-VALUE})")
+    int batchSize;
+
+    @Option(names = "--ipv6-share", paramLabel = "FRACTION", defaultValue = "0",
+        description = "Packets: share of the flows that are IPv6 (default: ${DEFAULT-VALUE})")
+    double ipv6Share;
+
+    @Option(names = "--heavy-hitter", paramLabel = "FRACTION", defaultValue = "0",
+        description = "Packets: share of packets of one injected heavy-hitter flow "
+            + "172.16.0.1:40000 -> 192.168.200.1:443 from --inject-after on; 0: none (default: ${DEFAULT-VALUE})")
+    double heavyHitter;
+
+    @Option(names = "--attack", paramLabel = "none|syn-flood|port-scan", defaultValue = "none",
+        description = "Packets: an injected attack from --inject-after on: syn-flood (SYNs from random sources to "
+            + "192.168.250.80:80) or port-scan (198.51.100.7 to every port of 192.168.250.10) "
+            + "(default: ${DEFAULT-VALUE})")
+    String attack;
+
+    @Option(names = "--attack-share", paramLabel = "FRACTION", defaultValue = "0.1",
+        description = "Packets: share of packets of the attack (default: ${DEFAULT-VALUE})")
+    double attackShare;
+
+    @Option(names = "--inject-after", paramLabel = "DURATION", defaultValue = "0s", converter = DurationConverter.class,
+        description = "Packets: event time after --start at which the heavy hitter and the attack begin "
+            + "(default: ${DEFAULT-VALUE})")
+    Duration injectAfter;
+
+    @Option(names = "--duplicate-ratio", paramLabel = "FRACTION", defaultValue = "0.1",
+        description = "Events: share of events repeating an earlier event's key and scope (default: ${DEFAULT-VALUE})")
+    double duplicateRatio;
+
+    @Option(names = "--duplicate-window", paramLabel = "KEYS", defaultValue = "10000",
+        description = "Events: a duplicate repeats one of the last KEYS distinct keys (default: ${DEFAULT-VALUE})")
+    int duplicateWindow;
+
+    @Option(names = "--tenants", paramLabel = "N", defaultValue = "4",
+        description = "Events: scopes tenant-0..tenant-(N-1) (default: ${DEFAULT-VALUE})")
+    int tenants;
+
+    @Option(names = "--key-field", paramLabel = "NAME", defaultValue = "id",
+        description = "Events: JSON field of the key (default: ${DEFAULT-VALUE})")
+    String keyField;
+
+    @Option(names = "--scope-field", paramLabel = "NAME", defaultValue = "tenant",
+        description = "Events: JSON field of the scope (default: ${DEFAULT-VALUE})")
+    String scopeField;
+
+    @Option(names = "--timestamp-field", paramLabel = "NAME", defaultValue = "ts",
+        description = "Events: JSON field of the event time, epoch ms (default: ${DEFAULT-VALUE})")
+    String timestampField;
+
+    /** Where the summary goes (tests replace it). */
+    PrintStream out = System.out;
+
+    /** The traffic the options describe; a bad value is a {@link ParameterException} naming its option. */
+    SyntheticTraffic traffic() {
+        try {
+            return SyntheticTraffic.builder()
+                    .format(FeedCommands.choice(spec, "--format", format, SyntheticTraffic.Format.class))
+                    .count(count)
+                    .rate(rate)
+                    .seed(seed)
+                    .clock(FeedCommands.choice(spec, "--clock", clock, SyntheticTraffic.Clock.class))
+                    .start(FeedCommands.instant(spec, "--start", start))
+                    .eventRate(eventRate)
+                    .flows(flows)
+                    .skew(skew)
+                    .observationPoints(observationPoints)
+                    .batchSize(batchSize)
+                    .ipv6Share(ipv6Share)
+                    .heavyHitterShare(heavyHitter)
+                    .attack(FeedCommands.choice(spec, "--attack", attack, SyntheticTraffic.Attack.class))
+                    .attackShare(attackShare)
+                    .injectAfter(injectAfter)
+                    .duplicateRatio(duplicateRatio)
+                    .duplicateWindow(duplicateWindow)
+                    .tenants(tenants)
+                    .keyField(keyField)
+                    .scopeField(scopeField)
+                    .timestampField(timestampField)
+                    .build();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        SyntheticTraffic traffic = traffic();
+        out.println("generate: " + traffic.description() + " to " + kafka.inputTopic() + " on "
+                + kafka.bootstrapServers());
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread main = Thread.currentThread();
+        Thread hook = new Thread(() -> {
+            stop.set(true);
+            try {
+                main.join(15_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "linerate-generate-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            FeedSummary summary = traffic.run(kafka.bootstrapServers(), kafka.inputTopic(), stop::get, n -> { });
+            boolean packets = traffic.format == SyntheticTraffic.Format.PACKETS;
+            out.println("generate: " + summary.describe(packets ? "packets" : "events", packets ? "batches" : "records"));
+            return 0;
+        } catch (Exception e) {
+            spec.commandLine().getErr().println("generate: failed: " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return 1;
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: Ctrl-C
+            }
+        }
+    }
+}

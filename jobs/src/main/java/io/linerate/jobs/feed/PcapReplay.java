@@ -1,0 +1,444 @@
+package io.linerate.jobs.feed;
+
+import java.io.Console;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
+
+import io.linerate.jobs.format.PacketBatch;
+import io.linerate.jobs.format.PacketBatchCodec;
+import io.linerate.jobs.local.FeedContext;
+import io.linerate.jobs.local.Feeder;
+import io.linerate.jobs.pcap.CaptureReader;
+import io.linerate.jobs.pcap.PacketVisitor;
+import io.linerate.jobs.pcap.PcapFormatException;
+import io.linerate.jobs.pcap.SkipReason;
+
+/**
+ * Replays capture files (pcap, pcapng: whatever {@link CaptureReader} reads) to a Kafka topic as
+ * {@link PacketBatch}es in the v1 binary encoding, keyed by observation point (decimal text).
+ *
+ * <p>Every packet of the files gets observation point {@code observationPoint}, or {@code observationPoint +}
+ * the pcapng interface id with {@code perInterface}; a batch holds packets of one observation point in capture
+ * order and is sent when it holds {@code batchSize} packets, before the sender waits for pacing, and at the end of
+ * each pass. Timestamps are the capture's, in epoch ms (floored). Pacing: as fast as possible (default), at
+ * {@code rate} packets per second of wall clock, or at the capture's own pace times {@code speed}.
+ *
+ * <p>Looping: pass k (from 0) shifts every timestamp by k × (span + 1 ms), span = last − first timestamp (ms) of
+ * the first pass, so the passes follow each other in event time without overlapping. {@code loops = 0} repeats
+ * until stopped.
+ *
+ * <p>Records the reader skips are counted by {@link SkipReason}; so are packets the batch format cannot hold
+ * ({@value #NEGATIVE_TIMESTAMP}: before 1970; {@value #OUT_OF_RANGE}: a field outside the format's ranges).
+ */
+public final class PcapReplay implements Feeder {
+
+    /** Skip reason of a packet stamped before 1970 (the format's timestamps are ≥ 0). */
+    public static final String NEGATIVE_TIMESTAMP = "NEGATIVE_TIMESTAMP";
+    /** Skip reason of a packet the batch format rejects (e.g. an IP length below the header's). */
+    public static final String OUT_OF_RANGE = "OUT_OF_RANGE";
+
+    final List<Path> files;
+    final int observationPoint;
+    final boolean perInterface;
+    final int batchSize;
+    final double rate;
+    final double speed;
+    final int loops;
+    final PrintStream progressOut;
+    final boolean terminal;
+    final Duration progressInterval;
+
+    private PcapReplay(Builder b) {
+        files = List.copyOf(b.files);
+        observationPoint = b.observationPoint;
+        perInterface = b.perInterface;
+        batchSize = b.batchSize;
+        rate = b.rate;
+        speed = b.speed;
+        loops = b.loops;
+        progressOut = b.progressOut;
+        terminal = b.terminal == null ? onTerminal() : b.terminal;
+        progressInterval = b.progressInterval;
+    }
+
+    public static Builder builder(List<Path> files) {
+        return new Builder(files);
+    }
+
+    @Override
+    public String description() {
+        String pace = rate > 0 ? String.format(Locale.ROOT, "at %.0f packets/s", rate)
+                : speed > 0 ? String.format(Locale.ROOT, "at %sx the capture's pace", speed) : "as fast as possible";
+        String times = loops == 0 ? ", looping until stopped" : loops > 1 ? ", " + loops + " times" : "";
+        return "replay of " + files + " (observation point " + observationPoint + (perInterface ? " + interface id" : "")
+                + ") " + pace + times;
+    }
+
+    @Override
+    public void feed(FeedContext context) throws Exception {
+        run(context.bootstrapServers(), context.topic(), context::stopRequested, context::sent);
+    }
+
+    /**
+     * Replays the files to {@code topic}; returns when every pass is written and acknowledged, or soon after
+     * {@code stop} turns true (what was read is flushed and acknowledged first).
+     *
+     * @param acked called with the packets of each acknowledged batch (from the producer's thread)
+     * @throws IOException if a file cannot be read; if it is malformed, with a {@link PcapFormatException} as the
+     *     cause and the file and byte offset in the message; the packets before the error have been sent
+     */
+    public FeedSummary run(String bootstrapServers, String topic, BooleanSupplier stop, LongConsumer acked)
+            throws Exception {
+        try (FeedProducer producer = new FeedProducer(bootstrapServers, topic, "linerate-replay", acked)) {
+            Run run = new Run(producer, stop);
+            try {
+                run.replay();
+            } catch (Abort a) {
+                throw a.cause;
+            } finally {
+                run.progress.finish(run.bytesRead, run.total, run.packets);
+            }
+            producer.flush();
+            return new FeedSummary(producer.ackedUnits(), producer.ackedRecords(), producer.ackedBytes(),
+                    run.bytesRead, run.skipped, (System.nanoTime() - run.startNanos) / 1e9);
+        }
+    }
+
+    /** Whether standard output is an interactive terminal (a console that is a terminal). */
+    static boolean onTerminal() {
+        Console console = System.console();
+        if (console == null) {
+            return false;
+        }
+        try { // Java 22+: a console exists even when redirected; isTerminal() tells
+            return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+        } catch (ReflectiveOperationException e) {
+            return true;
+        }
+    }
+
+    /** A checked failure carried out of a {@link PacketVisitor} callback. */
+    private static final class Abort extends RuntimeException {
+        final Exception cause;
+
+        Abort(Exception cause) {
+            super(cause);
+            this.cause = cause;
+        }
+    }
+
+    /** One replay: the reader loop, the visitor that batches, the pacing and the counts. */
+    private final class Run implements PacketVisitor {
+        final FeedProducer producer;
+        final BooleanSupplier stop;
+        final long startNanos = System.nanoTime();
+        final Pacer pacer;
+        final Progress progress;
+        final Map<Integer, PacketBatch> batches = new LinkedHashMap<>();
+        final Map<String, Long> skipped = new TreeMap<>();
+        CaptureReader reader;
+        PacketBatch last;
+        long bytesRead;
+        long fileStart;
+        long total;
+        long packets;
+        int pass;
+        long shiftMs;
+        long minMs = Long.MAX_VALUE;
+        long maxMs = Long.MIN_VALUE;
+        long firstNanos = Long.MIN_VALUE;
+        boolean stopped;
+
+        Run(FeedProducer producer, BooleanSupplier stop) {
+            this.producer = producer;
+            this.stop = () -> stop.getAsBoolean() || Thread.currentThread().isInterrupted();
+            this.pacer = new Pacer(rate, startNanos);
+            this.progress = new Progress(progressOut, terminal, progressInterval.toNanos());
+        }
+
+        void replay() throws Exception {
+            long passBytes = 0;
+            for (Path f : files) {
+                passBytes += Files.size(f);
+            }
+            total = loops == 0 ? -1 : passBytes * loops;
+            for (pass = 0; loops == 0 || pass < loops; pass++) {
+                long packetsBefore = packets;
+                for (Path file : files) {
+                    fileStart = bytesRead;
+                    try (CaptureReader r = CaptureReader.open(file)) {
+                        reader = r;
+                        long records = 0;
+                        while (!(stopped |= this.stop.getAsBoolean()) && r.next(this)) {
+                            if ((++records & 255) == 0) {
+                                reportProgress();
+                            }
+                        }
+                        bytesRead = fileStart + r.offset();
+                        for (SkipReason reason : SkipReason.values()) {
+                            count(reason.name(), r.skipped(reason));
+                        }
+                    } catch (PcapFormatException e) {
+                        flushAll(); // the packets before the error are sent
+                        throw new IOException("malformed capture " + file + " at " + e.getMessage(), e);
+                    } finally {
+                        reader = null;
+                    }
+                    progress.update(bytesRead, total, packets);
+                    if (stopped) {
+                        break;
+                    }
+                }
+                flushAll();
+                if (pass == 0) {
+                    shiftMs = packets == 0 ? 0 : maxMs - minMs + 1;
+                }
+                if (stopped || packets == packetsBefore) {
+                    break; // nothing to loop over
+                }
+            }
+            flushAll();
+        }
+
+        void reportProgress() {
+            progress.update(fileStart + reader.offset(), total, packets);
+        }
+
+        void count(String reason, long n) {
+            if (n > 0) {
+                skipped.merge(reason, n, Long::sum);
+            }
+        }
+
+        @Override
+        public void ipv4(long timestampNanos, int src, int dst, int srcPort, int dstPort, int protocol, int tcpFlags,
+                         int ipLength) {
+            PacketBatch b = prepare(timestampNanos);
+            if (b != null) {
+                try {
+                    b.addIpv4(millis(timestampNanos), src, dst, srcPort, dstPort, protocol, tcpFlags, ipLength);
+                } catch (IllegalArgumentException e) {
+                    count(OUT_OF_RANGE, 1);
+                    return;
+                }
+                added(b, millis(timestampNanos));
+            }
+        }
+
+        @Override
+        public void ipv6(long timestampNanos, long srcHigh, long srcLow, long dstHigh, long dstLow, int srcPort,
+                         int dstPort, int protocol, int tcpFlags, int ipLength) {
+            PacketBatch b = prepare(timestampNanos);
+            if (b != null) {
+                try {
+                    b.addIpv6(millis(timestampNanos), srcHigh, srcLow, dstHigh, dstLow, srcPort, dstPort, protocol,
+                            tcpFlags, ipLength);
+                } catch (IllegalArgumentException e) {
+                    count(OUT_OF_RANGE, 1);
+                    return;
+                }
+                added(b, millis(timestampNanos));
+            }
+        }
+
+        long millis(long nanos) {
+            return Math.floorDiv(nanos, 1_000_000L) + pass * shiftMs;
+        }
+
+        /** Paces, then returns the batch the packet goes to (sending it first if the packet would overstretch it). */
+        PacketBatch prepare(long timestampNanos) {
+            long ms = millis(timestampNanos);
+            if (ms < 0) {
+                count(NEGATIVE_TIMESTAMP, 1);
+                return null;
+            }
+            pace(timestampNanos + pass * shiftMs * 1_000_000L);
+            int op = observationPoint + (perInterface ? reader.interfaceId() : 0);
+            PacketBatch b = last;
+            if (b == null || b.observationPoint() != op) {
+                b = batches.computeIfAbsent(op, o -> new PacketBatch(o, Math.min(batchSize, 1024)));
+                last = b;
+            }
+            if (!b.isEmpty() && Math.max(b.maxTimestamp(), ms) - Math.min(b.minTimestamp(), ms) > PacketBatch.MAX_SPAN_MS) {
+                send(b);
+            }
+            return b;
+        }
+
+        void added(PacketBatch b, long ms) {
+            packets++;
+            if (pass == 0) {
+                minMs = Math.min(minMs, ms);
+                maxMs = Math.max(maxMs, ms);
+            }
+            if (b.size() >= batchSize) {
+                send(b);
+            }
+        }
+
+        void pace(long captureNanos) {
+            long due;
+            if (speed > 0) {
+                if (firstNanos == Long.MIN_VALUE) {
+                    firstNanos = captureNanos;
+                }
+                due = startNanos + (long) ((captureNanos - firstNanos) / speed);
+            } else if (rate > 0) {
+                due = pacer.dueNanos(packets);
+            } else {
+                return;
+            }
+            if (due - System.nanoTime() > 1_000_000L) {
+                flushAll(); // nothing waits in a half-full batch while the sender sleeps
+                try {
+                    if (!Pacer.awaitNanos(due, stop)) {
+                        stopped = true;
+                    }
+                    reportProgress();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    stopped = true;
+                }
+            }
+        }
+
+        void flushAll() {
+            for (PacketBatch b : batches.values()) {
+                if (!b.isEmpty()) {
+                    send(b);
+                }
+            }
+        }
+
+        void send(PacketBatch b) {
+            try {
+                producer.send(key(b.observationPoint()), PacketBatchCodec.encode(b), b.size());
+            } catch (Exception e) {
+                throw new Abort(e);
+            }
+            b.clear(b.observationPoint());
+        }
+
+        byte[] key(int op) {
+            return Integer.toString(op).getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Settings; every setter checks its value and names the command-line option in its error. */
+    public static final class Builder {
+        private final List<Path> files;
+        private int observationPoint;
+        private boolean perInterface;
+        private int batchSize = 1000;
+        private double rate;
+        private double speed;
+        private int loops = 1;
+        private PrintStream progressOut;
+        private Boolean terminal;
+        private Duration progressInterval = Duration.ofSeconds(5);
+
+        private Builder(List<Path> files) {
+            if (files == null || files.isEmpty()) {
+                throw new IllegalArgumentException("at least one capture FILE is required");
+            }
+            for (Path f : files) {
+                if (!Files.isRegularFile(f) || !Files.isReadable(f)) {
+                    throw new IllegalArgumentException("FILE " + f + " is not a readable file");
+                }
+            }
+            this.files = List.copyOf(files);
+        }
+
+        /** {@code --observation-point}: the observation point of the packets (default 0). */
+        public Builder observationPoint(int value) {
+            if (value < 0) {
+                throw new IllegalArgumentException("--observation-point must be >= 0, got " + value);
+            }
+            observationPoint = value;
+            return this;
+        }
+
+        /** {@code --per-interface}: observation point + the pcapng interface id (default false). */
+        public Builder perInterface(boolean value) {
+            perInterface = value;
+            return this;
+        }
+
+        /** {@code --batch-size}: packets per Kafka record at most (default 1000). */
+        public Builder batchSize(int value) {
+            if (value < 1 || value > SyntheticTraffic.MAX_BATCH_SIZE) {
+                throw new IllegalArgumentException("--batch-size must be in [1, " + SyntheticTraffic.MAX_BATCH_SIZE
+                        + "] (a record stays under 1 MiB), got " + value);
+            }
+            batchSize = value;
+            return this;
+        }
+
+        /** {@code --rate}: packets per second of wall clock, 0 = as fast as possible (default 0). */
+        public Builder rate(double value) {
+            if (!(value >= 0 && value <= 1e9)) {
+                throw new IllegalArgumentException("--rate must be in [0, 1e9] packets per second, got " + value);
+            }
+            rate = value;
+            return this;
+        }
+
+        /** {@code --speed}: the capture's own pace times this, 0 = not paced by the capture (default 0). */
+        public Builder speed(double value) {
+            if (!(value >= 0 && value <= 1e6)) {
+                throw new IllegalArgumentException("--speed must be in [0, 1e6], got " + value);
+            }
+            speed = value;
+            return this;
+        }
+
+        /** {@code --loop}: passes over the files, 0 = until stopped (default 1). */
+        public Builder loops(int value) {
+            if (value < 0) {
+                throw new IllegalArgumentException("--loop must be >= 0 (0: until stopped), got " + value);
+            }
+            loops = value;
+            return this;
+        }
+
+        /** Where progress goes (null: nowhere, the default). */
+        public Builder progress(PrintStream out) {
+            progressOut = out;
+            return this;
+        }
+
+        /** Whether the progress goes to a terminal (a redrawn bar) or not (lines); default: detected. */
+        public Builder terminal(boolean value) {
+            terminal = value;
+            return this;
+        }
+
+        /** {@code --progress-interval}: time between progress lines off a terminal (default 5s). */
+        public Builder progressInterval(Duration value) {
+            if (value == null || value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException("--progress-interval must be > 0s, got " + value);
+            }
+            progressInterval = value;
+            return this;
+        }
+
+        public PcapReplay build() {
+            if (rate > 0 && speed > 0) {
+                throw new IllegalArgumentException("--rate and --speed exclude each other, got --rate " + rate
+                        + " and --speed " + speed);
+            }
+            return new PcapReplay(this);
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package io.linerate.jobs.feed;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.linerate.jobs.cli.DurationConverter;
+import io.linerate.jobs.cli.KafkaOptions;
+import io.linerate.jobs.cli.Main;
+import io.linerate.jobs.pcap.PcapFormatException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code linerate replay}: capture files to a Kafka topic as packet batches ({@link PcapReplay}). */
+@Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = Main.ManifestVersion.class,
+    sortOptions = false, usageHelpAutoWidth = true,
+    description = {
+        "Replays pcap and pcapng files to the Kafka topic --input-topic (the topic the jobs read) as packet batches "
+            + "(binary v1) keyed by observation point: as fast as possible, at --rate packets/s or at the capture's "
+            + "pace (--speed 1), optionally looping with shifted timestamps.",
+        "Shows a progress bar on a terminal, a progress line every --progress-interval otherwise, and a summary."})
+public final class ReplayCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private KafkaOptions kafka;
+
+    @Parameters(paramLabel = "FILE", arity = "1..*",
+        description = "Capture files (pcap or pcapng), replayed one after the other")
+    List<Path> files;
+
+    @Option(names = "--observation-point", paramLabel = "ID", defaultValue = "0",
+        description = "Observation point of the packets (the scope key of the jobs) (default: ${DEFAULT-VALUE})")
+    int observationPoint;
+
+    @Option(names = "--per-interface", defaultValue = "false",
+        description = "Observation point = --observation-point + the pcapng interface id (default: ${DEFAULT-VALUE})")
+    boolean perInterface;
+
+    @Option(names = "--batch-size", paramLabel = "PACKETS", defaultValue = "1000",
+        description = "Packets per Kafka record at most, up to " + SyntheticTraffic.MAX_BATCH_SIZE
+            + " (default: ${DEFAULT-VALUE})")
+    int batchSize;
+
+    @Option(names = "--rate", paramLabel = "PACKETS_PER_SECOND", defaultValue = "0",
+        description = "Packets per second of wall clock; 0: as fast as possible (default: ${DEFAULT-VALUE})")
+    double rate;
+
+    @Option(names = "--speed", paramLabel = "FACTOR", defaultValue = "0",
+        description = "Replay at the capture's own pace times FACTOR (1: real time, 2: twice as fast); 0: not paced "
+            + "by the capture; excludes --rate (default: ${DEFAULT-VALUE})")
+    double speed;
+
+    @Option(names = "--loop", paramLabel = "N", defaultValue = "1",
+        description = "Passes over the files, each shifted in time by the capture's span + 1 ms; 0: until Ctrl-C "
+            + "(default: ${DEFAULT-VALUE})")
+    int loops;
+
+    @Option(names = "--progress-interval", paramLabel = "DURATION", defaultValue = "5s",
+        converter = DurationConverter.class,
+        description = "Time between progress lines when the output is not a terminal (default: ${DEFAULT-VALUE})")
+    Duration progressInterval;
+
+    /** Where progress and the summary go, and whether that is a terminal (tests replace them). */
+    PrintStream out = System.out;
+    Boolean terminal;
+
+    /** The replay the options describe; a bad value is a {@link ParameterException} naming its option. */
+    PcapReplay replay() {
+        try {
+            PcapReplay.Builder b = PcapReplay.builder(files)
+                    .observationPoint(observationPoint)
+                    .perInterface(perInterface)
+                    .batchSize(batchSize)
+                    .rate(rate)
+                    .speed(speed)
+                    .loops(loops)
+                    .progressInterval(progressInterval)
+                    .progress(out);
+            if (terminal != null) {
+                b.terminal(terminal);
+            }
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PcapReplay replay = replay();
+        out.println("replay: " + replay.description() + " to " + kafka.inputTopic() + " on " + kafka.bootstrapServers());
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread main = Thread.currentThread();
+        Thread hook = new Thread(() -> {
+            stop.set(true);
+            try {
+                main.join(15_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "linerate-replay-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            FeedSummary summary = replay.run(kafka.bootstrapServers(), kafka.inputTopic(), stop::get, n -> { });
+            out.println("replay: " + summary.describe("packets", "batches"));
+            return 0;
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("replay: " + (e.getCause() instanceof PcapFormatException ? ""
+                    : "failed: ") + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return 1;
+        } catch (Exception e) {
+            spec.commandLine().getErr().println("replay: failed: " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return 1;
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: Ctrl-C
+            }
+        }
+    }
+}

@@ -1,0 +1,404 @@
+package io.linerate.jobs.feed;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
+import java.util.regex.Pattern;
+
+import io.linerate.jobs.format.PacketBatch;
+import io.linerate.jobs.local.FeedContext;
+import io.linerate.jobs.local.Feeder;
+
+/**
+ * Synthetic traffic to a Kafka topic, reproducible from a seed: the same settings give byte-identical record keys
+ * and values (with the event-time clock; the Kafka record timestamps are the producer's wall clock).
+ *
+ * <ul>
+ *   <li>{@link Format#PACKETS}: {@link PacketBatch}es in the v1 binary encoding, each of {@code batchSize} packets
+ *       of ONE observation point (batches go round-robin over the observation points 0 .. n−1), keyed by the
+ *       observation point (decimal text) so a partition holds all of a scope's batches. Each packet belongs to a
+ *       flow drawn from a Zipf distribution over {@code flows} flows: P(rank i) = (i+1)^−s / H(n, s). From
+ *       {@code injectAfter} of event time on, a packet is instead the heavy hitter's with probability
+ *       {@code heavyHitterShare}, or an attack packet with probability {@code attackShare}.</li>
+ *   <li>{@link Format#EVENTS}: one JSON object per record, keyed by its scope (tenant), e.g.
+ *       {@code {"tenant":"tenant-2","id":"5f1c0d27a9e4b3c8","ts":1767225600000}}; each event after the first
+ *       repeats an earlier event (same key and scope) with probability {@code duplicateRatio}, drawn uniformly from
+ *       the last {@code duplicateWindow} distinct keys; other keys are new (distinct by construction).</li>
+ * </ul>
+ * Event time starts at {@code start} and advances by 1/{@code eventRate} s per packet or event, independent of
+ * how fast records are written ({@link Clock#EVENT}); {@link Clock#WALL} stamps the wall clock instead (not
+ * reproducible). Records are written as fast as possible or paced to {@code rate} packets or events per second of
+ * wall clock.
+ */
+public final class SyntheticTraffic implements Feeder {
+
+    /** What is generated. */
+    public enum Format { PACKETS, EVENTS }
+
+    /** Which clock stamps the packets and events. */
+    public enum Clock { EVENT, WALL }
+
+    /** An injected attack: many flows to one destination. */
+    public enum Attack {
+        NONE,
+        /** TCP SYNs from random sources (100.64.0.0/10, random ports) to 192.168.250.80:80. */
+        SYN_FLOOD,
+        /** TCP SYNs from 198.51.100.7:50000 to 192.168.250.10, destination ports 1, 2, … 65535, 1, … */
+        PORT_SCAN
+    }
+
+    /** 2026-01-01T00:00:00Z: the default start of event time, fixed so that a seed alone reproduces the traffic. */
+    public static final long DEFAULT_START = 1_767_225_600_000L;
+    /** The most flows (the Zipf table takes 8 bytes per flow; ranks are encoded in a /8 of source addresses). */
+    public static final int MAX_FLOWS = 1 << 22;
+    /**
+     * The largest batch: 20000 packets of at most {@value io.linerate.jobs.format.PacketBatchCodec#MAX_PACKET_BYTES}
+     * bytes stay under Kafka's default 1 MiB record limit ({@code max.request.size}, {@code message.max.bytes}).
+     */
+    public static final int MAX_BATCH_SIZE = 20_000;
+
+    private static final Pattern FIELD_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
+
+    final Format format;
+    final long seed;
+    final long count;
+    final double rate;
+    final Clock clock;
+    final long start;
+    final double eventRate;
+    final int flows;
+    final double skew;
+    final int observationPoints;
+    final int batchSize;
+    final double ipv6Share;
+    final double heavyHitterShare;
+    final Attack attack;
+    final double attackShare;
+    final long injectAfterMs;
+    final double duplicateRatio;
+    final int duplicateWindow;
+    final int tenants;
+    final String keyField;
+    final String scopeField;
+    final String timestampField;
+
+    private SyntheticTraffic(Builder b) {
+        format = b.format;
+        seed = b.seed;
+        count = b.count;
+        rate = b.rate;
+        clock = b.clock;
+        start = b.start;
+        eventRate = b.eventRate;
+        flows = b.flows;
+        skew = b.skew;
+        observationPoints = b.observationPoints;
+        batchSize = b.batchSize;
+        ipv6Share = b.ipv6Share;
+        heavyHitterShare = b.heavyHitterShare;
+        attack = b.attack;
+        attackShare = b.attack == Attack.NONE ? 0 : b.attackShare;
+        injectAfterMs = b.injectAfter.toMillis();
+        duplicateRatio = b.duplicateRatio;
+        duplicateWindow = b.duplicateWindow;
+        tenants = b.tenants;
+        keyField = b.keyField;
+        scopeField = b.scopeField;
+        timestampField = b.timestampField;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public String description() {
+        String pace = rate > 0 ? String.format(Locale.ROOT, "at %.0f/s", rate) : "as fast as possible";
+        String amount = count == 0 ? "until stopped" : count + " of them";
+        if (format == Format.EVENTS) {
+            return String.format(Locale.ROOT, "synthetic JSON events (seed %d, %d tenants, duplicate ratio %.3f) %s, %s",
+                    seed, tenants, duplicateRatio, pace, amount);
+        }
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT,
+                "synthetic packets (seed %d, %d Zipf flows, skew %.2f, %d observation points", seed, flows, skew,
+                observationPoints));
+        if (heavyHitterShare > 0) {
+            s.append(String.format(Locale.ROOT, ", heavy hitter %.1f%%", 100 * heavyHitterShare));
+        }
+        if (attackShare > 0) {
+            s.append(String.format(Locale.ROOT, ", %s %.1f%%", attack.name().toLowerCase(Locale.ROOT).replace('_', '-'),
+                    100 * attackShare));
+        }
+        return s.append(") ").append(pace).append(", ").append(amount).toString();
+    }
+
+    /** Writes to the demo's topic until done or stopped; counts acknowledged packets or events. */
+    @Override
+    public void feed(FeedContext context) throws Exception {
+        run(context.bootstrapServers(), context.topic(), context::stopRequested, context::sent);
+    }
+
+    /**
+     * Writes the traffic to {@code topic}, returning when {@code count} packets or events are acknowledged or soon
+     * after {@code stop} turns true (what was sent is flushed and acknowledged first).
+     *
+     * @param acked called with the packets or events of each acknowledged record (from the producer's thread)
+     */
+    public FeedSummary run(String bootstrapServers, String topic, BooleanSupplier stop, LongConsumer acked)
+            throws Exception {
+        BooleanSupplier stopped = () -> stop.getAsBoolean() || Thread.currentThread().isInterrupted();
+        long begin = System.nanoTime();
+        Pacer pacer = new Pacer(rate, begin);
+        TrafficSource source = source();
+        long units = 0;
+        try (FeedProducer producer = new FeedProducer(bootstrapServers, topic, "linerate-generate", acked)) {
+            TrafficSource.Record r;
+            while (!stopped.getAsBoolean() && (r = source.next()) != null) {
+                if (!pacer.awaitUnit(units + r.units(), stopped)) {
+                    break;
+                }
+                producer.send(r.key(), r.value(), r.units());
+                units += r.units();
+            }
+            producer.flush();
+            return new FeedSummary(producer.ackedUnits(), producer.ackedRecords(), producer.ackedBytes(), 0, Map.of(),
+                    (System.nanoTime() - begin) / 1e9);
+        }
+    }
+
+    /** The records this traffic consists of, in order (no Kafka involved). */
+    TrafficSource source() {
+        return format == Format.PACKETS ? new PacketGenerator(this) : new EventGenerator(this);
+    }
+
+    /** Settings; every setter checks its value and names the command-line option in its error. */
+    public static final class Builder {
+        private Format format = Format.PACKETS;
+        private long seed = 1;
+        private long count = 1_000_000;
+        private double rate;
+        private Clock clock = Clock.EVENT;
+        private long start = DEFAULT_START;
+        private double eventRate = 10_000;
+        private int flows = 10_000;
+        private double skew = 1.1;
+        private int observationPoints = 4;
+        private int batchSize = 1000;
+        private double ipv6Share;
+        private double heavyHitterShare;
+        private Attack attack = Attack.NONE;
+        private double attackShare = 0.1;
+        private Duration injectAfter = Duration.ZERO;
+        private double duplicateRatio = 0.1;
+        private int duplicateWindow = 10_000;
+        private int tenants = 4;
+        private String keyField = "id";
+        private String scopeField = "tenant";
+        private String timestampField = "ts";
+
+        private Builder() {
+        }
+
+        /** {@code --format}: packets (default) or events. */
+        public Builder format(Format value) {
+            format = java.util.Objects.requireNonNull(value, "--format");
+            return this;
+        }
+
+        /** {@code --seed}: the seed of every random choice (default 1). */
+        public Builder seed(long value) {
+            seed = value;
+            return this;
+        }
+
+        /** {@code --count}: packets or events to write, 0 = until stopped (default 1000000). */
+        public Builder count(long value) {
+            if (value < 0) {
+                throw new IllegalArgumentException("--count must be >= 0 (0: until stopped), got " + value);
+            }
+            count = value;
+            return this;
+        }
+
+        /** {@code --rate}: packets or events per second of wall clock, 0 = as fast as possible (default 0). */
+        public Builder rate(double value) {
+            if (!(value >= 0 && value <= 1e9)) {
+                throw new IllegalArgumentException("--rate must be in [0, 1e9] per second (0: as fast as possible), got "
+                        + value);
+            }
+            rate = value;
+            return this;
+        }
+
+        /** {@code --clock}: event (default; reproducible) or wall. */
+        public Builder clock(Clock value) {
+            clock = java.util.Objects.requireNonNull(value, "--clock");
+            return this;
+        }
+
+        /** {@code --start}: event time of the first packet or event, epoch ms (default 2026-01-01T00:00:00Z). */
+        public Builder start(long epochMillis) {
+            if (epochMillis < 0 || epochMillis > 253_402_300_799_999L) {
+                throw new IllegalArgumentException("--start must be an instant in [1970, 9999], got " + epochMillis);
+            }
+            start = epochMillis;
+            return this;
+        }
+
+        /** {@code --event-rate}: packets or events per second of EVENT time (default 10000). */
+        public Builder eventRate(double value) {
+            if (!(value > 0 && value <= 1e9)) {
+                throw new IllegalArgumentException("--event-rate must be in (0, 1e9] per second of event time, got "
+                        + value);
+            }
+            eventRate = value;
+            return this;
+        }
+
+        /** {@code --flows}: flows of the Zipf distribution (default 10000). */
+        public Builder flows(int value) {
+            if (value < 1 || value > MAX_FLOWS) {
+                throw new IllegalArgumentException("--flows must be in [1, " + MAX_FLOWS + "], got " + value);
+            }
+            flows = value;
+            return this;
+        }
+
+        /** {@code --skew}: the Zipf exponent s, 0 = uniform (default 1.1). */
+        public Builder skew(double value) {
+            if (!(value >= 0 && value <= 10)) {
+                throw new IllegalArgumentException("--skew must be in [0, 10], got " + value);
+            }
+            skew = value;
+            return this;
+        }
+
+        /** {@code --observation-points}: observation points 0 .. n−1 the batches go to, round-robin (default 4). */
+        public Builder observationPoints(int value) {
+            if (value < 1 || value > 65_536) {
+                throw new IllegalArgumentException("--observation-points must be in [1, 65536], got " + value);
+            }
+            observationPoints = value;
+            return this;
+        }
+
+        /** {@code --batch-size}: packets per Kafka record (default 1000). */
+        public Builder batchSize(int value) {
+            if (value < 1 || value > MAX_BATCH_SIZE) {
+                throw new IllegalArgumentException("--batch-size must be in [1, " + MAX_BATCH_SIZE
+                        + "] (a record stays under 1 MiB), got " + value);
+            }
+            batchSize = value;
+            return this;
+        }
+
+        /** {@code --ipv6-share}: share of the Zipf flows that are IPv6 (default 0). */
+        public Builder ipv6Share(double value) {
+            ipv6Share = share("--ipv6-share", value);
+            return this;
+        }
+
+        /** {@code --heavy-hitter}: share of packets of the injected heavy hitter, 0 = none (default 0). */
+        public Builder heavyHitterShare(double value) {
+            heavyHitterShare = share("--heavy-hitter", value);
+            return this;
+        }
+
+        /** {@code --attack}: none (default), syn-flood or port-scan. */
+        public Builder attack(Attack value) {
+            attack = java.util.Objects.requireNonNull(value, "--attack");
+            return this;
+        }
+
+        /** {@code --attack-share}: share of packets of the attack when one is chosen (default 0.1). */
+        public Builder attackShare(double value) {
+            attackShare = share("--attack-share", value);
+            return this;
+        }
+
+        /** {@code --inject-after}: event time from the start at which the heavy hitter and the attack begin. */
+        public Builder injectAfter(Duration value) {
+            if (value == null || value.isNegative()) {
+                throw new IllegalArgumentException("--inject-after must be >= 0s, got " + value);
+            }
+            injectAfter = value;
+            return this;
+        }
+
+        /** {@code --duplicate-ratio}: share of events that repeat an earlier one, in [0, 1) (default 0.1). */
+        public Builder duplicateRatio(double value) {
+            if (!(value >= 0 && value < 1)) {
+                throw new IllegalArgumentException("--duplicate-ratio must be in [0, 1), got " + value);
+            }
+            duplicateRatio = value;
+            return this;
+        }
+
+        /** {@code --duplicate-window}: a duplicate repeats one of the last n distinct keys (default 10000). */
+        public Builder duplicateWindow(int value) {
+            if (value < 1) {
+                throw new IllegalArgumentException("--duplicate-window must be >= 1, got " + value);
+            }
+            duplicateWindow = value;
+            return this;
+        }
+
+        /** {@code --tenants}: scopes of the events, {@code tenant-0} .. (default 4). */
+        public Builder tenants(int value) {
+            if (value < 1 || value > 1_000_000) {
+                throw new IllegalArgumentException("--tenants must be in [1, 1000000], got " + value);
+            }
+            tenants = value;
+            return this;
+        }
+
+        /** {@code --key-field}: JSON field of the event key (default id). */
+        public Builder keyField(String value) {
+            keyField = fieldName("--key-field", value);
+            return this;
+        }
+
+        /** {@code --scope-field}: JSON field of the event's scope (default tenant). */
+        public Builder scopeField(String value) {
+            scopeField = fieldName("--scope-field", value);
+            return this;
+        }
+
+        /** {@code --timestamp-field}: JSON field of the event time, epoch ms (default ts). */
+        public Builder timestampField(String value) {
+            timestampField = fieldName("--timestamp-field", value);
+            return this;
+        }
+
+        /** The traffic; checks the settings against each other. */
+        public SyntheticTraffic build() {
+            if (attack != Attack.NONE && heavyHitterShare + attackShare > 1) {
+                throw new IllegalArgumentException("--heavy-hitter + --attack-share must be <= 1, got "
+                        + heavyHitterShare + " + " + attackShare);
+            }
+            if (format == Format.EVENTS && (keyField.equals(scopeField) || keyField.equals(timestampField)
+                    || scopeField.equals(timestampField))) {
+                throw new IllegalArgumentException("--key-field, --scope-field and --timestamp-field must differ, got "
+                        + keyField + ", " + scopeField + ", " + timestampField);
+            }
+            return new SyntheticTraffic(this);
+        }
+
+        private static double share(String option, double value) {
+            if (!(value >= 0 && value <= 1)) {
+                throw new IllegalArgumentException(option + " must be in [0, 1], got " + value);
+            }
+            return value;
+        }
+
+        private static String fieldName(String option, String value) {
+            if (value == null || !FIELD_NAME.matcher(value).matches()) {
+                throw new IllegalArgumentException(option + " must be a JSON field name of letters, digits and _"
+                        + " (not starting with a digit, at most 64), got '" + value + "'");
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,12 @@
+package io.linerate.jobs.feed;
+
+/** The records a generator makes, one after the other; deterministic for a given seed. */
+interface TrafficSource {
+
+    /** A Kafka record to write: key, value and the packets or events it carries. */
+    record Record(byte[] key, byte[] value, int units) {
+    }
+
+    /** The next record, or null when the configured count is reached. */
+    Record next();
+}

@@ -1,0 +1,173 @@
+package io.linerate.jobs.feed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import io.linerate.jobs.cli.Main;
+
+/** The generator without Kafka: determinism, the Zipf table, settings checks, and the commands' options. */
+class SyntheticTrafficTest {
+
+    private static List<TrafficSource.Record> all(SyntheticTraffic t) {
+        TrafficSource s = t.source();
+        List<TrafficSource.Record> list = new ArrayList<>();
+        for (TrafficSource.Record r; (r = s.next()) != null; ) {
+            list.add(r);
+        }
+        return list;
+    }
+
+    @Test
+    void theSameSeedGivesTheSameRecordsAndAnotherSeedOthers() {
+        for (SyntheticTraffic.Format format : SyntheticTraffic.Format.values()) {
+            SyntheticTraffic.Builder b = SyntheticTraffic.builder().format(format).count(5000).batchSize(300)
+                    .heavyHitterShare(0.1).attack(SyntheticTraffic.Attack.PORT_SCAN).ipv6Share(0.5);
+            List<TrafficSource.Record> a = all(b.seed(42).build());
+            List<TrafficSource.Record> again = all(b.seed(42).build());
+            List<TrafficSource.Record> other = all(b.seed(43).build());
+            assertThat(a).hasSize(format == SyntheticTraffic.Format.PACKETS ? 17 : 5000);
+            assertThat(again).hasSameSizeAs(a);
+            int same = 0;
+            for (int i = 0; i < a.size(); i++) {
+                assertThat(again.get(i).key()).isEqualTo(a.get(i).key());
+                assertThat(again.get(i).value()).isEqualTo(a.get(i).value());
+                same += java.util.Arrays.equals(other.get(i).value(), a.get(i).value()) ? 1 : 0;
+            }
+            assertThat(same).as(format + " records equal under another seed").isLessThan(a.size() / 100 + 1);
+        }
+    }
+
+    @Test
+    void aPortScanWalksThePortsOfOneHostAndTheWallClockStampsNow() throws Exception {
+        int n = 4000;
+        long before = System.currentTimeMillis();
+        List<TrafficSource.Record> records = all(SyntheticTraffic.builder().seed(9).count(n).observationPoints(2)
+                .attack(SyntheticTraffic.Attack.PORT_SCAN).attackShare(0.5).clock(SyntheticTraffic.Clock.WALL).build());
+        long after = System.currentTimeMillis();
+        int expectedPort = 1;
+        long scans = 0;
+        for (TrafficSource.Record r : records) {
+            io.linerate.jobs.format.PacketBatch b = io.linerate.jobs.format.PacketBatchCodec.decode(r.value());
+            for (int i = 0; i < b.size(); i++) {
+                io.linerate.jobs.format.PacketRecord p = b.get(i);
+                assertThat(p.timestamp()).isBetween(before, after);
+                if (!p.isIpv6() && p.dstIpv4() == 0xC0A8FA0A) { // 192.168.250.10
+                    assertThat(p.srcIpv4()).isEqualTo(0xC6336407); // 198.51.100.7
+                    assertThat(p.dstPort()).isEqualTo(expectedPort++);
+                    assertThat(p.tcpFlags()).isEqualTo(0x02);
+                    scans++;
+                }
+            }
+        }
+        // Bin(4000, 0.5): 2000 ± 4·√1000
+        assertThat((double) scans).isBetween(2000 - 4 * Math.sqrt(1000), 2000 + 4 * Math.sqrt(1000));
+    }
+
+    @Test
+    void zipfProbabilitiesFollowTheFormula() {
+        Zipf z = new Zipf(100, 1.0);
+        double h = 0;
+        for (int k = 1; k <= 100; k++) {
+            h += 1.0 / k;
+        }
+        assertThat(z.probability(0)).isCloseTo(1 / h, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(z.probability(9)).isCloseTo(0.1 / h, org.assertj.core.data.Offset.offset(1e-12));
+        Mix m = new Mix(1);
+        int[] counts = new int[100];
+        int n = 200_000;
+        for (int i = 0; i < n; i++) {
+            counts[z.sample(m)]++;
+        }
+        for (int rank : new int[] {0, 1, 9, 99}) {
+            double p = z.probability(rank);
+            assertThat((double) counts[rank]).as("rank %d", rank)
+                    .isCloseTo(n * p, org.assertj.core.data.Offset.offset(4 * Math.sqrt(n * p * (1 - p))));
+        }
+        Zipf uniform = new Zipf(10, 0);
+        assertThat(uniform.probability(3)).isCloseTo(0.1, org.assertj.core.data.Offset.offset(1e-12));
+    }
+
+    @Test
+    void badSettingsNameTheirOption() {
+        assertThatThrownBy(() -> SyntheticTraffic.builder().skew(11)).hasMessageStartingWith("--skew must be in [0, 10]");
+        assertThatThrownBy(() -> SyntheticTraffic.builder().batchSize(20_001))
+                .hasMessageStartingWith("--batch-size must be in [1, 20000]");
+        assertThatThrownBy(() -> SyntheticTraffic.builder().heavyHitterShare(0.7).attack(SyntheticTraffic.Attack.SYN_FLOOD)
+                .attackShare(0.5).build()).hasMessageStartingWith("--heavy-hitter + --attack-share must be <= 1");
+        assertThatThrownBy(() -> SyntheticTraffic.builder().keyField("a b")).hasMessageStartingWith("--key-field");
+        assertThatThrownBy(() -> SyntheticTraffic.builder().duplicateRatio(1)).hasMessageStartingWith("--duplicate-ratio");
+    }
+
+    private record Run(int code, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        CommandLine cl = Main.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        cl.setUsageHelpWidth(400);
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            sub.setUsageHelpWidth(400);
+        }
+        int code = cl.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    /** Exactly these options (besides --help, --version), each with a default shown in its help line. */
+    private static void assertDefaultsAndHelp(String command, String... options) {
+        CommandLine.Model.CommandSpec spec = Main.commandLine().getSubcommands().get(command).getCommandSpec();
+        List<String> names = new ArrayList<>();
+        for (CommandLine.Model.OptionSpec o : spec.options()) {
+            if (o.usageHelp() || o.versionHelp()) {
+                continue;
+            }
+            names.add(o.longestName());
+            assertThat(o.defaultValue()).as(command + " " + o.longestName() + " default").isNotNull();
+            assertThat(String.join(" ", o.description())).as(command + " " + o.longestName() + " help")
+                .contains("(default: ");
+        }
+        assertThat(names).containsExactlyInAnyOrder(options);
+    }
+
+    @Test
+    void everyOptionHasADefaultAndHelpAndErrorsNameTheOption() {
+        assertThat(Main.commandLine().getSubcommands()).containsKeys("generate", "replay");
+        Run generate = run("generate", "--help");
+        assertThat(generate.code()).isZero();
+        assertDefaultsAndHelp("generate", "--bootstrap-servers", "--input-topic", "--format", "--count", "--rate",
+            "--seed", "--clock", "--start", "--event-rate", "--flows", "--skew", "--observation-points",
+            "--batch-size", "--ipv6-share", "--heavy-hitter", "--attack", "--attack-share", "--inject-after",
+            "--duplicate-ratio", "--duplicate-window", "--tenants", "--key-field", "--scope-field",
+            "--timestamp-field");
+        Run replay = run("replay", "--help");
+        assertThat(replay.code()).isZero();
+        assertDefaultsAndHelp("replay", "--bootstrap-servers", "--input-topic", "--observation-point",
+            "--per-interface", "--batch-size", "--rate", "--speed", "--loop", "--progress-interval");
+        assertThat(generate.out() + replay.out()).doesNotContain("--output-topic").doesNotContain("--dead-letter-topic");
+
+        Run badSkew = run("generate", "--skew", "11");
+        assertThat(badSkew.code()).isEqualTo(2);
+        assertThat(badSkew.err()).contains("--skew must be in [0, 10], got 11.0");
+        Run badAttack = run("generate", "--attack", "ddos");
+        assertThat(badAttack.code()).isEqualTo(2);
+        assertThat(badAttack.err()).contains("--attack must be one of none, syn-flood, port-scan, got 'ddos'");
+        Run badStart = run("generate", "--start", "yesterday");
+        assertThat(badStart.err()).contains("--start must be now, epoch milliseconds or an ISO-8601 instant");
+        Run both = run("replay", "--rate", "10", "--speed", "1", "pom.xml");
+        assertThat(both.code()).isEqualTo(2);
+        assertThat(both.err()).contains("--rate and --speed exclude each other");
+        Run missing = run("replay", "no-such-file.pcap");
+        assertThat(missing.code()).isEqualTo(2);
+        assertThat(missing.err()).contains("FILE no-such-file.pcap is not a readable file");
+    }
+}
