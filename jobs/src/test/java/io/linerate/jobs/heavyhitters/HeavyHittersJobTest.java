@@ -1,0 +1,326 @@
+package io.linerate.jobs.heavyhitters;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.linerate.jobs.format.OutputJson;
+import io.linerate.jobs.format.PacketBatch;
+import io.linerate.jobs.format.PacketBatchCodec;
+import io.linerate.jobs.format.PacketRecord;
+import io.linerate.jobs.kafka.KafkaBrokerExtension;
+import io.linerate.jobs.kafka.TopicReader;
+import io.linerate.jobs.local.JobTopics;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.IntegerSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The heavy-hitters job end to end: encoded packet batches (Zipf flows with fixed seeds, injected heavy flows,
+ * garbage records, one batch sent after its window) in a real Kafka topic → the job on a MiniCluster (parallelism
+ * 2, checkpointing on, exactly-once sinks, bounded source) → reports, alerts and dead letters read back with
+ * {@code read_committed}, compared with the exact per-window counts computed here.
+ *
+ * <p>Why it can fail: a report with a wrong N, a missing window or observation point, an item above φ·N not
+ * listed (recall below 1), a bound that excludes the true weight, an error above N/m (Space-Saving, Metwally et al.
+ * 2005), a missed alert, or garbage that is not dead-lettered with its position and reason.
+ */
+class HeavyHittersJobTest {
+
+  @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = new MiniClusterExtension(
+      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+  static final long WINDOW_MS = 10_000;
+  /** Aligned to the window: 2026-11-21T10:00:00Z. */
+  static final long T0 = 1_763_719_200_000L;
+  static final int WINDOWS = 3;
+  static final int PACKETS_PER_WINDOW = 2_000;
+  static final int BATCH = 50;
+  static final int FLOWS = 2_000;
+  static final double SKEW = 1.1;
+  static final double PHI = 0.02;
+  static final int K = 5;
+  static final long ALERT_BYTES = 150_000;
+
+  /** Per observation point and window start: exact bytes per 5-tuple text. */
+  final Map<Integer, Map<Long, Map<String, Long>>> truth = new HashMap<>();
+  final Set<String> garbagePositions = new HashSet<>();
+  final List<String> lateItems = new ArrayList<>();
+
+  @Test
+  @Timeout(150)
+  void reportsHoldEveryHeavyFlowWithinBoundsAndGarbageIsDeadLettered() throws Exception {
+    JobTopics topics = new JobTopics(KAFKA.bootstrapServers(), "hh-packets", "hh-reports", "hh-dead-letters");
+    String alerts = "hh-alerts";
+    KAFKA.broker().createTopics(2, topics.input());
+    KAFKA.broker().createTopics(1, topics.output(), topics.deadLetter(), alerts);
+    produce(topics.input());
+
+    HeavyHittersJob job = HeavyHittersJob.builder()
+        .window(Duration.ofMillis(WINDOW_MS))
+        .topK(K).phi(PHI)
+        .weight(HeavyHittersJob.Weight.BYTES)
+        .alertAtWeight(ALERT_BYTES)
+        .outOfOrderness(Duration.ofSeconds(1))
+        .alertsTopic(alerts)
+        .bounded(true)
+        .transactionTimeout(Duration.ofMinutes(1))
+        .build();
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(2);
+    env.enableCheckpointing(200);
+    job.define(env, topics);
+    JobClient client = env.executeAsync(job.name());
+    client.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+
+    ObjectMapper json = new ObjectMapper();
+    List<JsonNode> reports = read(json, topics.output());
+    List<JsonNode> alertNodes = read(json, alerts);
+    List<JsonNode> dead = read(json, topics.deadLetter());
+    int m = job.detector().capacity();
+    System.out.printf("heavy-hitters job: %d reports, %d alerts, %d dead-letter records; m = %d counters%n",
+        reports.size(), alertNodes.size(), dead.size(), m);
+
+    // the late batch: sent after windows 1 and 2 of its partition; its packets are late exactly when the watermark
+    // had passed window 0's end when it was processed (periodic watermarks: either all of the batch or none)
+    List<JsonNode> late = dead.stream().filter(n -> n.get("type").asText().equals(OutputJson.REJECTED)).toList();
+    assertThat(late).allMatch(n -> n.get("reason").asText().equals(HeavyHittersJob.LATE_REASON));
+    assertThat(late.size()).as("late packets: all of the late batch or none").isIn(0, lateItems.size());
+    System.out.printf("late batch: %d of %d packets dead-lettered as late%n", late.size(), lateItems.size());
+    if (!late.isEmpty()) {
+      // dead-lettered as late: counted in no window, so not in the truth either
+      Map<String, Long> w0 = truth.get(0).get(T0);
+      for (JsonNode n : late) {
+        JsonNode p = n.get("record");
+        assertThat(p.get("timestamp").asLong()).isBetween(T0, T0 + WINDOW_MS - 1);
+        String item = p.get("src_addr").asText() + " " + p.get("dst_addr").asText() + " " + p.get("src_port").asInt()
+            + " " + p.get("dst_port").asInt() + " " + p.get("protocol").asInt();
+        w0.merge(item, -p.get("length").asLong(), Long::sum);
+      }
+      w0.values().removeIf(v -> v == 0);
+    }
+
+    // garbage: one dead letter per garbage record, at its partition and offset, with a reason
+    List<JsonNode> letters = dead.stream().filter(n -> n.get("type").asText().equals(OutputJson.DEAD_LETTER)).toList();
+    assertThat(letters).extracting(n -> n.get("partition").asInt() + "@" + n.get("offset").asLong())
+        .containsExactlyInAnyOrderElementsOf(garbagePositions);
+    assertThat(letters).extracting(n -> n.get("reason").asText()).allMatch(r -> !r.isBlank())
+        .anyMatch(r -> r.startsWith("bad magic")).anyMatch(r -> r.startsWith("unknown version 7"))
+        .anyMatch(r -> r.contains("no value"));
+    assertThat(dead).hasSize(letters.size() + late.size());
+
+    // one report per observation point and window with data, N exact, recall 1.0 above φN, bounds hold
+    Map<String, JsonNode> byWindow = new HashMap<>();
+    for (JsonNode r : reports) {
+      assertThat(r.get("type").asText()).isEqualTo(OutputJson.HEAVY_HITTER_REPORT);
+      assertThat(byWindow.put(r.get("scope").asInt() + "@" + r.get("window_start").asLong(), r)).as("duplicate").isNull();
+    }
+    Set<String> expectedWindows = new HashSet<>();
+    int heavyChecked = 0;
+    for (var op : truth.entrySet()) {
+      for (var w : op.getValue().entrySet()) {
+        String key = op.getKey() + "@" + w.getKey();
+        expectedWindows.add(key);
+        JsonNode r = byWindow.get(key);
+        assertThat(r).as("report of " + key).isNotNull();
+        long n = w.getValue().values().stream().mapToLong(Long::longValue).sum();
+        assertThat(r.get("total_weight").asLong()).as("N of " + key).isEqualTo(n);
+        assertThat(r.get("window_end").asLong()).isEqualTo(w.getKey() + WINDOW_MS);
+        assertThat(r.get("complete").asBoolean()).isTrue();
+        Map<String, JsonNode> listed = new HashMap<>();
+        r.get("items").forEach(i -> listed.put(i.get("item").asText(), i));
+        assertThat(listed.size()).isGreaterThanOrEqualTo(K);
+        for (var item : w.getValue().entrySet()) {
+          if (item.getValue() >= PHI * n) {
+            heavyChecked++;
+            assertThat(listed).as("recall: " + item.getKey() + " weighs " + item.getValue() + " >= phi*N in " + key)
+                .containsKey(item.getKey());
+            assertThat(listed.get(item.getKey()).get("heavy").asBoolean()).isTrue();
+          }
+        }
+        for (JsonNode i : listed.values()) {
+          long trueWeight = w.getValue().getOrDefault(i.get("item").asText(), 0L);
+          assertThat(trueWeight).as("bounds of " + i + " in " + key)
+              .isBetween(i.get("lower_bound").asLong(), i.get("upper_bound").asLong());
+          // Space-Saving: upper − lower ≤ c_min ≤ N/m
+          assertThat(i.get("upper_bound").asLong() - i.get("lower_bound").asLong()).isLessThanOrEqualTo(n / m);
+        }
+        assertThat(r.get("unmonitored_bound").asLong()).isLessThan((long) (PHI * n));
+      }
+    }
+    assertThat(byWindow.keySet()).containsExactlyInAnyOrderElementsOf(expectedWindows);
+    assertThat(heavyChecked).as("heavy items checked").isGreaterThan(12);
+
+    // alerts: each item whose true weight in a window reaches the threshold is alerted once in that window
+    // (the estimate is an upper bound, so it crosses no later than the true weight does); an alerted item's true
+    // weight is at least threshold − N/m
+    Map<String, JsonNode> alerted = new HashMap<>();
+    for (JsonNode a : alertNodes) {
+      String key = a.get("scope").asInt() + "@" + a.get("window_start").asLong() + " " + a.get("item").asText();
+      assertThat(alerted.put(key, a)).as("one alert per item and window: " + key).isNull();
+    }
+    int mustAlert = 0;
+    for (var op : truth.entrySet()) {
+      for (var w : op.getValue().entrySet()) {
+        long n = w.getValue().values().stream().mapToLong(Long::longValue).sum();
+        for (var item : w.getValue().entrySet()) {
+          String key = op.getKey() + "@" + w.getKey() + " " + item.getKey();
+          if (item.getValue() >= ALERT_BYTES) {
+            mustAlert++;
+            assertThat(alerted).as("alert for " + key).containsKey(key);
+          }
+          if (alerted.containsKey(key)) {
+            assertThat(item.getValue()).isGreaterThanOrEqualTo(ALERT_BYTES - n / m);
+          }
+        }
+      }
+    }
+    assertThat(mustAlert).as("injected heavy flows cross the alert threshold").isGreaterThanOrEqualTo(2);
+    for (JsonNode a : alertNodes) {
+      assertThat(truth.get(a.get("scope").asInt())).containsKey(a.get("window_start").asLong());
+    }
+
+    // the demo's view renders the last window of each observation point
+    TopKView view = TopKView.offline().rows(3).terminal(false).build();
+    reports.forEach(r -> view.accept(r.toString()));
+    assertThat(view.reports()).containsOnlyKeys("0", "1");
+    assertThat(view.reports().get("0").windowStart()).isEqualTo(T0 + (WINDOWS - 1) * WINDOW_MS);
+    System.out.print(view.render());
+  }
+
+  private static List<JsonNode> read(ObjectMapper json, String topic) throws Exception {
+    List<JsonNode> nodes = new ArrayList<>();
+    for (String v : TopicReader.readAll(KAFKA.bootstrapServers(), topic, true)) {
+      nodes.add(json.readTree(v));
+    }
+    return nodes;
+  }
+
+  /**
+   * Two observation points, keyed to the partitions 0 and 1 (one each), {@value #WINDOWS} windows of
+   * {@value #PACKETS_PER_WINDOW} packets in time order, Zipf(1.1) over {@value #FLOWS} flows per point (seeds 1, 2),
+   * an injected heavy flow (25 % of the packets of window 1 at point 0, 20 % of window 2 at point 1), a batch of
+   * window 0 sent after everything else of point 0, and garbage records in both partitions.
+   */
+  private void produce(String topic) throws Exception {
+    try (KafkaProducer<Integer, byte[]> producer = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
+        ProducerConfig.ACKS_CONFIG, "all",
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, IntegerSerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()))) {
+      for (int op = 0; op < 2; op++) {
+        SplittableRandom rnd = new SplittableRandom(op + 1);
+        double[] cdf = zipfCdf(FLOWS, SKEW);
+        PacketBatch batch = new PacketBatch(op, BATCH);
+        int garbage = 0;
+        for (int w = 0; w < WINDOWS; w++) {
+          long start = T0 + w * WINDOW_MS;
+          for (int i = 0; i < PACKETS_PER_WINDOW; i++) {
+            long t = start + (long) i * WINDOW_MS / PACKETS_PER_WINDOW;
+            boolean heavy = (op == 0 && w == 1 && rnd.nextInt(100) < 25) || (op == 1 && w == 2 && rnd.nextInt(100) < 20);
+            int flow = heavy ? 10_000 + op : sample(cdf, rnd);
+            int length = rnd.nextInt(40, 1500);
+            addPacket(batch, op, start, t, flow, length);
+            if (batch.size() == BATCH) {
+              send(producer, topic, op, PacketBatchCodec.encode(batch));
+              batch.clear(op);
+              if (++garbage % 25 == 0) {
+                sendGarbage(producer, topic, op, garbage / 25);
+              }
+            }
+          }
+        }
+        if (op == 0) {
+          // late: a batch of window 0 after windows 1 and 2
+          for (int i = 0; i < BATCH; i++) {
+            PacketRecord p = addPacket(batch, op, T0, T0 + 100 + i, sample(cdf, rnd), rnd.nextInt(40, 1500));
+            lateItems.add(p.fiveTuple().toString());
+          }
+          send(producer, topic, op, PacketBatchCodec.encode(batch));
+          batch.clear(op);
+        }
+      }
+    }
+  }
+
+  private PacketRecord addPacket(PacketBatch batch, int op, long windowStart, long t, int flow, int length) {
+    int src = 0x0A000000 | (op << 16) | flow;
+    batch.addIpv4(t, src, 0xC0A80001, 1024 + flow % 50_000, 443, flow % 3 == 0 ? 17 : 6, 0, length);
+    PacketRecord p = batch.get(batch.size() - 1);
+    truth.computeIfAbsent(op, o -> new HashMap<>()).computeIfAbsent(windowStart, s -> new HashMap<>())
+        .merge(p.srcAddress() + " " + p.dstAddress() + " " + p.srcPort() + " " + p.dstPort() + " " + p.protocol(),
+            (long) length, Long::sum);
+    return p;
+  }
+
+  private static void send(KafkaProducer<Integer, byte[]> producer, String topic, int op, byte[] value)
+      throws Exception {
+    producer.send(new ProducerRecord<>(topic, op, op, value)).get();
+  }
+
+  private void sendGarbage(KafkaProducer<Integer, byte[]> producer, String topic, int op, int n) throws Exception {
+    byte[] value;
+    switch (n % 3) {
+      case 0:
+        value = "not a batch".getBytes(StandardCharsets.UTF_8);
+        break;
+      case 1:
+        PacketBatch b = new PacketBatch(op);
+        b.addIpv4(T0, 1, 2, 3, 4, 6, 0, 100);
+        value = PacketBatchCodec.encode(b);
+        value[2] = 7; // unknown version
+        break;
+      default:
+        value = null;
+    }
+    RecordMetadata md = producer.send(new ProducerRecord<>(topic, op, op, value)).get();
+    garbagePositions.add(md.partition() + "@" + md.offset());
+  }
+
+  static double[] zipfCdf(int n, double s) {
+    double[] cdf = new double[n];
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+      sum += 1 / Math.pow(i + 1, s);
+      cdf[i] = sum;
+    }
+    for (int i = 0; i < n; i++) {
+      cdf[i] /= sum;
+    }
+    return cdf;
+  }
+
+  static int sample(double[] cdf, SplittableRandom rnd) {
+    double u = rnd.nextDouble();
+    int i = java.util.Arrays.binarySearch(cdf, u);
+    return Math.min(cdf.length - 1, i >= 0 ? i : -i - 1);
+  }
+}
