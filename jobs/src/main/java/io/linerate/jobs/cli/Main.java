@@ -31,7 +31,9 @@ public final class Main implements Runnable {
   /** The command line with every sub-command that works here registered, ready to {@code execute(args)}. */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
-    cl.addSubcommand("heavy-hitters", new io.linerate.jobs.heavyhitters.HeavyHittersCommand());
+    if (present("org.apache.flink.streaming.api.environment.StreamExecutionEnvironment")) { // flink run, demo jar
+      cl.addSubcommand("heavy-hitters", new io.linerate.jobs.heavyhitters.HeavyHittersCommand());
+    }
     if (demoAvailable()) {
       cl.addSubcommand("demo", new DemoCommand());
     } else {
