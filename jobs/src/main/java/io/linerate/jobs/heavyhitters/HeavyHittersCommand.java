@@ -44,7 +44,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   private String alertsTopic = "alerts";
   private boolean bounded;
 
-  @Option(names = "--window", paramLabel = "DURATION", defaultValue = "1m", converter = DurationConverter.class,
+  @Option(names = "--window", order = 1, paramLabel = "DURATION", defaultValue = "1m", converter = DurationConverter.class,
       description = "Window size, e.g. 10s, 1m, 5m (default: ${DEFAULT-VALUE})")
   void window(Duration value) {
     if (value.toMillis() < 1) {
@@ -53,7 +53,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     job.window(value);
   }
 
-  @Option(names = "--slide", paramLabel = "DURATION", defaultValue = "0s", converter = DurationConverter.class,
+  @Option(names = "--slide", order = 2, paramLabel = "DURATION", defaultValue = "0s", converter = DurationConverter.class,
       description = "Slide of a sliding window; the window must be a multiple of it, at most 1024 slides; "
           + "0s: tumbling windows (default: ${DEFAULT-VALUE})")
   void slide(Duration value) {
@@ -63,7 +63,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     job.slide(value.isZero() ? null : value);
   }
 
-  @Option(names = "--top-k", paramLabel = "K", defaultValue = "10",
+  @Option(names = "--top-k", order = 3, paramLabel = "K", defaultValue = "10",
       description = "Items per report at least, heaviest first (default: ${DEFAULT-VALUE})")
   void topK(int value) {
     if (value < 1) {
@@ -72,7 +72,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     job.topK(value);
   }
 
-  @Option(names = "--phi", paramLabel = "FRACTION", defaultValue = "0.01",
+  @Option(names = "--phi", order = 4, paramLabel = "FRACTION", defaultValue = "0.01",
       description = "Every item that may weigh at least phi * N is reported too; in (0, 1) (default: ${DEFAULT-VALUE})")
   void phi(double value) {
     if (!(value > 0 && value < 1)) {
@@ -81,7 +81,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     job.phi(value);
   }
 
-  @Option(names = "--weight", paramLabel = "packets|bytes", defaultValue = "packets",
+  @Option(names = "--weight", order = 5, paramLabel = "packets|bytes", defaultValue = "packets",
       description = "What N and the estimates count: packets or bytes (IP length) (default: ${DEFAULT-VALUE})")
   void weight(String value) {
     try {
@@ -91,7 +91,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     }
   }
 
-  @Option(names = "--item", paramLabel = "five-tuple|src-address|dst-address", defaultValue = "five-tuple",
+  @Option(names = "--item", order = 6, paramLabel = "five-tuple|src-address|dst-address", defaultValue = "five-tuple",
       description = "What is counted: the flow (five-tuple), the source or the destination address "
           + "(default: ${DEFAULT-VALUE})")
   void item(String value) {
@@ -102,7 +102,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     }
   }
 
-  @Option(names = "--capacity", paramLabel = "COUNTERS", defaultValue = "0",
+  @Option(names = "--capacity", order = 7, paramLabel = "COUNTERS", defaultValue = "0",
       description = "Counters per sub-window tracker, >= max(k, floor(1/phi) + 1); 0: 4 * max(k, ceil(1/phi)) "
           + "(default: ${DEFAULT-VALUE})")
   void capacity(int value) {
@@ -112,7 +112,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     job.capacity(value);
   }
 
-  @Option(names = "--memory-budget", paramLabel = "BYTES", defaultValue = "0",
+  @Option(names = "--memory-budget", order = 8, paramLabel = "BYTES", defaultValue = "0",
       description = "Bytes per sub-window tracker instead of --capacity (the largest tracker that fits); 0: none "
           + "(default: ${DEFAULT-VALUE})")
   void memoryBudget(long value) {
@@ -122,7 +122,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     job.memoryBudget(value);
   }
 
-  @Option(names = "--seed", paramLabel = "SEED", defaultValue = "" + HeavyHittersJob.DEFAULT_SEED,
+  @Option(names = "--seed", order = 9, paramLabel = "SEED", defaultValue = "" + HeavyHittersJob.DEFAULT_SEED,
       description = "Hash seed of the trackers; keep it across restores (default: ${DEFAULT-VALUE})")
   void seed(long value) {
     job.seed(value);
@@ -132,7 +132,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   private double alertFraction;
   private long alertMinWindowWeight = HeavyHittersJob.DEFAULT_ALERT_MIN_WINDOW_WEIGHT;
 
-  @Option(names = "--alert-weight", paramLabel = "WEIGHT", defaultValue = "0",
+  @Option(names = "--alert-weight", order = 10, paramLabel = "WEIGHT", defaultValue = "0",
       description = "Alert as soon as an item's estimate reaches this weight within a window (a slide when sliding); "
           + "0: off (default: ${DEFAULT-VALUE})")
   void alertWeight(long value) {
@@ -142,7 +142,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     alertWeight = value;
   }
 
-  @Option(names = "--alert-fraction", paramLabel = "FRACTION", defaultValue = "0",
+  @Option(names = "--alert-fraction", order = 11, paramLabel = "FRACTION", defaultValue = "0",
       description = "Alert as soon as an item reaches this fraction of its window's weight so far, in (0, 1]; "
           + "0: off (default: ${DEFAULT-VALUE})")
   void alertFraction(double value) {
@@ -152,7 +152,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     alertFraction = value;
   }
 
-  @Option(names = "--alert-min-window-weight", paramLabel = "WEIGHT", defaultValue = "1000",
+  @Option(names = "--alert-min-window-weight", order = 12, paramLabel = "WEIGHT", defaultValue = "1000",
       description = "Fraction alerts wait until the window weighs this much (default: ${DEFAULT-VALUE})")
   void alertMinWindowWeight(long value) {
     if (value < 0) {
@@ -161,7 +161,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     alertMinWindowWeight = value;
   }
 
-  @Option(names = "--out-of-orderness", paramLabel = "DURATION", defaultValue = "5s",
+  @Option(names = "--out-of-orderness", order = 13, paramLabel = "DURATION", defaultValue = "5s",
       converter = DurationConverter.class,
       description = "How far a packet may be behind the newest packet of its partition before it is late; at least "
           + "the time span of a batch (default: ${DEFAULT-VALUE})")
@@ -172,7 +172,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     job.outOfOrderness(value);
   }
 
-  @Option(names = "--idleness", paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
+  @Option(names = "--idleness", order = 14, paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
       description = "A partition without records for this long (wall clock) stops holding the watermark back; "
           + "0s: never (default: ${DEFAULT-VALUE})")
   void idleness(Duration value) {
@@ -182,13 +182,13 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     job.idleness(value);
   }
 
-  @Option(names = "--alerts-topic", paramLabel = "TOPIC", defaultValue = "alerts",
+  @Option(names = "--alerts-topic", order = 15, paramLabel = "TOPIC", defaultValue = "alerts",
       description = "Kafka topic of the alerts, in transactions; empty: the output topic (default: ${DEFAULT-VALUE})")
   void alertsTopic(String value) {
     alertsTopic = value.trim();
   }
 
-  @Option(names = "--bounded", defaultValue = "false",
+  @Option(names = "--bounded", order = 16, defaultValue = "false",
       description = "Read the input topic up to its end at start, report every window, then finish "
           + "(replays of a fixed topic) (default: ${DEFAULT-VALUE})")
   void bounded(boolean value) {

@@ -135,7 +135,7 @@ public final class HeavyHittersJob implements JobLauncher {
   public String description() {
     Duration w = detector.windowSize();
     Duration s = detector.slide();
-    return String.format(Locale.ROOT, "heavy hitters per observation point: top %d %s by %s, φ = %s, %s window%s, "
+    return String.format(Locale.ROOT, "heavy hitters per observation point: top %d %s by %s, phi = %s, %s window%s, "
         + "%d counters per sub-window", detector.k(), item, weight, detector.phi(), w.toString().substring(2)
         .toLowerCase(Locale.ROOT), s.equals(w) ? "" : " sliding every " + s.toString().substring(2)
         .toLowerCase(Locale.ROOT), detector.capacity());

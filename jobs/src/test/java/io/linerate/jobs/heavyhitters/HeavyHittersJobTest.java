@@ -129,12 +129,66 @@ class HeavyHittersJobTest {
     check(job, topics, true, 300);
   }
 
-  private static JobTopics topics(String prefix) {
+  /**
+   * The {@code heavy-hitters} command itself, as {@code flink run} executes it: options parsed, the job built and
+   * run through {@code StreamExecutionEnvironment.getExecutionEnvironment(..)} (here the test cluster's context
+   * environment, as the cluster's under {@code flink run}), {@code --bounded} so it returns.
+   */
+  @Test
+  @Timeout(150)
+  void theCommandRunsTheSameJob() throws Exception {
+    item = PacketItem.FIVE_TUPLE;
+    weight = HeavyHittersJob.Weight.PACKETS;
+    JobTopics topics = topics("c");
+    try (KafkaProducer<Integer, byte[]> producer = producer()) {
+      produceWindows(producer, topics.input());
+    }
+    String[] args = {"--bootstrap-servers", topics.bootstrapServers(), "--input-topic", topics.input(),
+        "--output-topic", topics.output(), "--dead-letter-topic", topics.deadLetter(), "--alerts-topic", "c-alerts",
+        "--window", "10s", "--top-k", "" + K, "--phi", "" + PHI, "--alert-weight", "300", "--out-of-orderness", "1s",
+        "--parallelism", "2", "--checkpoint-interval", "200ms", "--bounded"};
+    String[] all = new String[args.length + 1];
+    all[0] = "heavy-hitters";
+    System.arraycopy(args, 0, all, 1, args.length);
+    assertThat(io.linerate.jobs.cli.Main.commandLine().execute(all)).isZero();
+    HeavyHittersCommand parsed = new HeavyHittersCommand();
+    new picocli.CommandLine(parsed).parseArgs(args);
+    check(parsed.job(), topics, false, 300);
+  }
+
+  private static JobTopics topics(String prefix) throws InterruptedException {
     JobTopics topics = new JobTopics(KAFKA.bootstrapServers(), prefix + "-packets", prefix + "-reports",
         prefix + "-dead-letters");
-    KAFKA.broker().createTopics(2, topics.input());
-    KAFKA.broker().createTopics(1, topics.output(), topics.deadLetter(), prefix + "-alerts");
+    String[] names = {topics.input(), topics.output(), topics.deadLetter(), prefix + "-alerts"};
+    try {
+      KAFKA.broker().createTopics(2, names);
+    } catch (IllegalStateException e) {
+      // EmbeddedKafka describes the topics right after creating them, and a describe can still meet
+      // UnknownTopicOrPartition while the new topics' metadata propagates: the topics were created, wait for them
+      if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+        throw e;
+      }
+      awaitTopics(names);
+    }
     return topics;
+  }
+
+  private static void awaitTopics(String... names) throws InterruptedException {
+    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+        Map.<String, Object>of("bootstrap.servers", KAFKA.bootstrapServers()))) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) {
+        try {
+          admin.describeTopics(List.of(names)).allTopicNames().get(10, TimeUnit.SECONDS);
+          return;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException retry) {
+          if (System.nanoTime() > deadline) {
+            throw new AssertionError("topics " + List.of(names) + " not visible", retry);
+          }
+          Thread.sleep(50);
+        }
+      }
+    }
   }
 
   private HeavyHittersJob job(JobTopics topics, boolean bounded, long alertAt) {
