@@ -202,21 +202,35 @@ public final class TopKView implements AutoCloseable {
 
   /**
    * Polls and prints the table whenever a newer report arrived, until {@code duration} has passed (zero: until
-   * the thread is interrupted).
+   * the thread is interrupted; it then returns with its interrupt flag set). To run it beside a demo: start it on
+   * a thread of its own, interrupt that thread to stop it, and close the view on that thread afterwards (a Kafka
+   * consumer belongs to one thread).
    */
   public void run(Duration duration, PrintStream out) {
     long end = duration.isZero() ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
-    while (System.nanoTime() < end && !Thread.currentThread().isInterrupted()) {
-      if (poll(Duration.ofMillis(500))) {
-        print(out);
+    try {
+      while (System.nanoTime() < end && !Thread.currentThread().isInterrupted()) {
+        if (poll(Duration.ofMillis(500))) {
+          print(out);
+        }
       }
+    } catch (org.apache.kafka.common.errors.InterruptException e) {
+      Thread.currentThread().interrupt(); // Kafka cleared the flag when it threw
     }
   }
 
+  /** Closes the consumer; on an interrupted thread too (the flag is cleared for the close and set again). */
   @Override
   public void close() {
     if (consumer != null) {
-      consumer.close(Duration.ofSeconds(5));
+      boolean interrupted = Thread.interrupted();
+      try {
+        consumer.close(Duration.ofSeconds(5));
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
   }
 

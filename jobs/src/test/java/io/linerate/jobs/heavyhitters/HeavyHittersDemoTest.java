@@ -96,12 +96,36 @@ class HeavyHittersDemoTest {
         .outOfOrderness(Duration.ofMillis(200)).alertAtFraction(0.3, 100).build();
     PacketFeeder feeder = new PacketFeeder();
     List<String> output = new ArrayList<>();
+    ByteArrayOutputStream live = new ByteArrayOutputStream();
+    java.util.concurrent.atomic.AtomicBoolean viewerEnded = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicReference<RuntimeException> viewerFailure =
+        new java.util.concurrent.atomic.AtomicReference<>();
     Demo.Result result = Demo.builder(job, feeder)
         .flinkConfiguration(conf).slots(2).partitions(2)
         .duration(Duration.ofSeconds(4))
         .terminal(false)
         .out(out)
-        .beforeStop(topics -> output.addAll(TopicReader.readAll(topics.bootstrapServers(), topics.output(), true)))
+        .beforeStop(topics -> {
+          output.addAll(TopicReader.readAll(topics.bootstrapServers(), topics.output(), true));
+          // the live view on a thread of its own until interrupted, as a demo runs it
+          Thread viewer = new Thread(() -> {
+            try (TopKView view = TopKView.builder(topics.bootstrapServers(), topics.output()).rows(2)
+                .terminal(true).build()) {
+              view.run(Duration.ZERO, new PrintStream(live, true, StandardCharsets.UTF_8));
+            } catch (RuntimeException e) {
+              viewerFailure.set(e);
+            }
+          }, "top-k-view");
+          viewer.start();
+          try {
+            Thread.sleep(2_000);
+            viewer.interrupt();
+            viewer.join(10_000);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          viewerEnded.set(!viewer.isAlive());
+        })
         .build()
         .run();
     String text = captured.toString(StandardCharsets.UTF_8);
@@ -111,6 +135,12 @@ class HeavyHittersDemoTest {
     assertThat(result.succeeded()).isTrue();
     assertThat(text).contains("heavy hitters per observation point").contains("observation point 0")
         .contains("observation point 1").contains("10.0.39.15 10.0.0.254 10999 80 6");
+
+    String liveText = live.toString(StandardCharsets.UTF_8);
+    assertThat(viewerEnded).as("the view's thread ends when interrupted").isTrue();
+    assertThat(viewerFailure.get()).as("the view stops and closes quietly when interrupted").isNull();
+    assertThat(liveText).startsWith("observation point 0").contains("observation point 1")
+        .contains("10.0.39.15 10.0.0.254 10999 80 6");
 
     ObjectMapper json = new ObjectMapper();
     int reports = 0;
