@@ -32,6 +32,9 @@ public final class Main implements Runnable {
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
     io.linerate.jobs.feed.FeedCommands.register(cl);
+    if (present("org.apache.flink.streaming.api.environment.StreamExecutionEnvironment")) { // flink run, demo jar
+      cl.addSubcommand("heavy-hitters", new io.linerate.jobs.heavyhitters.HeavyHittersCommand());
+    }
     if (demoAvailable()) {
       cl.addSubcommand("demo", new DemoCommand());
     } else {

@@ -51,7 +51,7 @@ class MainTest {
   @Test
   void demoIsRegisteredWhenTheBrokerAndFlinkAreOnTheClassPath() {
     assertThat(Main.demoAvailable()).isTrue();
-    assertThat(Main.commandLine().getSubcommands()).containsKey("demo");
+    assertThat(Main.commandLine().getSubcommands()).containsKeys("demo", "heavy-hitters", "generate", "replay");
     Run help = run(Main.commandLine(), "--help");
     assertThat(help.exitCode()).isZero();
     assertThat(help.out()).contains("linerate").contains("demo").contains("--version");

@@ -1,0 +1,531 @@
+package io.linerate.jobs.heavyhitters;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+import io.linerate.flink.heavyhitters.HeavyHitterAlert;
+import io.linerate.flink.heavyhitters.HeavyHitterDetector;
+import io.linerate.flink.heavyhitters.HeavyHitterReport;
+import io.linerate.flink.heavyhitters.ReportedItem;
+import io.linerate.flink.items.WeightOf;
+import io.linerate.flink.rejects.Rejected;
+import io.linerate.jobs.format.DeadLetter;
+import io.linerate.jobs.format.Decoded;
+import io.linerate.jobs.format.JsonSerialization;
+import io.linerate.jobs.format.KafkaDecoding;
+import io.linerate.jobs.format.OutputJson;
+import io.linerate.jobs.format.PacketBatch;
+import io.linerate.jobs.format.PacketBatchTypeInfo;
+import io.linerate.jobs.format.PacketRecord;
+import io.linerate.jobs.format.PacketRecordTypeInfo;
+import io.linerate.jobs.format.SplitDecoded;
+import io.linerate.jobs.kafka.ExactlyOnceSink;
+import io.linerate.jobs.kafka.ExactlyOnceSource;
+import io.linerate.jobs.local.JobLauncher;
+import io.linerate.jobs.local.JobTopics;
+import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The {@code heavy-hitters} job: packet batches from a Kafka topic → per observation point and event-time window,
+ * the top-k items and every item that may weigh ≥ φ·N, with estimate and deterministic bounds → JSON reports to a
+ * Kafka topic, exactly once.
+ *
+ * <p>Pipeline: {@link ExactlyOnceSource} ({@code read_committed}, offsets in checkpoints) with
+ * {@link KafkaDecoding#packetBatches()} (binary v1) → {@link SplitDecoded} (undecodable records become dead
+ * letters) → watermarks from the batches' smallest packet timestamp, bounded out of orderness, per Kafka partition,
+ * idle partitions ignored after {@link Builder#idleness} → {@link HeavyHitterDetector#applyToBatches} keyed by the
+ * observation point, each packet with its own timestamp ({@link PacketRecord#TIMESTAMP}) → JSON through
+ * {@link OutputJson}: reports ({@value OutputJson#HEAVY_HITTER_REPORT}) to the output topic, alerts
+ * ({@value OutputJson#HEAVY_HITTER_ALERT}) to the alerts topic (the output topic unless set), dead letters
+ * ({@value OutputJson#DEAD_LETTER}), malformed and late packets ({@value OutputJson#REJECTED}, reasons
+ * {@code "late: ..."} for late ones) to the dead-letter topic — one {@link ExactlyOnceSink} per topic.
+ *
+ * <p>Guarantees (Space-Saving, m counters per sub-window; see docs/operators/heavy-hitters.md): N exact per
+ * window; every listed item has {@code lowerBound ≤ true weight ≤ upperBound}, {@code upperBound − lowerBound ≤
+ * N/m}; for tumbling windows no item of weight ≥ φ·N is missing (m > 1/φ is enforced); sliding windows state
+ * {@code unmonitoredBound} and {@code complete} in each report. A report is final: packets of a window already
+ * reported go to the dead-letter topic as late.
+ *
+ * <p>Every configuration error fails in {@link Builder#build()} (the detector is built there), naming the option.
+ * Checkpointing must be on ({@link ExactlyOnceSink} checks it when the job is defined).
+ */
+public final class HeavyHittersJob implements JobLauncher {
+
+  /** The job's name: Flink's job name, the consumer group and the transactional id prefix. */
+  public static final String NAME = "heavy-hitters";
+  /** Out-of-orderness allowed unless set. */
+  public static final Duration DEFAULT_OUT_OF_ORDERNESS = Duration.ofSeconds(5);
+  /** Idle time after which a partition no longer holds the watermark back, unless set. */
+  public static final Duration DEFAULT_IDLENESS = Duration.ofSeconds(30);
+  /** The tracker seed unless set (all sub-windows share it, so they merge). */
+  public static final long DEFAULT_SEED = 0x5EED_4EA7_1L;
+  /** Window weight below which fraction alerts stay quiet, unless set. */
+  public static final long DEFAULT_ALERT_MIN_WINDOW_WEIGHT = 1_000;
+  /** The reason prefix of late packets in the dead-letter topic. */
+  public static final String LATE_REASON = "late: the packet's window was already reported";
+
+  /** What a packet weighs. */
+  public enum Weight {
+    /** Every packet weighs 1: N counts packets. */
+    PACKETS,
+    /** A packet weighs its IP length: N counts bytes. */
+    BYTES;
+
+    @Override
+    public String toString() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** {@code packets} or {@code bytes}, any case. */
+    public static Weight parse(String value) {
+      for (Weight w : values()) {
+        if (w.toString().equalsIgnoreCase(value.trim())) {
+          return w;
+        }
+      }
+      throw new IllegalArgumentException("'" + value + "' is not a weight (packets or bytes)");
+    }
+  }
+
+  private final HeavyHitterDetector<PacketRecord, Integer> detector;
+  private final PacketItem item;
+  private final Weight weight;
+  private final Duration outOfOrderness;
+  private final Duration idleness;
+  private final String alertsTopic;
+  private final boolean bounded;
+  private final Duration transactionTimeout;
+
+  private HeavyHittersJob(Builder b, HeavyHitterDetector<PacketRecord, Integer> detector) {
+    this.detector = detector;
+    this.item = b.item;
+    this.weight = b.weight;
+    this.outOfOrderness = b.outOfOrderness;
+    this.idleness = b.idleness;
+    this.alertsTopic = b.alertsTopic;
+    this.bounded = b.bounded;
+    this.transactionTimeout = b.transactionTimeout;
+  }
+
+  /** A builder with every option at its default. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String description() {
+    Duration w = detector.windowSize();
+    Duration s = detector.slide();
+    return String.format(Locale.ROOT, "heavy hitters per observation point: top %d %s by %s, phi = %s, %s window%s, "
+        + "%d counters per sub-window", detector.k(), item, weight, detector.phi(), w.toString().substring(2)
+        .toLowerCase(Locale.ROOT), s.equals(w) ? "" : " sliding every " + s.toString().substring(2)
+        .toLowerCase(Locale.ROOT), detector.capacity());
+  }
+
+  /** The configured operator (window, k, φ, capacity…). */
+  public HeavyHitterDetector<PacketRecord, Integer> detector() {
+    return detector;
+  }
+
+  public PacketItem item() {
+    return item;
+  }
+
+  public Weight weight() {
+    return weight;
+  }
+
+  public Duration outOfOrderness() {
+    return outOfOrderness;
+  }
+
+  /** Zero: idleness detection off. */
+  public Duration idleness() {
+    return idleness;
+  }
+
+  /** The alerts topic, or the output topic when none was set. */
+  public String alertsTopic(JobTopics topics) {
+    return alertsTopic != null ? alertsTopic : topics.output();
+  }
+
+  /** The watermark strategy of the source: per partition, from each batch's smallest packet timestamp. */
+  WatermarkStrategy<Decoded<PacketBatch>> watermarks() {
+    WatermarkStrategy<Decoded<PacketBatch>> strategy = WatermarkStrategy
+        .<Decoded<PacketBatch>>forBoundedOutOfOrderness(outOfOrderness)
+        .withTimestampAssigner(new BatchTimestamp());
+    return idleness.isZero() ? strategy : strategy.withIdleness(idleness);
+  }
+
+  @Override
+  public void define(StreamExecutionEnvironment env, JobTopics topics) {
+    Objects.requireNonNull(env, "env");
+    Objects.requireNonNull(topics, "topics");
+    ExactlyOnceSink.checkCheckpointing(env.getCheckpointConfig(), transactionTimeout);
+    ExactlyOnceSource.Builder<Decoded<PacketBatch>> source = ExactlyOnceSource.builder(KafkaDecoding.packetBatches())
+        .bootstrapServers(topics.bootstrapServers())
+        .topics(topics.input())
+        .jobName(NAME);
+    if (bounded) {
+      source.bounded();
+    }
+    DataStream<Decoded<PacketBatch>> decoded = source.fromSource(env, watermarks());
+    SingleOutputStreamOperator<PacketBatch> batches = SplitDecoded.split(decoded, PacketBatchTypeInfo.INSTANCE)
+        .uid("split-dead-letters");
+    SingleOutputStreamOperator<HeavyHitterReport<Integer>> reports = detector.applyToBatches(batches,
+        PacketBatch.OBSERVATION_POINT, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE);
+    reports.uid("heavy-hitters").name("heavy hitters per observation point");
+
+    DataStream<byte[]> reportJson = reports
+        .map(new ToJson<>(OutputJson.<Integer>heavyHitterReports(), new ReportText(item)))
+        .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).name("reports as JSON").uid("reports-json");
+    DataStream<byte[]> alertJson = reports.getSideOutput(HeavyHitterDetector.alertTag(Types.INT))
+        .map(new ToJson<>(OutputJson.<Integer>heavyHitterAlerts(), new AlertText(item)))
+        .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).name("alerts as JSON").uid("alerts-json");
+    DataStream<byte[]> deadJson = batches.getSideOutput(DeadLetter.TAG)
+        .map(new ToJson<>(OutputJson.deadLetters(), null))
+        .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).name("dead letters as JSON")
+        .uid("dead-letters-json");
+    DataStream<byte[]> malformedJson = reports.getSideOutput(Rejected.tag(PacketRecordTypeInfo.INSTANCE))
+        .map(new ToJson<>(OutputJson.<PacketRecord>rejected(), null))
+        .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).name("malformed packets as JSON")
+        .uid("malformed-json");
+    DataStream<byte[]> lateJson = reports.getSideOutput(HeavyHitterDetector.lateTag(PacketRecordTypeInfo.INSTANCE))
+        .map(new LateJson())
+        .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).name("late packets as JSON").uid("late-json");
+
+    // one transactional sink per topic: two sinks with one transactional id prefix would fence each other
+    Map<String, List<DataStream<byte[]>>> byTopic = new LinkedHashMap<>();
+    byTopic.computeIfAbsent(topics.output(), t -> new ArrayList<>()).add(reportJson);
+    byTopic.computeIfAbsent(alertsTopic(topics), t -> new ArrayList<>()).add(alertJson);
+    byTopic.computeIfAbsent(topics.deadLetter(), t -> new ArrayList<>())
+        .addAll(List.of(deadJson, malformedJson, lateJson));
+    byTopic.forEach((topic, streams) -> {
+      DataStream<byte[]> all = streams.get(0);
+      for (DataStream<byte[]> s : streams.subList(1, streams.size())) {
+        all = all.union(s);
+      }
+      ExactlyOnceSink.builder(new RawBytes())
+          .bootstrapServers(topics.bootstrapServers())
+          .topic(topic)
+          .jobName(NAME)
+          .transactionTimeout(transactionTimeout)
+          .sinkTo(all);
+    });
+  }
+
+  /**
+   * Waits (at most {@code timeout}) until the output topic holds a committed report, then prints the latest
+   * window's top-k table per observation point. A run shorter than a window (plus the out-of-orderness) has no
+   * closed window: it prints that and still returns true — reports come per closed window, there is nothing to
+   * miss.
+   */
+  @Override
+  public boolean drain(JobTopics topics, long recordsFed, Duration timeout, PrintStream out)
+      throws InterruptedException {
+    try (TopKView view = TopKView.builder(topics.bootstrapServers(), topics.output()).rows(detector.k())
+        .terminal(false).build()) {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (recordsFed > 0 && view.reports().isEmpty() && System.nanoTime() < deadline) {
+        view.poll(Duration.ofMillis(500));
+      }
+      view.poll(Duration.ofMillis(200));
+      if (view.reports().isEmpty()) {
+        out.println("no window closed yet: reports come once the watermark passes a window's end (window "
+            + detector.windowSize() + ", out-of-orderness " + outOfOrderness + ")");
+      } else {
+        out.print(view.render());
+      }
+      return true;
+    }
+  }
+
+  /** The batch's smallest packet timestamp; dead letters never move the watermark. */
+  static final class BatchTimestamp implements SerializableTimestampAssigner<Decoded<PacketBatch>> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public long extractTimestamp(Decoded<PacketBatch> d, long recordTimestamp) {
+      return d.value != null ? d.value.minTimestamp() : Long.MIN_VALUE;
+    }
+  }
+
+  /** Rewrites a value before its JSON is written (address items to address text). */
+  interface Rewrite<T> extends java.io.Serializable {
+    T apply(T value);
+  }
+
+  /** A value as its {@link OutputJson} bytes. */
+  static final class ToJson<T> implements MapFunction<T, byte[]> {
+    private static final long serialVersionUID = 1L;
+    private final JsonSerialization<T> json;
+    private final Rewrite<T> rewrite;
+
+    ToJson(JsonSerialization<T> json, Rewrite<T> rewrite) {
+      this.json = json;
+      this.rewrite = rewrite;
+    }
+
+    @Override
+    public byte[] map(T value) {
+      return json.serialize(rewrite == null ? value : rewrite.apply(value));
+    }
+  }
+
+  /** Reports with items as text (addresses instead of hex). */
+  static final class ReportText implements Rewrite<HeavyHitterReport<Integer>> {
+    private static final long serialVersionUID = 1L;
+    private final PacketItem item;
+
+    ReportText(PacketItem item) {
+      this.item = item;
+    }
+
+    @Override
+    public HeavyHitterReport<Integer> apply(HeavyHitterReport<Integer> r) {
+      if (item != PacketItem.FIVE_TUPLE && r.items != null) {
+        for (ReportedItem i : r.items) {
+          i.item = item.text(i.item);
+        }
+      }
+      return r;
+    }
+  }
+
+  /** Alerts with the item as text. */
+  static final class AlertText implements Rewrite<HeavyHitterAlert<Integer>> {
+    private static final long serialVersionUID = 1L;
+    private final PacketItem item;
+
+    AlertText(PacketItem item) {
+      this.item = item;
+    }
+
+    @Override
+    public HeavyHitterAlert<Integer> apply(HeavyHitterAlert<Integer> a) {
+      a.item = item.text(a.item);
+      return a;
+    }
+  }
+
+  /** A late packet as a {@value OutputJson#REJECTED} record with reason {@link #LATE_REASON}. */
+  static final class LateJson implements MapFunction<PacketRecord, byte[]> {
+    private static final long serialVersionUID = 1L;
+    private final JsonSerialization<Rejected<PacketRecord>> json = OutputJson.rejected();
+
+    @Override
+    public byte[] map(PacketRecord p) {
+      return json.serialize(new Rejected<>(p, LATE_REASON));
+    }
+  }
+
+  /** The JSON bytes as the record value. */
+  static final class RawBytes implements SerializationSchema<byte[]> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public byte[] serialize(byte[] element) {
+      return element;
+    }
+  }
+
+  /** Options of a {@link HeavyHittersJob}; {@link #build()} checks them all. */
+  public static final class Builder {
+    private Duration window = HeavyHitterDetector.DEFAULT_WINDOW;
+    private Duration slide;
+    private int topK = HeavyHitterDetector.DEFAULT_K;
+    private double phi = HeavyHitterDetector.DEFAULT_PHI;
+    private Weight weight = Weight.PACKETS;
+    private PacketItem item = PacketItem.FIVE_TUPLE;
+    private long alertWeight;
+    private double alertFraction;
+    private long alertMinWindowWeight = DEFAULT_ALERT_MIN_WINDOW_WEIGHT;
+    private int capacity;
+    private long memoryBudget;
+    private long seed = DEFAULT_SEED;
+    private Duration outOfOrderness = DEFAULT_OUT_OF_ORDERNESS;
+    private Duration idleness = DEFAULT_IDLENESS;
+    private String alertsTopic;
+    private boolean bounded;
+    private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
+
+    private Builder() {}
+
+    /** Window size (default 1 minute); tumbling unless {@link #slide} is set. */
+    public Builder window(Duration window) {
+      this.window = Objects.requireNonNull(window, "window");
+      return this;
+    }
+
+    /** Slide of a sliding window; null or equal to the window: tumbling (default). */
+    public Builder slide(Duration slide) {
+      this.slide = slide;
+      return this;
+    }
+
+    /** Items per report at least (default 10). */
+    public Builder topK(int topK) {
+      this.topK = topK;
+      return this;
+    }
+
+    /** Items whose upper bound is ≥ φ·N are reported too (default 0.01). */
+    public Builder phi(double phi) {
+      this.phi = phi;
+      return this;
+    }
+
+    /** Packets (default) or bytes. */
+    public Builder weight(Weight weight) {
+      this.weight = Objects.requireNonNull(weight, "weight");
+      return this;
+    }
+
+    /** What is counted (default the 5-tuple). */
+    public Builder item(PacketItem item) {
+      this.item = Objects.requireNonNull(item, "item");
+      return this;
+    }
+
+    /** Alert when an item's estimate reaches this weight within a (sub-)window; 0: off (default). */
+    public Builder alertAtWeight(long weight) {
+      this.alertWeight = weight;
+      return this;
+    }
+
+    /**
+     * Alert when an item reaches {@code fraction} of the (sub-)window's weight so far, once that weight is ≥
+     * {@code minWindowWeight}; fraction 0: off (default).
+     */
+    public Builder alertAtFraction(double fraction, long minWindowWeight) {
+      this.alertFraction = fraction;
+      this.alertMinWindowWeight = minWindowWeight;
+      return this;
+    }
+
+    /** Counters per sub-window tracker; 0: the operator's default 4·max(k, ⌈1/φ⌉). */
+    public Builder capacity(int capacity) {
+      this.capacity = capacity;
+      return this;
+    }
+
+    /** Bytes per sub-window tracker instead of a capacity; 0: none (default). */
+    public Builder memoryBudget(long bytes) {
+      this.memoryBudget = bytes;
+      return this;
+    }
+
+    /** Tracker seed (default {@link #DEFAULT_SEED}); must stay the same across restores. */
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    /** How far packets may arrive behind the newest one of their partition (default 5 s). */
+    public Builder outOfOrderness(Duration outOfOrderness) {
+      this.outOfOrderness = Objects.requireNonNull(outOfOrderness, "outOfOrderness");
+      return this;
+    }
+
+    /** Wall-clock time after which a partition without records stops holding the watermark back; 0: never. */
+    public Builder idleness(Duration idleness) {
+      this.idleness = Objects.requireNonNull(idleness, "idleness");
+      return this;
+    }
+
+    /** Topic of the alerts; null (default): the output topic, next to the reports. */
+    public Builder alertsTopic(String alertsTopic) {
+      this.alertsTopic = alertsTopic == null || alertsTopic.isBlank() ? null : alertsTopic.trim();
+      return this;
+    }
+
+    /** Read the input topic up to its end offsets at start, then finish (tests, replays); default unbounded. */
+    public Builder bounded(boolean bounded) {
+      this.bounded = bounded;
+      return this;
+    }
+
+    /** Transaction timeout of the Kafka sinks (default {@link ExactlyOnceSink#DEFAULT_TRANSACTION_TIMEOUT}). */
+    public Builder transactionTimeout(Duration transactionTimeout) {
+      this.transactionTimeout = Objects.requireNonNull(transactionTimeout, "transactionTimeout");
+      return this;
+    }
+
+    /**
+     * The job; builds the detector, so any error in the window, k, φ, capacity, memory budget or alert options
+     * fails here, naming the option.
+     *
+     * @throws IllegalArgumentException naming the option and its limit
+     */
+    public HeavyHittersJob build() {
+      if (outOfOrderness.isNegative()) {
+        throw new IllegalArgumentException("outOfOrderness must be >= 0, got " + outOfOrderness);
+      }
+      if (idleness.isNegative()) {
+        throw new IllegalArgumentException("idleness must be >= 0 (0: off), got " + idleness);
+      }
+      if (alertWeight < 0) {
+        throw new IllegalArgumentException("alertAtWeight must be >= 0 (0: off), got " + alertWeight);
+      }
+      if (alertFraction < 0 || alertFraction > 1 || Double.isNaN(alertFraction)) {
+        throw new IllegalArgumentException("alertFraction must be in [0, 1] (0: off), got " + alertFraction);
+      }
+      if (alertMinWindowWeight < 0) {
+        throw new IllegalArgumentException("alertMinWindowWeight must be >= 0, got " + alertMinWindowWeight);
+      }
+      if (capacity < 0) {
+        throw new IllegalArgumentException("capacity must be >= 0 (0: default), got " + capacity);
+      }
+      if (memoryBudget < 0) {
+        throw new IllegalArgumentException("memoryBudget must be >= 0 (0: none), got " + memoryBudget);
+      }
+      if (capacity > 0 && memoryBudget > 0) {
+        throw new IllegalArgumentException("capacity and memoryBudget exclude each other, got capacity " + capacity
+            + " and memoryBudget " + memoryBudget);
+      }
+      HeavyHitterDetector.Builder<PacketRecord, Integer> b = HeavyHitterDetector
+          .builder(PacketRecord::observationPoint, item.selector())
+          .weight(weight == Weight.BYTES ? PacketRecord.LENGTH : WeightOf.one())
+          .timestamps(PacketRecord.TIMESTAMP)
+          .topK(topK)
+          .phi(phi)
+          .seed(seed);
+      if (slide == null || slide.equals(window)) {
+        b.tumbling(window);
+      } else {
+        b.sliding(window, slide);
+      }
+      if (capacity > 0) {
+        b.capacity(capacity);
+      } else if (memoryBudget > 0) {
+        b.memoryBudget(memoryBudget);
+      }
+      if (alertWeight > 0) {
+        b.alertAtWeight(alertWeight);
+      }
+      if (alertFraction > 0) {
+        b.alertAtFraction(alertFraction, alertMinWindowWeight);
+      }
+      return new HeavyHittersJob(this, b.build());
+    }
+  }
+}

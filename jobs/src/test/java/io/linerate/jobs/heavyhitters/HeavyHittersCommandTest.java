@@ -1,0 +1,130 @@
+package io.linerate.jobs.heavyhitters;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import io.linerate.flink.heavyhitters.HeavyHitterDetector;
+import io.linerate.jobs.cli.Main;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code linerate heavy-hitters}: registered in {@link Main}, {@code --help} gives every option a default, values
+ * reach the job, and bad values or combinations fail with the option named before anything runs.
+ */
+class HeavyHittersCommandTest {
+
+  private record Run(int exitCode, String out, String err) {}
+
+  private static Run run(String... args) {
+    CommandLine cl = Main.commandLine().setUsageHelpWidth(400);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    return new Run(cl.execute(args), out.toString(), err.toString());
+  }
+
+  private static HeavyHittersCommand parse(String... args) {
+    HeavyHittersCommand cmd = new HeavyHittersCommand();
+    new CommandLine(cmd).parseArgs(args);
+    return cmd;
+  }
+
+  @Test
+  void helpListsEveryOptionWithADefault() {
+    Run help = run("heavy-hitters", "--help");
+    assertThat(help.exitCode()).isZero();
+    List<String> options = List.of("--window", "--slide", "--top-k", "--phi", "--weight", "--item", "--capacity",
+        "--memory-budget", "--seed", "--alert-weight", "--alert-fraction", "--alert-min-window-weight",
+        "--out-of-orderness", "--idleness", "--alerts-topic", "--bounded", "--bootstrap-servers", "--input-topic",
+        "--output-topic", "--dead-letter-topic", "--parallelism", "--checkpoint-interval", "--state-backend",
+        "--checkpoint-dir");
+    List<String> lines = help.out().lines().map(String::strip).collect(Collectors.toList());
+    for (String option : options) {
+      int at = -1;
+      for (int i = 0; i < lines.size() && at < 0; i++) {
+        if (lines.get(i).startsWith(option + "=") || lines.get(i).startsWith(option + " ")
+            || lines.get(i).equals(option)) {
+          at = i;
+        }
+      }
+      assertThat(at).as(option + " in\n" + help.out()).isNotNegative();
+      // the entry: the option's line and the description lines under it
+      StringBuilder line = new StringBuilder(lines.get(at));
+      for (int j = at + 1; j < lines.size() && !lines.get(j).startsWith("-") && !lines.get(j).isEmpty(); j++) {
+        line.append(' ').append(lines.get(j));
+      }
+      assertThat(line.toString()).as(option).containsPattern("\\(default: [^)]*\\)$");
+    }
+    assertThat(help.out()).contains("(default: 1m)").contains("(default: five-tuple)").contains("(default: packets)");
+  }
+
+  @Test
+  void defaultsAndGivenValuesReachTheJob() {
+    HeavyHittersJob defaults = parse().job();
+    HeavyHitterDetector<?, ?> d = defaults.detector();
+    assertThat(d.windowSize()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(d.slide()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(d.k()).isEqualTo(10);
+    assertThat(d.phi()).isEqualTo(0.01);
+    assertThat(d.capacity()).isEqualTo(400); // 4 * max(k, ceil(1/phi))
+    assertThat(defaults.item()).isEqualTo(PacketItem.FIVE_TUPLE);
+    assertThat(defaults.weight()).isEqualTo(HeavyHittersJob.Weight.PACKETS);
+    assertThat(defaults.outOfOrderness()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(defaults.idleness()).isEqualTo(Duration.ofSeconds(30));
+    HeavyHittersCommand cmd0 = parse();
+    assertThat(defaults.alertsTopic(cmd0.topics())).isEqualTo("alerts");
+
+    HeavyHittersCommand cmd = parse("--window", "5m", "--slide", "1m", "--top-k", "20", "--phi", "0.05",
+        "--weight", "BYTES", "--item", "src-address", "--capacity", "100", "--out-of-orderness", "2s",
+        "--idleness", "0s", "--alerts-topic", "", "--output-topic", "hh", "--parallelism", "2");
+    HeavyHittersJob job = cmd.job();
+    assertThat(job.detector().windowSize()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(job.detector().slide()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(job.detector().subWindows()).isEqualTo(5);
+    assertThat(job.detector().k()).isEqualTo(20);
+    assertThat(job.detector().capacity()).isEqualTo(100);
+    assertThat(job.item()).isEqualTo(PacketItem.SRC_ADDRESS);
+    assertThat(job.weight()).isEqualTo(HeavyHittersJob.Weight.BYTES);
+    assertThat(job.idleness()).isZero();
+    assertThat(job.alertsTopic(cmd.topics())).isEqualTo("hh");
+    assertThat(cmd.flink().parallelism()).isEqualTo(2);
+  }
+
+  @Test
+  void badValuesAndCombinationsFailNamingTheOption() {
+    String[][] cases = {
+        {"--window", "0s", "--window"}, {"--slide", "-1s", "--slide"}, {"--top-k", "0", "--top-k"},
+        {"--phi", "1", "--phi"}, {"--phi", "0", "--phi"}, {"--weight", "flows", "--weight"},
+        {"--item", "port", "--item"}, {"--capacity", "-1", "--capacity"}, {"--memory-budget", "-5", "--memory-budget"},
+        {"--alert-fraction", "1.5", "--alert-fraction"}, {"--alert-weight", "-1", "--alert-weight"},
+        {"--out-of-orderness", "-1s", "--out-of-orderness"}, {"--idleness", "soon", "--idleness"},
+    };
+    for (String[] c : cases) {
+      Run r = run("heavy-hitters", c[0], c[1]);
+      assertThat(r.exitCode()).as(c[0] + " " + c[1]).isEqualTo(2);
+      assertThat(r.err().lines().findFirst().orElse("")).as(c[0] + " " + c[1]).contains(c[2]);
+    }
+    // combinations: checked when the job is built, before anything connects or runs
+    Run notMultiple = run("heavy-hitters", "--window", "10s", "--slide", "3s");
+    assertThat(notMultiple.exitCode()).isEqualTo(2);
+    assertThat(notMultiple.err()).contains("--window/--slide").contains("multiple");
+    Run tooSmall = run("heavy-hitters", "--capacity", "5");
+    assertThat(tooSmall.exitCode()).isEqualTo(2);
+    assertThat(tooSmall.err()).contains("capacity").contains("--capacity");
+  }
+
+  @Test
+  void addressItemsAreReportedAsAddresses() {
+    assertThat(PacketItem.SRC_ADDRESS.text("0a000102")).isEqualTo("10.0.1.2");
+    assertThat(PacketItem.DST_ADDRESS.text("20010db8000000000000000000000001")).isEqualTo("2001:db8::1");
+    assertThat(PacketItem.FIVE_TUPLE.text("10.0.0.1 10.0.0.2 1 2 6")).isEqualTo("10.0.0.1 10.0.0.2 1 2 6");
+    assertThat(PacketItem.parse("DST-Address")).isEqualTo(PacketItem.DST_ADDRESS);
+  }
+}

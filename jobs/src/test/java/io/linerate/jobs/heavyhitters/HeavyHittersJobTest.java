@@ -1,0 +1,462 @@
+package io.linerate.jobs.heavyhitters;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.linerate.jobs.format.OutputJson;
+import io.linerate.jobs.format.PacketBatch;
+import io.linerate.jobs.format.PacketBatchCodec;
+import io.linerate.jobs.format.PacketRecord;
+import io.linerate.jobs.kafka.KafkaBrokerExtension;
+import io.linerate.jobs.kafka.TopicReader;
+import io.linerate.jobs.local.JobTopics;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.IntegerSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The heavy-hitters job end to end: encoded packet batches (Zipf flows with fixed seeds, injected heavy flows,
+ * garbage records, one batch sent after its window) in a real Kafka topic → the job on a MiniCluster (parallelism
+ * 2, checkpointing on, exactly-once sinks, bounded source) → reports, alerts and dead letters read back with
+ * {@code read_committed}, compared with the exact per-window counts computed here.
+ *
+ * <p>Why it can fail: a report with a wrong N, a missing window or observation point, an item above φ·N not
+ * listed (recall below 1), a bound that excludes the true weight, an error above N/m (Space-Saving, Metwally et al.
+ * 2005), a missed alert, or garbage that is not dead-lettered with its position and reason.
+ */
+class HeavyHittersJobTest {
+
+  @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = new MiniClusterExtension(
+      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+  static final long WINDOW_MS = 10_000;
+  /** Aligned to the window: 2025-11-21T10:00:00Z. */
+  static final long T0 = 1_763_719_200_000L;
+  static final int WINDOWS = 3;
+  static final int PACKETS_PER_WINDOW = 2_000;
+  static final int BATCH = 50;
+  static final int FLOWS = 2_000;
+  static final double SKEW = 1.1;
+  static final double PHI = 0.02;
+  static final int K = 5;
+
+  /** Per observation point and window start: exact weight per item text. */
+  final Map<Integer, Map<Long, Map<String, Long>>> truth = new HashMap<>();
+  final Set<String> garbagePositions = new HashSet<>();
+  PacketItem item;
+  HeavyHittersJob.Weight weight;
+  int lateSent;
+
+  /**
+   * Bounded: the job reads the topic to its end and finishes; every window is reported at the end of the input.
+   * The late batch (window 0, sent after windows 1 and 2 of its partition) is late exactly when a periodic
+   * watermark past window 0 was emitted before it was read — all of the batch or none, both checked.
+   */
+  @Test
+  @Timeout(150)
+  void boundedRunOfFlowsByBytes() throws Exception {
+    item = PacketItem.FIVE_TUPLE;
+    weight = HeavyHittersJob.Weight.BYTES;
+    JobTopics topics = topics("b");
+    KafkaProducer<Integer, byte[]> producer = producer();
+    try (producer) {
+      produceWindows(producer, topics.input());
+      produceLateBatch(producer, topics.input());
+    }
+    HeavyHittersJob job = job(topics, true, 150_000);
+    StreamExecutionEnvironment env = environment();
+    job.define(env, topics);
+    env.executeAsync(job.name()).getJobExecutionResult().get(120, TimeUnit.SECONDS);
+    check(job, topics, false, 150_000);
+  }
+
+  /**
+   * Unbounded, cancelled once the expected output is committed: the late batch is sent only after the reports of
+   * window 0 were committed (so the watermark had passed it: late for certain), followed by one batch per
+   * partition far ahead (not counted in the truth) that moves the watermark past windows 1 and 2.
+   */
+  @Test
+  @Timeout(150)
+  void unboundedRunOfSourceAddressesByPacketsWithLatePackets() throws Exception {
+    item = PacketItem.SRC_ADDRESS;
+    weight = HeavyHittersJob.Weight.PACKETS;
+    JobTopics topics = topics("u");
+    HeavyHittersJob job = job(topics, false, 300);
+    StreamExecutionEnvironment env = environment();
+    job.define(env, topics);
+    JobClient client = env.executeAsync(job.name());
+    try (KafkaProducer<Integer, byte[]> producer = producer()) {
+      produceWindows(producer, topics.input());
+      awaitRecords(topics.output(), r -> r.stream().filter(v -> v.contains("\"window_start\":" + T0 + ",")).count() == 2);
+      produceLateBatch(producer, topics.input());
+      for (int op = 0; op < 2; op++) {
+        PacketBatch ahead = new PacketBatch(op);
+        ahead.addIpv4(T0 + 10 * WINDOW_MS, 0x0B000001, 0x0B000002, 1, 2, 6, 0, 100);
+        send(producer, topics.input(), op, PacketBatchCodec.encode(ahead));
+      }
+    }
+    awaitRecords(topics.output(), r -> r.size() >= 2 * WINDOWS);
+    awaitRecords(topics.deadLetter(), r -> r.size() >= garbagePositions.size() + lateSent);
+    Thread.sleep(1_000); // a few more checkpoints: every sink has committed what the last one holds
+    client.cancel().get(60, TimeUnit.SECONDS);
+    check(job, topics, true, 300);
+  }
+
+  /**
+   * The {@code heavy-hitters} command itself, as {@code flink run} executes it: options parsed, the job built and
+   * run through {@code StreamExecutionEnvironment.getExecutionEnvironment(..)} (here the test cluster's context
+   * environment, as the cluster's under {@code flink run}), {@code --bounded} so it returns.
+   */
+  @Test
+  @Timeout(150)
+  void theCommandRunsTheSameJob() throws Exception {
+    item = PacketItem.FIVE_TUPLE;
+    weight = HeavyHittersJob.Weight.PACKETS;
+    JobTopics topics = topics("c");
+    try (KafkaProducer<Integer, byte[]> producer = producer()) {
+      produceWindows(producer, topics.input());
+    }
+    String[] args = {"--bootstrap-servers", topics.bootstrapServers(), "--input-topic", topics.input(),
+        "--output-topic", topics.output(), "--dead-letter-topic", topics.deadLetter(), "--alerts-topic", "c-alerts",
+        "--window", "10s", "--top-k", "" + K, "--phi", "" + PHI, "--alert-weight", "300", "--out-of-orderness", "1s",
+        "--parallelism", "2", "--checkpoint-interval", "200ms", "--bounded"};
+    String[] all = new String[args.length + 1];
+    all[0] = "heavy-hitters";
+    System.arraycopy(args, 0, all, 1, args.length);
+    assertThat(io.linerate.jobs.cli.Main.commandLine().execute(all)).isZero();
+    HeavyHittersCommand parsed = new HeavyHittersCommand();
+    new picocli.CommandLine(parsed).parseArgs(args);
+    check(parsed.job(), topics, false, 300);
+  }
+
+  private static JobTopics topics(String prefix) throws InterruptedException {
+    JobTopics topics = new JobTopics(KAFKA.bootstrapServers(), prefix + "-packets", prefix + "-reports",
+        prefix + "-dead-letters");
+    String[] names = {topics.input(), topics.output(), topics.deadLetter(), prefix + "-alerts"};
+    try {
+      KAFKA.broker().createTopics(2, names);
+    } catch (IllegalStateException e) {
+      // EmbeddedKafka describes the topics right after creating them, and a describe can still meet
+      // UnknownTopicOrPartition while the new topics' metadata propagates: the topics were created, wait for them
+      if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+        throw e;
+      }
+      awaitTopics(names);
+    }
+    return topics;
+  }
+
+  private static void awaitTopics(String... names) throws InterruptedException {
+    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+        Map.<String, Object>of("bootstrap.servers", KAFKA.bootstrapServers()))) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) {
+        try {
+          admin.describeTopics(List.of(names)).allTopicNames().get(10, TimeUnit.SECONDS);
+          return;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException retry) {
+          if (System.nanoTime() > deadline) {
+            throw new AssertionError("topics " + List.of(names) + " not visible", retry);
+          }
+          Thread.sleep(50);
+        }
+      }
+    }
+  }
+
+  private HeavyHittersJob job(JobTopics topics, boolean bounded, long alertAt) {
+    return HeavyHittersJob.builder()
+        .window(Duration.ofMillis(WINDOW_MS))
+        .topK(K).phi(PHI)
+        .item(item)
+        .weight(weight)
+        .alertAtWeight(alertAt)
+        .outOfOrderness(Duration.ofSeconds(1))
+        .alertsTopic(topics.input().replace("-packets", "-alerts"))
+        .bounded(bounded)
+        .transactionTimeout(Duration.ofMinutes(1))
+        .build();
+  }
+
+  private static StreamExecutionEnvironment environment() {
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(2);
+    env.enableCheckpointing(200);
+    return env;
+  }
+
+  private static void awaitRecords(String topic, java.util.function.Predicate<List<String>> done)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    List<String> values;
+    while (!done.test(values = TopicReader.readAll(KAFKA.bootstrapServers(), topic, true))) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("topic " + topic + " holds only " + values);
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  private void check(HeavyHittersJob job, JobTopics topics, boolean lateForCertain, long alertAt) throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    List<JsonNode> reports = read(json, topics.output());
+    List<JsonNode> alertNodes = read(json, job.alertsTopic(topics));
+    List<JsonNode> dead = read(json, topics.deadLetter());
+    int m = job.detector().capacity();
+    System.out.printf("heavy-hitters job (%s by %s): %d reports, %d alerts, %d dead-letter records; m = %d%n",
+        item, weight, reports.size(), alertNodes.size(), dead.size(), m);
+
+    List<JsonNode> late = dead.stream().filter(n -> n.get("type").asText().equals(OutputJson.REJECTED)).toList();
+    assertThat(late).allMatch(n -> n.get("reason").asText().equals(HeavyHittersJob.LATE_REASON));
+    if (lateForCertain) {
+      assertThat(late).hasSize(lateSent);
+    } else {
+      assertThat(late.size()).as("late packets: all of the late batch or none").isIn(0, lateSent);
+    }
+    System.out.printf("late batch: %d of %d packets dead-lettered as late%n", late.size(), lateSent);
+    if (!late.isEmpty()) {
+      // dead-lettered as late: counted in no window, so not in the truth either
+      Map<String, Long> w0 = truth.get(0).get(T0);
+      for (JsonNode n : late) {
+        JsonNode p = n.get("record");
+        assertThat(p.get("timestamp").asLong()).isBetween(T0, T0 + WINDOW_MS - 1);
+        String key = item == PacketItem.SRC_ADDRESS ? p.get("src_addr").asText()
+            : p.get("src_addr").asText() + " " + p.get("dst_addr").asText() + " " + p.get("src_port").asInt()
+                + " " + p.get("dst_port").asInt() + " " + p.get("protocol").asInt();
+        w0.merge(key, weight == HeavyHittersJob.Weight.BYTES ? -p.get("length").asLong() : -1L, Long::sum);
+      }
+      w0.values().removeIf(v -> v == 0);
+    }
+
+    // garbage: one dead letter per garbage record, at its partition and offset, with a reason
+    List<JsonNode> letters = dead.stream().filter(n -> n.get("type").asText().equals(OutputJson.DEAD_LETTER)).toList();
+    assertThat(letters).extracting(n -> n.get("partition").asInt() + "@" + n.get("offset").asLong())
+        .containsExactlyInAnyOrderElementsOf(garbagePositions);
+    assertThat(letters).extracting(n -> n.get("reason").asText()).allMatch(r -> !r.isBlank())
+        .anyMatch(r -> r.startsWith("bad magic")).anyMatch(r -> r.startsWith("unknown version 7"))
+        .anyMatch(r -> r.contains("no value"));
+    assertThat(dead).hasSize(letters.size() + late.size());
+
+    // one report per observation point and window with data, N exact, recall 1.0 above φN, bounds hold
+    Map<String, JsonNode> byWindow = new HashMap<>();
+    for (JsonNode r : reports) {
+      assertThat(r.get("type").asText()).isEqualTo(OutputJson.HEAVY_HITTER_REPORT);
+      assertThat(byWindow.put(r.get("scope").asInt() + "@" + r.get("window_start").asLong(), r)).as("duplicate").isNull();
+    }
+    Set<String> expectedWindows = new HashSet<>();
+    int heavyChecked = 0;
+    for (var op : truth.entrySet()) {
+      for (var w : op.getValue().entrySet()) {
+        String key = op.getKey() + "@" + w.getKey();
+        expectedWindows.add(key);
+        JsonNode r = byWindow.get(key);
+        assertThat(r).as("report of " + key).isNotNull();
+        long n = w.getValue().values().stream().mapToLong(Long::longValue).sum();
+        assertThat(r.get("total_weight").asLong()).as("N of " + key).isEqualTo(n);
+        assertThat(r.get("window_end").asLong()).isEqualTo(w.getKey() + WINDOW_MS);
+        assertThat(r.get("complete").asBoolean()).isTrue();
+        Map<String, JsonNode> listed = new HashMap<>();
+        r.get("items").forEach(i -> listed.put(i.get("item").asText(), i));
+        assertThat(listed.size()).isGreaterThanOrEqualTo(K);
+        for (var item : w.getValue().entrySet()) {
+          if (item.getValue() >= PHI * n) {
+            heavyChecked++;
+            assertThat(listed).as("recall: " + item.getKey() + " weighs " + item.getValue() + " >= phi*N in " + key)
+                .containsKey(item.getKey());
+            assertThat(listed.get(item.getKey()).get("heavy").asBoolean()).isTrue();
+          }
+        }
+        for (JsonNode i : listed.values()) {
+          long trueWeight = w.getValue().getOrDefault(i.get("item").asText(), 0L);
+          assertThat(trueWeight).as("bounds of " + i + " in " + key)
+              .isBetween(i.get("lower_bound").asLong(), i.get("upper_bound").asLong());
+          // Space-Saving: upper − lower ≤ c_min ≤ N/m
+          assertThat(i.get("upper_bound").asLong() - i.get("lower_bound").asLong()).isLessThanOrEqualTo(n / m);
+        }
+        assertThat(r.get("unmonitored_bound").asLong()).isLessThan((long) (PHI * n));
+        // more distinct items than counters: the tracker evicted, so the bounds are tested, not trivially exact
+        assertThat(w.getValue().size()).isGreaterThan(m);
+        assertThat(r.get("unmonitored_bound").asLong()).isPositive();
+      }
+    }
+    assertThat(byWindow.keySet()).containsExactlyInAnyOrderElementsOf(expectedWindows);
+    assertThat(heavyChecked).as("heavy items checked").isGreaterThan(12);
+
+    // alerts: each item whose true weight in a window reaches the threshold is alerted once in that window
+    // (the estimate is an upper bound, so it crosses no later than the true weight does); an alerted item's true
+    // weight is at least threshold − N/m
+    Map<String, JsonNode> alerted = new HashMap<>();
+    for (JsonNode a : alertNodes) {
+      String key = a.get("scope").asInt() + "@" + a.get("window_start").asLong() + " " + a.get("item").asText();
+      assertThat(alerted.put(key, a)).as("one alert per item and window: " + key).isNull();
+    }
+    int mustAlert = 0;
+    for (var op : truth.entrySet()) {
+      for (var w : op.getValue().entrySet()) {
+        long n = w.getValue().values().stream().mapToLong(Long::longValue).sum();
+        for (var item : w.getValue().entrySet()) {
+          String key = op.getKey() + "@" + w.getKey() + " " + item.getKey();
+          if (item.getValue() >= alertAt) {
+            mustAlert++;
+            assertThat(alerted).as("alert for " + key).containsKey(key);
+          }
+          if (alerted.containsKey(key)) {
+            assertThat(item.getValue()).isGreaterThanOrEqualTo(alertAt - n / m);
+          }
+        }
+      }
+    }
+    assertThat(mustAlert).as("injected heavy flows cross the alert threshold").isGreaterThanOrEqualTo(2);
+    for (JsonNode a : alertNodes) {
+      assertThat(truth.get(a.get("scope").asInt())).containsKey(a.get("window_start").asLong());
+    }
+
+    // the demo's view renders the last window of each observation point
+    TopKView view = TopKView.offline().rows(3).terminal(false).build();
+    reports.forEach(r -> view.accept(r.toString()));
+    assertThat(view.reports()).containsOnlyKeys("0", "1");
+    assertThat(view.reports().get("0").windowStart()).isEqualTo(T0 + (WINDOWS - 1) * WINDOW_MS);
+    System.out.print(view.render());
+  }
+
+  private static List<JsonNode> read(ObjectMapper json, String topic) throws Exception {
+    List<JsonNode> nodes = new ArrayList<>();
+    for (String v : TopicReader.readAll(KAFKA.bootstrapServers(), topic, true)) {
+      nodes.add(json.readTree(v));
+    }
+    return nodes;
+  }
+
+  private static KafkaProducer<Integer, byte[]> producer() {
+    return new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
+        ProducerConfig.ACKS_CONFIG, "all",
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, IntegerSerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()));
+  }
+
+  /**
+   * Two observation points, each in its own partition (0 and 1), {@value #WINDOWS} windows of
+   * {@value #PACKETS_PER_WINDOW} packets in time order in batches of {@value #BATCH}, Zipf(1.1) over
+   * {@value #FLOWS} flows per point (seeds 1, 2), an injected heavy flow (25 % of the packets of window 1 at point
+   * 0, 20 % of window 2 at point 1), and garbage records (bad magic, unknown version, null value) every 25 batches.
+   */
+  private void produceWindows(KafkaProducer<Integer, byte[]> producer, String topic) throws Exception {
+    for (int op = 0; op < 2; op++) {
+      SplittableRandom rnd = new SplittableRandom(op + 1);
+      double[] cdf = zipfCdf(FLOWS, SKEW);
+      PacketBatch batch = new PacketBatch(op, BATCH);
+      int batches = 0;
+      for (int w = 0; w < WINDOWS; w++) {
+        long start = T0 + w * WINDOW_MS;
+        for (int i = 0; i < PACKETS_PER_WINDOW; i++) {
+          long t = start + (long) i * WINDOW_MS / PACKETS_PER_WINDOW;
+          boolean heavy = (op == 0 && w == 1 && rnd.nextInt(100) < 25) || (op == 1 && w == 2 && rnd.nextInt(100) < 20);
+          int flow = heavy ? 10_000 + op : sample(cdf, rnd);
+          addPacket(batch, op, start, t, flow, rnd.nextInt(40, 1500));
+          if (batch.size() == BATCH) {
+            send(producer, topic, op, PacketBatchCodec.encode(batch));
+            batch.clear(op);
+            if (++batches % 25 == 0) {
+              sendGarbage(producer, topic, op, batches / 25);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** A batch of window 0 at observation point 0, after its later windows. */
+  private void produceLateBatch(KafkaProducer<Integer, byte[]> producer, String topic) throws Exception {
+    SplittableRandom rnd = new SplittableRandom(99);
+    double[] cdf = zipfCdf(FLOWS, SKEW);
+    PacketBatch batch = new PacketBatch(0, BATCH);
+    for (int i = 0; i < BATCH; i++) {
+      addPacket(batch, 0, T0, T0 + 100 + i, sample(cdf, rnd), rnd.nextInt(40, 1500));
+    }
+    send(producer, topic, 0, PacketBatchCodec.encode(batch));
+    lateSent = BATCH;
+  }
+
+  private void addPacket(PacketBatch batch, int op, long windowStart, long t, int flow, int length) {
+    int src = 0x0A000000 | (op << 16) | flow;
+    batch.addIpv4(t, src, 0xC0A80001, 1024 + flow % 50_000, 443, flow % 3 == 0 ? 17 : 6, 0, length);
+    PacketRecord p = batch.get(batch.size() - 1);
+    String key = item == PacketItem.SRC_ADDRESS ? p.srcAddress()
+        : p.srcAddress() + " " + p.dstAddress() + " " + p.srcPort() + " " + p.dstPort() + " " + p.protocol();
+    truth.computeIfAbsent(op, o -> new HashMap<>()).computeIfAbsent(windowStart, s -> new HashMap<>())
+        .merge(key, weight == HeavyHittersJob.Weight.BYTES ? (long) length : 1L, Long::sum);
+  }
+
+  private static void send(KafkaProducer<Integer, byte[]> producer, String topic, int op, byte[] value)
+      throws Exception {
+    producer.send(new ProducerRecord<>(topic, op, op, value)).get();
+  }
+
+  private void sendGarbage(KafkaProducer<Integer, byte[]> producer, String topic, int op, int n) throws Exception {
+    byte[] value;
+    switch (n % 3) {
+      case 0:
+        value = "not a batch".getBytes(StandardCharsets.UTF_8);
+        break;
+      case 1:
+        PacketBatch b = new PacketBatch(op);
+        b.addIpv4(T0, 1, 2, 3, 4, 6, 0, 100);
+        value = PacketBatchCodec.encode(b);
+        value[2] = 7; // unknown version
+        break;
+      default:
+        value = null;
+    }
+    RecordMetadata md = producer.send(new ProducerRecord<>(topic, op, op, value)).get();
+    garbagePositions.add(md.partition() + "@" + md.offset());
+  }
+
+  static double[] zipfCdf(int n, double s) {
+    double[] cdf = new double[n];
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+      sum += 1 / Math.pow(i + 1, s);
+      cdf[i] = sum;
+    }
+    for (int i = 0; i < n; i++) {
+      cdf[i] /= sum;
+    }
+    return cdf;
+  }
+
+  static int sample(double[] cdf, SplittableRandom rnd) {
+    double u = rnd.nextDouble();
+    int i = java.util.Arrays.binarySearch(cdf, u);
+    return Math.min(cdf.length - 1, i >= 0 ? i : -i - 1);
+  }
+}
