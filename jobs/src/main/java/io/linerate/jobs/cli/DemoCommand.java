@@ -1,11 +1,16 @@
 package io.linerate.jobs.cli;
 
-import java.time.Duration;
-import java.util.concurrent.Callable;
-
+import io.linerate.jobs.feed.PcapReplay;
+import io.linerate.jobs.feed.SyntheticTraffic;
+import io.linerate.jobs.heavyhitters.HeavyHittersJob;
 import io.linerate.jobs.local.Demo;
-import io.linerate.jobs.local.PassThroughFeeder;
-import io.linerate.jobs.local.PassThroughJob;
+import io.linerate.jobs.local.Feeder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -16,21 +21,17 @@ import picocli.CommandLine.Spec;
 /**
  * {@code linerate demo}: everything on this machine, nothing to install. Starts a Kafka broker (KRaft, loopback
  * ports, temporary folder), creates the topics, starts a local Flink cluster (REST and web UI on a printed loopback
- * port), runs a job and feeds it, then on Ctrl-C or after {@code --duration} stops everything in reverse order and
- * removes what it created.
- *
- * <p>Today the job is a pass-through (input topic copied to the output topic exactly once) fed with numbered
- * records: it shows the embedded broker, the local cluster and the exactly-once Kafka source and sink at work, and
- * checks at the end that the output holds each fed record once. The heavy-hitters job and synthetic packet traffic
- * replace it when they land.
+ * port), runs the heavy-hitters job fed with synthetic packet traffic (Zipf flows with a heavy hitter injected
+ * after a while) or with the packets of the captures named by {@code --pcap}, prints a refreshing top-k table per
+ * observation point, and on Ctrl-C or after {@code --duration} stops everything in reverse order and removes what
+ * it created.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Main.ManifestVersion.class,
     sortOptions = false, usageHelpAutoWidth = true,
     description = {
-        "Runs a Kafka broker, a local Flink cluster, a job and a feeder on this machine; stops and removes them on "
-            + "Ctrl-C or after --duration.",
-        "For now the job is a pass-through demo (input topic copied to the output topic exactly once) until the "
-            + "heavy-hitters job lands."})
+        "Runs a Kafka broker, a local Flink cluster and the heavy-hitters job on this machine, feeds it synthetic "
+            + "packets (or --pcap captures) and prints a refreshing top-k table; stops and removes everything on "
+            + "Ctrl-C or after --duration."})
 public final class DemoCommand implements Callable<Integer> {
 
   @Spec
@@ -40,8 +41,13 @@ public final class DemoCommand implements Callable<Integer> {
   private FlinkOptions flink;
 
   private Duration duration = Duration.ZERO;
-  private int rate = 1_000;
+  private int rate = 20_000;
   private int partitions = 2;
+  private Duration window = Duration.ofSeconds(10);
+  private int topK = 10;
+  private double heavyHitter = 0.2;
+  private Duration injectAfter = Duration.ofSeconds(20);
+  private final List<Path> pcaps = new ArrayList<>();
 
   @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "0s", converter = DurationConverter.class,
       description = "How long the job runs once started, e.g. 30s, 5m; 0s: until Ctrl-C (default: ${DEFAULT-VALUE})")
@@ -52,13 +58,62 @@ public final class DemoCommand implements Callable<Integer> {
     duration = value;
   }
 
-  @Option(names = "--rate", paramLabel = "RECORDS_PER_SECOND", defaultValue = "1000",
-      description = "Records the feeder writes per second (default: ${DEFAULT-VALUE})")
+  @Option(names = "--rate", paramLabel = "PACKETS_PER_SECOND", defaultValue = "20000",
+      description = "Packets the feeder writes per second; synthetic event time runs at the same pace "
+          + "(default: ${DEFAULT-VALUE})")
   void rate(int value) {
-    if (value < 1 || value > 1_000_000) {
-      throw new ParameterException(spec.commandLine(), "--rate must be in [1, 1000000], got " + value);
+    if (value < 1 || value > 10_000_000) {
+      throw new ParameterException(spec.commandLine(), "--rate must be in [1, 10000000], got " + value);
     }
     rate = value;
+  }
+
+  @Option(names = "--window", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
+      description = "Tumbling event-time window of the heavy-hitter reports (default: ${DEFAULT-VALUE})")
+  void window(Duration value) {
+    if (value.isNegative() || value.isZero()) {
+      throw new ParameterException(spec.commandLine(), "--window must be > 0s, got " + value);
+    }
+    window = value;
+  }
+
+  @Option(names = "--top-k", paramLabel = "K", defaultValue = "10",
+      description = "Flows listed per observation point and window (default: ${DEFAULT-VALUE})")
+  void topK(int value) {
+    if (value < 1 || value > 1000) {
+      throw new ParameterException(spec.commandLine(), "--top-k must be in [1, 1000], got " + value);
+    }
+    topK = value;
+  }
+
+  @Option(names = "--heavy-hitter", paramLabel = "SHARE", defaultValue = "0.2",
+      description = "Share of the synthetic packets one injected flow carries from --inject-after on; 0: none "
+          + "(default: ${DEFAULT-VALUE})")
+  void heavyHitter(double value) {
+    if (!(value >= 0 && value < 1)) {
+      throw new ParameterException(spec.commandLine(), "--heavy-hitter must be in [0, 1), got " + value);
+    }
+    heavyHitter = value;
+  }
+
+  @Option(names = "--inject-after", paramLabel = "DURATION", defaultValue = "20s",
+      converter = DurationConverter.class,
+      description = "Event time after which the heavy hitter starts (default: ${DEFAULT-VALUE})")
+  void injectAfter(Duration value) {
+    if (value.isNegative()) {
+      throw new ParameterException(spec.commandLine(), "--inject-after must be >= 0s, got " + value);
+    }
+    injectAfter = value;
+  }
+
+  @Option(names = "--pcap", paramLabel = "FILE",
+      description = "Replay these pcap/pcapng captures (in a loop, at --rate) instead of synthetic traffic; "
+          + "repeatable (default: none)")
+  void pcap(Path file) {
+    if (!Files.isReadable(file)) {
+      throw new ParameterException(spec.commandLine(), "--pcap: cannot read " + file);
+    }
+    pcaps.add(file);
   }
 
   @Option(names = "--partitions", paramLabel = "N", defaultValue = "2",
@@ -72,7 +127,12 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Demo.Result result = Demo.builder(new PassThroughJob(), new PassThroughFeeder(rate))
+    HeavyHittersJob job = HeavyHittersJob.builder()
+        .window(window)
+        .topK(topK)
+        .alertsTopic("") // the demo's three topics: alerts share the reports topic
+        .build();
+    Demo.Result result = Demo.builder(job, feeder())
         .flinkConfiguration(flink.configuration())
         .slots(flink.parallelism())
         .partitions(partitions)
@@ -81,5 +141,19 @@ public final class DemoCommand implements Callable<Integer> {
         .build()
         .run();
     return result.succeeded() ? 0 : 1;
+  }
+
+  private Feeder feeder() {
+    if (!pcaps.isEmpty()) {
+      return PcapReplay.builder(pcaps).rate(rate).loops(0).build();
+    }
+    return SyntheticTraffic.builder()
+        .count(0)
+        .rate(rate)
+        .eventRate(rate)
+        .start(System.currentTimeMillis())
+        .heavyHitterShare(heavyHitter)
+        .injectAfter(injectAfter)
+        .build();
   }
 }

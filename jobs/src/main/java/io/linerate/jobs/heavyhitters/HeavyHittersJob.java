@@ -29,6 +29,7 @@ import io.linerate.jobs.kafka.ExactlyOnceSink;
 import io.linerate.jobs.kafka.ExactlyOnceSource;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
+import io.linerate.jobs.local.LiveView;
 import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -231,6 +232,13 @@ public final class HeavyHittersJob implements JobLauncher {
           .transactionTimeout(transactionTimeout)
           .sinkTo(all);
     });
+  }
+
+  /** The demo's live view: the top-k table of the latest window per observation point, from the reports topic. */
+  @Override
+  public LiveView liveView(JobTopics topics, boolean terminal) {
+    return TopKView.builder(topics.bootstrapServers(), topics.output()).rows(Math.min(detector.k(), 10))
+        .terminal(terminal).build();
   }
 
   /**

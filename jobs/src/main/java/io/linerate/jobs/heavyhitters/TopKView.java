@@ -1,5 +1,7 @@
 package io.linerate.jobs.heavyhitters;
 
+import io.linerate.jobs.local.LiveView;
+
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,7 +34,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * whenever a newer report arrived: redrawn in place with ANSI escapes on a terminal, appended as plain blocks
  * otherwise. Not thread-safe: one thread polls and renders.
  */
-public final class TopKView implements AutoCloseable {
+public final class TopKView implements LiveView {
 
   /** One item line of a report. */
   public record Item(String item, long estimate, long lowerBound, long upperBound, boolean heavy) {}
@@ -88,6 +90,7 @@ public final class TopKView implements AutoCloseable {
    * Reads what the topic holds now (waiting at most {@code timeout} for the first records) and keeps the newest
    * report per observation point. Returns whether a newer report arrived.
    */
+  @Override
   public boolean poll(Duration timeout) {
     if (consumer == null) {
       throw new IllegalStateException("an offline view has no topic to poll");
@@ -184,6 +187,7 @@ public final class TopKView implements AutoCloseable {
    * Prints the table to {@code out} now, redrawing in place on a terminal (cursor up over the previous table,
    * clear to the end of the screen) or as a new block after a blank line otherwise.
    */
+  @Override
   public void print(PrintStream out) {
     String table = render();
     StringBuilder s = new StringBuilder();

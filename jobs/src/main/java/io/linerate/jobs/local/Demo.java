@@ -184,7 +184,10 @@ public final class Demo {
     started.push(() -> stopFeeder(feed, feederThread));
     out.println(duration.isZero() ? "running until Ctrl-C" : "running for " + duration.toSeconds() + " s (or until Ctrl-C)");
 
-    JobStatus status = watch(flink, jobId, feed);
+    JobStatus status;
+    try (LiveView view = job.liveView(topics, terminal)) {
+      status = watch(flink, jobId, feed, view);
+    }
     if (terminal) {
       out.println();
     }
@@ -226,8 +229,11 @@ public final class Demo {
     return new Result(feed.sentCount(), flink.status(jobId), drained, false, null);
   }
 
-  /** Prints the status line until the time is up, a stop is requested, or the job leaves RUNNING. */
-  private JobStatus watch(LocalFlink flink, JobID jobId, FeedContext feed) {
+  /**
+   * Prints the status line (and the job's live view, if it has one) until the time is up, a stop is requested,
+   * or the job leaves RUNNING. On a terminal a live view replaces the status line, which would break its redraw.
+   */
+  private JobStatus watch(LocalFlink flink, JobID jobId, FeedContext feed, LiveView view) {
     long begin = System.nanoTime();
     long end = duration.isZero() ? Long.MAX_VALUE : begin + duration.toNanos();
     long tick = terminal ? Duration.ofSeconds(1).toNanos() : progressInterval.toNanos();
@@ -238,7 +244,10 @@ public final class Demo {
       if (status != JobStatus.RUNNING || now >= end || stopping()) {
         return status;
       }
-      if (now >= nextLine) {
+      if (view != null && view.poll(Duration.ofMillis(100))) {
+        view.print(out);
+      }
+      if (now >= nextLine && (view == null || !terminal)) {
         String line = String.format(Locale.ROOT, "%6.0f s  fed %,d records  job %s  checkpoints %d",
             (now - begin) / 1e9, feed.sentCount(), status, flink.completedCheckpoints(jobId));
         if (terminal) {

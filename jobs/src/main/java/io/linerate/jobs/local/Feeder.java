@@ -2,7 +2,7 @@ package io.linerate.jobs.local;
 
 /**
  * Writes input records to a Kafka topic for a job to read: the demo's traffic. The synthetic traffic generator and
- * the pcap replay implement it; {@link PassThroughFeeder} is the minimal one.
+ * the pcap replay implement it (the tests use a minimal pass-through feeder).
  *
  * <p>{@link #feed(FeedContext)} runs on a thread of its own; it returns when it has nothing more to send or soon
  * after {@link FeedContext#stopRequested()} turns true (or its thread is interrupted), and reports what it sent

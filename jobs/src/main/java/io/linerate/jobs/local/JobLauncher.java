@@ -8,7 +8,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 /**
  * A Flink job the demo can run: it adds its pipeline (Kafka source, operators, Kafka sinks) to an environment
  * whose configuration (parallelism, checkpointing, state backend) the caller set. The heavy-hitters, dedup and
- * flow-meter jobs implement it; {@link PassThroughJob} is the minimal one.
+ * flow-meter jobs implement it (the tests use a minimal pass-through job).
  */
 public interface JobLauncher {
 
@@ -34,5 +34,15 @@ public interface JobLauncher {
   default boolean drain(JobTopics topics, long recordsFed, Duration timeout, PrintStream out)
       throws InterruptedException {
     return true;
+  }
+
+  /**
+   * What the demo shows while the job runs, or {@code null} (the default) for the status line alone. The demo
+   * polls and prints it from its own thread and closes it before stopping the job.
+   *
+   * @param terminal whether the output is a terminal (redraw in place) or a log (append blocks)
+   */
+  default LiveView liveView(JobTopics topics, boolean terminal) {
+    return null;
   }
 }

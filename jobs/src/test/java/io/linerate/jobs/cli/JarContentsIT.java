@@ -96,12 +96,14 @@ class JarContentsIT {
   void theDemoJarRunsTheDemoForADurationAndLeavesNoFileBehind() throws Exception {
     Path tmp = Files.createTempDirectory("linerate-demo-it-");
     try {
-      Run run = java(tmp, List.of("-jar", DEMO_JAR.toString(), "demo", "--duration", "3s",
-          "--checkpoint-interval", "500ms", "--parallelism", "2", "--rate", "500"));
+      // 2 s windows of event time at 5,000 packets/s: a few windows close and are reported within the run
+      Run run = java(tmp, List.of("-jar", DEMO_JAR.toString(), "demo", "--duration", "8s", "--window", "2s",
+          "--checkpoint-interval", "500ms", "--parallelism", "2", "--rate", "5000", "--inject-after", "0s"));
       System.out.println(run);
       assertThat(run.exitCode).as(run.toString()).isZero();
-      assertThat(run.out).contains("pass-through demo until the heavy-hitters job lands")
-          .contains("each fed record copied once")
+      assertThat(run.out).contains("embedded Kafka broker (KRaft)")
+          .contains("observation point")   // the top-k table of a reported window
+          .contains("heavy")               // the injected flow is marked as a heavy hitter
           .contains("everything it started is stopped and its files removed");
       try (Stream<Path> left = Files.list(tmp)) {
         assertThat(left.map(Path::toString).collect(Collectors.toList())).as("files left in java.io.tmpdir").isEmpty();
