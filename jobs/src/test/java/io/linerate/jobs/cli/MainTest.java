@@ -89,11 +89,11 @@ class MainTest {
     for (String[] od : optionsAndDefaults) {
       assertThat(optionLine(help, od[0])).endsWith(od[1]);
     }
-    for (String option : List.of("--duration", "--rate", "--partitions", "--parallelism", "--checkpoint-interval",
-        "--state-backend", "--checkpoint-dir")) {
+    for (String option : List.of("--duration", "--rate", "--window", "--top-k", "--heavy-hitter", "--inject-after",
+        "--pcap", "--partitions", "--parallelism", "--checkpoint-interval", "--state-backend", "--checkpoint-dir")) {
       assertThat(optionLine(demoHelp, option)).containsPattern("\\(default: [^)]+\\)\\.?$");
     }
-    assertThat(demoHelp).contains("pass-through demo").contains("until the heavy-hitters job lands");
+    assertThat(demoHelp).contains("heavy-hitters job").contains("top-k table");
   }
 
   /** The option's entry in the option list: its line and the description lines under it, joined. */
