@@ -1,0 +1,164 @@
+package io.linerate.jobs.cli;
+
+import java.time.Duration;
+import java.util.Locale;
+
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * How a job runs on Flink: the options every job sub-command shares ({@code @Mixin FlinkOptions flink;}), turned
+ * into Flink configuration by {@link #configuration()}. Checkpointing is always on, in exactly-once mode: the Kafka
+ * sink commits its transactions on checkpoints, so the interval is the output's latency.
+ */
+public class FlinkOptions {
+
+  /** Flink refuses checkpoint intervals below 10 ms. */
+  public static final Duration MIN_CHECKPOINT_INTERVAL = Duration.ofMillis(10);
+
+  /** Where keyed state lives. */
+  public enum StateBackend {
+    /** Objects on the JVM heap ({@code hashmap}): fastest; state must fit in the heap. */
+    HEAP("hashmap"),
+    /** Serialized in embedded RocksDB on local disk ({@code rocksdb}): larger than the heap, incremental checkpoints. */
+    ROCKSDB("rocksdb");
+
+    private final String flinkName;
+
+    StateBackend(String flinkName) {
+      this.flinkName = flinkName;
+    }
+
+    /** The value of Flink's {@code state.backend.type}. */
+    public String flinkName() {
+      return flinkName;
+    }
+
+    @Override
+    public String toString() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** The class flink-statebackend-rocksdb provides (flink-dist's lib/ on a cluster, bundled in the demo jar). */
+  static final String ROCKSDB_FACTORY = "org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackendFactory";
+
+  @Spec(Spec.Target.MIXEE)
+  private CommandSpec spec;
+
+  private int parallelism = 1;
+  private Duration checkpointInterval = Duration.ofSeconds(10);
+  private StateBackend stateBackend = StateBackend.HEAP;
+  private String checkpointDir = "";
+
+  @Option(names = "--parallelism", paramLabel = "N", defaultValue = "1",
+      description = "Parallel instances of each operator; at most the task slots free (default: ${DEFAULT-VALUE})")
+  void parallelism(int value) {
+    if (value < 1) {
+      throw new ParameterException(spec.commandLine(), "--parallelism must be >= 1, got " + value);
+    }
+    parallelism = value;
+  }
+
+  @Option(names = "--checkpoint-interval", paramLabel = "DURATION", defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "Time between checkpoints (exactly-once); output becomes visible to read_committed readers at each "
+          + "one, e.g. 500ms, 10s, 1m (default: ${DEFAULT-VALUE})")
+  void checkpointInterval(Duration value) {
+    if (value.compareTo(MIN_CHECKPOINT_INTERVAL) < 0) {
+      throw new ParameterException(spec.commandLine(), "--checkpoint-interval must be >= "
+          + DurationConverter.format(MIN_CHECKPOINT_INTERVAL) + ", got " + DurationConverter.format(value));
+    }
+    checkpointInterval = value;
+  }
+
+  @Option(names = "--state-backend", paramLabel = "heap|rocksdb", defaultValue = "heap",
+      converter = StateBackendConverter.class,
+      description = "Where keyed state lives: heap (JVM objects) or rocksdb (local disk; needs "
+          + "flink-statebackend-rocksdb, in flink-dist and in the demo jar) (default: ${DEFAULT-VALUE})")
+  void stateBackend(StateBackend value) {
+    if (value == StateBackend.ROCKSDB && !onClassPath(ROCKSDB_FACTORY)) {
+      throw new ParameterException(spec.commandLine(),
+          "--state-backend rocksdb needs flink-statebackend-rocksdb on the class path, and it is not there");
+    }
+    stateBackend = value;
+  }
+
+  @Option(names = "--checkpoint-dir", paramLabel = "URI", defaultValue = "",
+      description = "Where checkpoints are written (a file system URI: file:///..., s3://..., hdfs://...); empty: in "
+          + "the JobManager's memory, lost with it (default: none)")
+  void checkpointDir(String value) {
+    String dir = value.trim();
+    if (!dir.isEmpty() && !dir.contains(":/") && !dir.startsWith("/")) {
+      throw new ParameterException(spec.commandLine(),
+          "--checkpoint-dir must be an absolute path or a URI such as file:///tmp/checkpoints, got '" + value + "'");
+    }
+    checkpointDir = dir;
+  }
+
+  public int parallelism() {
+    return parallelism;
+  }
+
+  public Duration checkpointInterval() {
+    return checkpointInterval;
+  }
+
+  public StateBackend stateBackend() {
+    return stateBackend;
+  }
+
+  /** The checkpoint directory, empty for the JobManager's memory. */
+  public String checkpointDir() {
+    return checkpointDir;
+  }
+
+  /**
+   * These options as Flink configuration: {@code parallelism.default}, {@code execution.checkpointing.interval}
+   * and {@code .mode} (EXACTLY_ONCE), {@code state.backend.type}, and {@code execution.checkpointing.storage}
+   * ({@code jobmanager}, or {@code filesystem} with {@code execution.checkpointing.dir}).
+   */
+  public Configuration configuration() {
+    Configuration conf = new Configuration();
+    conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval);
+    conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+    conf.set(StateBackendOptions.STATE_BACKEND, stateBackend.flinkName());
+    if (checkpointDir.isEmpty()) {
+      conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "jobmanager");
+    } else {
+      conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+      conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
+    }
+    return conf;
+  }
+
+  private static boolean onClassPath(String className) {
+    try {
+      Class.forName(className, false, FlinkOptions.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  /** {@code heap} or {@code rocksdb}, any case. */
+  public static final class StateBackendConverter implements picocli.CommandLine.ITypeConverter<StateBackend> {
+    @Override
+    public StateBackend convert(String value) {
+      for (StateBackend b : StateBackend.values()) {
+        if (b.toString().equalsIgnoreCase(value.trim())) {
+          return b;
+        }
+      }
+      throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a state backend (heap or rocksdb)");
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.linerate.jobs.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+
+/**
+ * The {@code linerate} command: {@code java -jar linerate-jobs-<version>-demo.jar <sub-command> [options]}, or the
+ * job jar through {@code flink run}. Sub-commands are registered by name in {@link #commandLine()}; only those that
+ * work with the classes at hand are registered ({@code demo} needs the embedded broker and Flink's runtime, which
+ * only the demo jar carries).
+ */
+@Command(name = "linerate", mixinStandardHelpOptions = true, versionProvider = Main.ManifestVersion.class,
+    sortOptions = false, usageHelpAutoWidth = true,
+    description = "Bounded-memory stream summaries for Apache Flink: jobs from Kafka to Kafka and a local demo.",
+    synopsisSubcommandLabel = "COMMAND")
+public final class Main implements Runnable {
+
+  /** A class of the Kafka broker, present in the demo jar and absent from the job jar. */
+  static final String BROKER_CLASS = "kafka.server.KafkaRaftServer";
+  /** A class of Flink's local cluster, present in the demo jar and provided on a Flink cluster. */
+  static final String MINI_CLUSTER_CLASS = "org.apache.flink.runtime.minicluster.MiniCluster";
+
+  @CommandLine.Spec
+  private CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line with every sub-command that works here registered, ready to {@code execute(args)}. */
+  public static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new Main());
+    if (demoAvailable()) {
+      cl.addSubcommand("demo", new DemoCommand());
+    } else {
+      cl.getCommandSpec().usageMessage().footer(
+          "", "The demo command is in linerate-jobs-" + version() + "-demo.jar (java -jar ... demo).");
+    }
+    return cl;
+  }
+
+  /** {@code linerate} alone: "a command is required", the usage help, exit code 2. */
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required");
+  }
+
+  /** Whether the embedded broker and Flink's runtime are on the class path (the demo jar, the tests). */
+  static boolean demoAvailable() {
+    return present(BROKER_CLASS) && present(MINI_CLUSTER_CLASS);
+  }
+
+  private static boolean present(String className) {
+    try {
+      Class.forName(className, false, Main.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  /** {@code Implementation-Version} of the jar's manifest; "(development build)" outside a jar. */
+  static String version() {
+    String v = Main.class.getPackage().getImplementationVersion();
+    return v == null ? "(development build)" : v;
+  }
+
+  /** The version line of {@code --version}, from the jar's manifest. */
+  public static final class ManifestVersion implements IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"linerate " + version() + " (Java " + Runtime.version() + ")"};
+    }
+  }
+}

@@ -1,0 +1,355 @@
+package io.linerate.jobs.local;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import io.linerate.jobs.kafka.EmbeddedKafka;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The demo's orchestration: starts an {@link EmbeddedKafka} broker, creates the job's topics, starts a
+ * {@link LocalFlink} cluster, submits the {@link JobLauncher}'s job, starts the {@link Feeder} on a thread of its
+ * own, prints progress, and after {@code duration} (or on Ctrl-C: a shutdown hook) stops the feeder, lets the job
+ * {@linkplain JobLauncher#drain drain}, cancels it, and stops the cluster and the broker — the reverse order of
+ * their start — deleting their temporary folders (the topics go with the broker's folder).
+ *
+ * <p>Progress goes to {@code out}: one line per step, and while the job runs a status line (records fed, job
+ * status, completed checkpoints) refreshed in place on a terminal, printed every {@code progressInterval}
+ * otherwise.
+ */
+public final class Demo {
+
+  /** Topic names the demo creates. */
+  public static final String INPUT_TOPIC = "linerate-demo-input";
+  public static final String OUTPUT_TOPIC = "linerate-demo-output";
+  public static final String DEAD_LETTER_TOPIC = "linerate-demo-dead-letters";
+
+  private final JobLauncher job;
+  private final Feeder feeder;
+  private final Configuration flinkConfiguration;
+  private final int slots;
+  private final int partitions;
+  private final Duration duration;
+  private final PrintStream out;
+  private final boolean terminal;
+  private final Duration progressInterval;
+  private final Consumer<JobTopics> beforeStop;
+  private final CountDownLatch stopRequested = new CountDownLatch(1);
+
+  private Demo(Builder b) {
+    this.job = b.job;
+    this.feeder = b.feeder;
+    this.flinkConfiguration = b.flinkConfiguration;
+    this.slots = b.slots;
+    this.partitions = b.partitions;
+    this.duration = b.duration;
+    this.out = b.out;
+    this.terminal = b.terminal;
+    this.progressInterval = b.progressInterval;
+    this.beforeStop = b.beforeStop;
+  }
+
+  /** A demo running {@code job} fed by {@code feeder}. */
+  public static Builder builder(JobLauncher job, Feeder feeder) {
+    return new Builder(job, feeder);
+  }
+
+  /**
+   * What a run did.
+   *
+   * @param recordsFed records the feeder reported as sent
+   * @param jobStatus the job's status when the demo stopped it ({@code RUNNING} when it ran until the end)
+   * @param drained whether the job's output was complete for the input ({@link JobLauncher#drain})
+   * @param failure what went wrong, or null
+   */
+  public record Result(long recordsFed, JobStatus jobStatus, boolean drained, Throwable failure) {
+    /** No failure, the job ran until the demo stopped it, and its output was complete. */
+    public boolean succeeded() {
+      return failure == null && jobStatus == JobStatus.RUNNING && drained;
+    }
+  }
+
+  /** Asks a running {@link #run()} to stop, as Ctrl-C does. */
+  public void stop() {
+    stopRequested.countDown();
+  }
+
+  /**
+   * Runs the demo until {@code duration} has passed since the job started running, or {@link #stop()} / Ctrl-C,
+   * or the job or the feeder fails; then stops and removes everything. Returns what happened; exceptions of the
+   * start (a broker or cluster that cannot start) are thrown after the cleanup.
+   */
+  public Result run() {
+    CountDownLatch finished = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      stop();
+      try {
+        finished.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "linerate-demo-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    Deque<AutoCloseable> started = new ArrayDeque<>();
+    long begin = System.nanoTime();
+    try {
+      return runStarted(started);
+    } finally {
+      closeAll(started);
+      out.printf(Locale.ROOT, "demo stopped after %.1f s; everything it started is stopped and its files removed%n",
+          (System.nanoTime() - begin) / 1e9);
+      out.flush();
+      finished.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // Ctrl-C: the hook is what waits for this
+      }
+    }
+  }
+
+  private Result runStarted(Deque<AutoCloseable> started) {
+    out.println("linerate demo: " + job.description());
+    out.println("traffic: " + feeder.description());
+    EmbeddedKafka kafka = EmbeddedKafka.builder().progress(out::println).start();
+    started.push(kafka);
+    JobTopics topics = new JobTopics(kafka.bootstrapServers(), INPUT_TOPIC, OUTPUT_TOPIC, DEAD_LETTER_TOPIC);
+    kafka.createTopics(partitions, topics.names().toArray(new String[0]));
+    out.printf(Locale.ROOT, "topics %s created (%d partitions each)%n", String.join(", ", topics.names()), partitions);
+    if (stopping()) {
+      return new Result(0, JobStatus.CREATED, false, null);
+    }
+
+    LocalFlink flink = LocalFlink.builder().slots(slots).configuration(flinkConfiguration).progress(out::println).start();
+    started.push(flink);
+    StreamExecutionEnvironment env = new StreamExecutionEnvironment(new Configuration(flinkConfiguration));
+    job.define(env, topics);
+    JobID jobId = flink.submit(env, job.name());
+    started.push(() -> {
+      JobStatus status = flink.cancel(jobId, Duration.ofSeconds(60));
+      out.println("job " + job.name() + " " + status);
+    });
+    try {
+      flink.awaitStatus(jobId, JobStatus.RUNNING, Duration.ofSeconds(60));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Result(0, flink.status(jobId), false, e);
+    }
+    out.println("job " + job.name() + " running (" + jobId + "); see " + flink.webUrl());
+
+    FeedContext feed = new FeedContext(kafka.bootstrapServers(), topics.input());
+    AtomicReference<Throwable> feederFailure = new AtomicReference<>();
+    Thread feederThread = new Thread(() -> {
+      try {
+        feeder.feed(feed);
+      } catch (InterruptedException e) {
+        // stopped
+      } catch (Throwable t) {
+        feederFailure.set(t);
+        stop();
+      }
+    }, "linerate-demo-feeder");
+    feederThread.start();
+    started.push(() -> stopFeeder(feed, feederThread));
+    out.println(duration.isZero() ? "running until Ctrl-C" : "running for " + duration.toSeconds() + " s (or until Ctrl-C)");
+
+    JobStatus status = watch(flink, jobId, feed);
+    if (terminal) {
+      out.println();
+    }
+    try {
+      stopFeeder(feed, feederThread);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Result(feed.sentCount(), status, false, e);
+    }
+    out.printf(Locale.ROOT, "feeder stopped: %d records fed%n", feed.sentCount());
+    if (feederFailure.get() != null) {
+      out.println("the feeder failed: " + feederFailure.get());
+      return new Result(feed.sentCount(), status, false, feederFailure.get());
+    }
+    if (status != JobStatus.RUNNING) {
+      IllegalStateException failure = new IllegalStateException("job " + job.name() + " is " + status);
+      out.println("the job stopped on its own: " + status);
+      return new Result(feed.sentCount(), status, false, failure);
+    }
+    boolean drained;
+    try {
+      Duration drainTimeout = Duration.ofSeconds(30).plus(
+          flinkConfiguration.get(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL,
+              Duration.ofSeconds(10)).multipliedBy(3));
+      drained = job.drain(topics, feed.sentCount(), drainTimeout, out);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Result(feed.sentCount(), status, false, e);
+    }
+    if (beforeStop != null) {
+      beforeStop.accept(topics);
+    }
+    return new Result(feed.sentCount(), flink.status(jobId), drained, null);
+  }
+
+  /** Prints the status line until the time is up, a stop is requested, or the job leaves RUNNING. */
+  private JobStatus watch(LocalFlink flink, JobID jobId, FeedContext feed) {
+    long begin = System.nanoTime();
+    long end = duration.isZero() ? Long.MAX_VALUE : begin + duration.toNanos();
+    long tick = terminal ? Duration.ofSeconds(1).toNanos() : progressInterval.toNanos();
+    long nextLine = begin + tick;
+    while (true) {
+      JobStatus status = flink.status(jobId);
+      long now = System.nanoTime();
+      if (status != JobStatus.RUNNING || now >= end || stopping()) {
+        return status;
+      }
+      if (now >= nextLine) {
+        String line = String.format(Locale.ROOT, "%6.0f s  fed %,d records  job %s  checkpoints %d",
+            (now - begin) / 1e9, feed.sentCount(), status, flink.completedCheckpoints(jobId));
+        if (terminal) {
+          out.print("\r" + line + "   ");
+          out.flush();
+        } else {
+          out.println(line);
+        }
+        nextLine += tick;
+      }
+      try {
+        stopRequested.await(Math.min(100, Math.max(1, (Math.min(end, nextLine) - now) / 1_000_000)),
+            TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return status;
+      }
+    }
+  }
+
+  private boolean stopping() {
+    return stopRequested.getCount() == 0;
+  }
+
+  private static void stopFeeder(FeedContext feed, Thread feederThread) throws InterruptedException {
+    feed.requestStop();
+    feederThread.join(10_000);
+    if (feederThread.isAlive()) {
+      feederThread.interrupt();
+      feederThread.join(10_000);
+    }
+  }
+
+  private void closeAll(Deque<AutoCloseable> started) {
+    RuntimeException first = null;
+    while (!started.isEmpty()) {
+      try {
+        started.pop().close();
+      } catch (Exception e) {
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+        out.println("while stopping: " + e);
+        if (first == null) {
+          first = e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  /** Options of a {@link Demo}. */
+  public static final class Builder {
+    private final JobLauncher job;
+    private final Feeder feeder;
+    private Configuration flinkConfiguration = new Configuration();
+    private int slots = 2;
+    private int partitions = 2;
+    private Duration duration = Duration.ZERO;
+    private PrintStream out = System.out;
+    private boolean terminal = System.console() != null;
+    private Duration progressInterval = Duration.ofSeconds(5);
+    private Consumer<JobTopics> beforeStop;
+
+    private Builder(JobLauncher job, Feeder feeder) {
+      this.job = Objects.requireNonNull(job, "job");
+      this.feeder = Objects.requireNonNull(feeder, "feeder");
+    }
+
+    /** Flink configuration of the cluster and the job (parallelism, checkpointing, state backend). */
+    public Builder flinkConfiguration(Configuration configuration) {
+      this.flinkConfiguration = new Configuration(Objects.requireNonNull(configuration, "configuration"));
+      return this;
+    }
+
+    /** Task slots of the local cluster, at least the job's parallelism (default 2). */
+    public Builder slots(int slots) {
+      if (slots < 1) {
+        throw new IllegalArgumentException("slots must be >= 1, got " + slots);
+      }
+      this.slots = slots;
+      return this;
+    }
+
+    /** Partitions of each topic the demo creates (default 2). */
+    public Builder partitions(int partitions) {
+      if (partitions < 1) {
+        throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
+      }
+      this.partitions = partitions;
+      return this;
+    }
+
+    /** How long the job runs once started; zero: until Ctrl-C or {@link Demo#stop()} (default). */
+    public Builder duration(Duration duration) {
+      if (duration.isNegative()) {
+        throw new IllegalArgumentException("duration must be >= 0, got " + duration);
+      }
+      this.duration = duration;
+      return this;
+    }
+
+    /** Where progress lines go (default {@code System.out}). */
+    public Builder out(PrintStream out) {
+      this.out = Objects.requireNonNull(out, "out");
+      return this;
+    }
+
+    /** Whether {@code out} is a terminal (status line refreshed in place); default: whether a console is attached. */
+    public Builder terminal(boolean terminal) {
+      this.terminal = terminal;
+      return this;
+    }
+
+    /** Time between status lines when not on a terminal (default 5 s). */
+    public Builder progressInterval(Duration interval) {
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("progressInterval must be > 0, got " + interval);
+      }
+      this.progressInterval = interval;
+      return this;
+    }
+
+    /** Called after the job drained, before anything stops, e.g. to read the topics back (tests). */
+    public Builder beforeStop(Consumer<JobTopics> beforeStop) {
+      this.beforeStop = beforeStop;
+      return this;
+    }
+
+    public Demo build() {
+      int parallelism = flinkConfiguration.get(org.apache.flink.configuration.CoreOptions.DEFAULT_PARALLELISM);
+      if (parallelism > slots) {
+        throw new IllegalArgumentException("slots must be >= the parallelism " + parallelism + ", got " + slots);
+      }
+      return new Demo(this);
+    }
+  }
+}

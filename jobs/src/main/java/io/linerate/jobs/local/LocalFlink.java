@@ -1,0 +1,314 @@
+package io.linerate.jobs.local;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+
+/**
+ * A Flink cluster in this JVM (Flink's {@link MiniCluster}: one JobManager, one TaskManager with {@code slots}
+ * task slots) for the demo: REST API and web UI on a free port of 127.0.0.1, every other socket on loopback, and
+ * its working files (blobs, the RPC system's jar, RocksDB's files, the web UI's files) in one temporary folder.
+ * {@link #close()} cancels what still runs, shuts the cluster down and deletes that folder.
+ *
+ * <pre>{@code
+ * try (LocalFlink flink = LocalFlink.builder().slots(2).start()) {     // prints the web UI's address
+ *   JobID job = flink.submit(env, "my job");
+ *   flink.awaitStatus(job, JobStatus.RUNNING, Duration.ofSeconds(30));
+ *   ...
+ *   flink.cancel(job, Duration.ofSeconds(30));
+ * }
+ * }</pre>
+ */
+public final class LocalFlink implements AutoCloseable {
+
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
+
+  private final MiniCluster cluster;
+  private final Path folder;
+  private final URI webUrl;
+  private final Consumer<String> progress;
+  private boolean closed;
+
+  private LocalFlink(MiniCluster cluster, Path folder, URI webUrl, Consumer<String> progress) {
+    this.cluster = cluster;
+    this.folder = folder;
+    this.webUrl = webUrl;
+    this.progress = progress;
+  }
+
+  /** Options: task slots, extra configuration, where progress lines go. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The REST API's and web UI's address, {@code http://127.0.0.1:<port>}. */
+  public URI webUrl() {
+    return webUrl;
+  }
+
+  /** The port of {@link #webUrl()}. */
+  public int restPort() {
+    return webUrl.getPort();
+  }
+
+  /** The temporary folder of the cluster's working files; deleted by {@link #close()}. */
+  public Path folder() {
+    return folder;
+  }
+
+  /**
+   * Submits the pipeline defined on {@code env} (its transformations are consumed, as by {@code execute}) and
+   * returns once the cluster accepted it. The environment's configuration (parallelism, checkpointing, state
+   * backend) travels with the job.
+   */
+  public JobID submit(StreamExecutionEnvironment env, String jobName) {
+    ensureOpen();
+    StreamGraph graph = env.getStreamGraph();
+    graph.setJobName(jobName);
+    return get(cluster.submitJob(graph), Duration.ofSeconds(60), "submit job " + jobName).getJobID();
+  }
+
+  /** The job's current status. */
+  public JobStatus status(JobID job) {
+    return get(cluster.getJobStatus(job), Duration.ofSeconds(10), "read the status of job " + job);
+  }
+
+  /**
+   * Waits until the job is in {@code wanted} (or, for {@code RUNNING}, until every task runs), and fails if it
+   * reaches a terminal status first or the time runs out.
+   */
+  public void awaitStatus(JobID job, JobStatus wanted, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      JobStatus status = status(job);
+      if (status == wanted && (wanted != JobStatus.RUNNING || allTasksRunning(job))) {
+        return;
+      }
+      if (status.isGloballyTerminalState() && status != wanted) {
+        throw new IllegalStateException("job " + job + " is " + status + " instead of " + wanted
+            + failureOf(job));
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("job " + job + " not " + wanted + " within " + timeout + " (it is " + status + ")");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /** Completed checkpoints of the job so far (0 if none or the job is unknown). */
+  public long completedCheckpoints(JobID job) {
+    AccessExecutionGraph graph = get(cluster.getExecutionGraph(job), Duration.ofSeconds(10), "read job " + job);
+    var stats = graph.getCheckpointStatsSnapshot();
+    return stats == null ? 0 : stats.getCounts().getNumberOfCompletedCheckpoints();
+  }
+
+  /** Waits for the job to end (bounded jobs) and returns its result. */
+  public JobResult awaitResult(JobID job, Duration timeout) {
+    return get(cluster.requestJobResult(job), timeout, "wait for the end of job " + job);
+  }
+
+  /** Cancels the job unless it has ended, and waits until it has. Returns its final status. */
+  public JobStatus cancel(JobID job, Duration timeout) {
+    ensureOpen();
+    if (!status(job).isGloballyTerminalState()) {
+      try {
+        get(cluster.cancelJob(job), timeout, "cancel job " + job);
+      } catch (IllegalStateException e) {
+        if (!status(job).isGloballyTerminalState()) {
+          throw e;
+        }
+      }
+    }
+    return awaitResult(job, timeout).getApplicationStatus().deriveJobStatus();
+  }
+
+  /**
+   * Shuts the cluster down (cancelling any job still running), waits for it, and deletes its folder. Idempotent.
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    long begin = System.nanoTime();
+    try {
+      cluster.closeAsync().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("the local Flink cluster did not shut down within " + CLOSE_TIMEOUT, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while shutting the local Flink cluster down", e);
+    } finally {
+      deleteFolder(folder);
+    }
+    progress.accept(String.format(Locale.ROOT, "local Flink cluster stopped in %.1f s, %s removed",
+        (System.nanoTime() - begin) / 1e9, folder));
+  }
+
+  private boolean allTasksRunning(JobID job) {
+    AccessExecutionGraph graph = get(cluster.getExecutionGraph(job), Duration.ofSeconds(10), "read job " + job);
+    return graph.getAllExecutionVertices().iterator().hasNext()
+        && java.util.stream.StreamSupport.stream(graph.getAllExecutionVertices().spliterator(), false)
+            .allMatch(v -> v.getExecutionState() == org.apache.flink.runtime.execution.ExecutionState.RUNNING
+                || v.getExecutionState() == org.apache.flink.runtime.execution.ExecutionState.FINISHED);
+  }
+
+  private String failureOf(JobID job) {
+    try {
+      JobResult result = get(cluster.requestJobResult(job), Duration.ofSeconds(5), "read the result of job " + job);
+      return result.getSerializedThrowable().map(t -> ": " + t.getFullStringifiedStackTrace()).orElse("");
+    } catch (RuntimeException e) {
+      return "";
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("the local Flink cluster is closed");
+    }
+  }
+
+  private static <T> T get(java.util.concurrent.CompletableFuture<T> future, Duration timeout, String what) {
+    try {
+      return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot " + what + ": " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("cannot " + what + " within " + timeout, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while trying to " + what, e);
+    }
+  }
+
+  /** Options of a {@link LocalFlink}. */
+  public static final class Builder {
+    private int slots = 2;
+    private Configuration configuration = new Configuration();
+    private Consumer<String> progress = System.out::println;
+
+    private Builder() {}
+
+    /** Task slots of the one TaskManager: the highest parallelism a job can have (default 2). */
+    public Builder slots(int slots) {
+      if (slots < 1) {
+        throw new IllegalArgumentException("slots must be >= 1, got " + slots);
+      }
+      this.slots = slots;
+      return this;
+    }
+
+    /**
+     * Flink configuration for the cluster (and, as the cluster's defaults, for its jobs), e.g. the state backend.
+     * The addresses, ports and folders belong to this class and are overwritten.
+     */
+    public Builder configuration(Configuration configuration) {
+      this.configuration = new Configuration(Objects.requireNonNull(configuration, "configuration"));
+      return this;
+    }
+
+    /** Where the progress lines go (one at start, one at stop); default {@code System.out::println}. */
+    public Builder progress(Consumer<String> progress) {
+      this.progress = Objects.requireNonNull(progress, "progress");
+      return this;
+    }
+
+    /** Creates the folder, starts the cluster and returns once its REST endpoint listens. */
+    public LocalFlink start() {
+      long begin = System.nanoTime();
+      Path folder;
+      try {
+        folder = Files.createTempDirectory("linerate-flink-");
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create the local Flink cluster's temporary folder", e);
+      }
+      Configuration conf = new Configuration(configuration);
+      String loopback = "127.0.0.1";
+      conf.set(RestOptions.ADDRESS, loopback);
+      conf.set(RestOptions.BIND_ADDRESS, loopback);
+      conf.set(RestOptions.BIND_PORT, "0");
+      conf.set(JobManagerOptions.ADDRESS, loopback);
+      conf.set(JobManagerOptions.BIND_HOST, loopback);
+      conf.set(TaskManagerOptions.HOST, loopback);
+      conf.set(TaskManagerOptions.BIND_HOST, loopback);
+      conf.set(CoreOptions.TMP_DIRS, folder.toString());
+      conf.set(WebOptions.TMP_DIR, folder.resolve("web").toString());
+      MiniClusterConfiguration config = new MiniClusterConfiguration.Builder()
+          .setConfiguration(conf)
+          .setNumTaskManagers(1)
+          .setNumSlotsPerTaskManager(slots)
+          .build();
+      MiniCluster cluster = new MiniCluster(config);
+      URI url;
+      try {
+        cluster.start();
+        url = cluster.getRestAddress().get(60, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        try {
+          cluster.closeAsync().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception suppressed) {
+          e.addSuppressed(suppressed);
+        } finally {
+          deleteFolder(folder);
+        }
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+        throw new IllegalStateException("cannot start the local Flink cluster: " + e, e);
+      }
+      LocalFlink flink = new LocalFlink(cluster, folder, url, progress);
+      progress.accept(String.format(Locale.ROOT,
+          "local Flink cluster %s, %d task slot%s, web UI and REST API on %s, files in %s (started in %.1f s)",
+          flinkVersion(), slots, slots == 1 ? "" : "s", url, folder, (System.nanoTime() - begin) / 1e9));
+      return flink;
+    }
+  }
+
+  /** The version of the Flink runtime on the class path. */
+  public static String flinkVersion() {
+    return org.apache.flink.runtime.util.EnvironmentInformation.getVersion();
+  }
+
+  static void deleteFolder(Path folder) {
+    if (!Files.exists(folder)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(folder)) {
+      List<Path> all = paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList());
+      for (Path path : all) {
+        Files.deleteIfExists(path);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the local Flink cluster's folder " + folder, e);
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package io.linerate.jobs.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.List;
+
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * The command line: sub-commands registered, {@code --help} lists every option with its default, bad values fail
+ * with a message naming the option, and the shared option mixins turn into the Flink configuration they promise.
+ */
+class MainTest {
+
+  /** A job-like command with both mixins, as the Kafka jobs will declare them. */
+  @Command(name = "job", mixinStandardHelpOptions = true)
+  static final class JobCommand implements Runnable {
+    @Mixin KafkaOptions kafka;
+    @Mixin FlinkOptions flink;
+
+    @Override
+    public void run() {}
+  }
+
+  private record Run(int exitCode, String out, String err) {}
+
+  private static Run run(CommandLine cl, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int code = cl.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  private static CommandLine job() {
+    return new CommandLine(new JobCommand());
+  }
+
+  @Test
+  void demoIsRegisteredWhenTheBrokerAndFlinkAreOnTheClassPath() {
+    assertThat(Main.demoAvailable()).isTrue();
+    assertThat(Main.commandLine().getSubcommands()).containsOnlyKeys("demo");
+    Run help = run(Main.commandLine(), "--help");
+    assertThat(help.exitCode()).isZero();
+    assertThat(help.out()).contains("linerate").contains("demo").contains("--version");
+  }
+
+  @Test
+  void noCommandIsAnErrorWithTheUsage() {
+    Run r = run(Main.commandLine());
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).contains("a command is required").contains("Usage: linerate");
+  }
+
+  @Test
+  void versionComesFromTheManifestOrSaysItIsADevelopmentBuild() {
+    Run r = run(Main.commandLine(), "--version");
+    assertThat(r.exitCode()).isZero();
+    // tests run from target/classes: no manifest; the jar test (JarContentsIT) checks the real version
+    assertThat(r.out()).startsWith("linerate (development build)");
+  }
+
+  @Test
+  void helpListsEveryOptionWithItsDefault() {
+    String help = run(job().setUsageHelpWidth(400), "--help").out();
+    List<String[]> optionsAndDefaults = List.of(
+        new String[] {"--bootstrap-servers", "(default: localhost:9092)"},
+        new String[] {"--input-topic", "(default: packets)"},
+        new String[] {"--output-topic", "(default: reports)"},
+        new String[] {"--dead-letter-topic", "(default: dead-letters)"},
+        new String[] {"--parallelism", "(default: 1)"},
+        new String[] {"--checkpoint-interval", "(default: 10s)"},
+        new String[] {"--state-backend", "(default: heap)"},
+        new String[] {"--checkpoint-dir", "(default: none)"});
+    String demoHelp = run(Main.commandLine().setUsageHelpWidth(400), "demo", "--help").out();
+    // with a wide page each option's description is the one line that starts with the option
+    for (String[] od : optionsAndDefaults) {
+      assertThat(optionLine(help, od[0])).endsWith(od[1]);
+    }
+    for (String option : List.of("--duration", "--rate", "--partitions", "--parallelism", "--checkpoint-interval",
+        "--state-backend", "--checkpoint-dir")) {
+      assertThat(optionLine(demoHelp, option)).containsPattern("\\(default: [^)]+\\)\\.?$");
+    }
+    assertThat(demoHelp).contains("pass-through demo").contains("until the heavy-hitters job lands");
+  }
+
+  /** The option's entry in the option list: its line and the description lines under it, joined. */
+  private static String optionLine(String help, String option) {
+    List<String> lines = help.lines().map(String::strip).collect(java.util.stream.Collectors.toList());
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).startsWith(option + "=") || lines.get(i).startsWith(option + " ")) {
+        StringBuilder entry = new StringBuilder(lines.get(i));
+        for (int j = i + 1; j < lines.size() && !lines.get(j).startsWith("-") && !lines.get(j).isEmpty(); j++) {
+          entry.append(' ').append(lines.get(j));
+        }
+        return entry.toString();
+      }
+    }
+    throw new AssertionError(option + " not in the help:\n" + help);
+  }
+
+  @Test
+  void defaultsGiveTheDocumentedFlinkConfiguration() {
+    JobCommand cmd = new JobCommand();
+    new CommandLine(cmd).parseArgs();
+    Configuration conf = cmd.flink.configuration();
+    assertThat(conf.get(CoreOptions.DEFAULT_PARALLELISM)).isEqualTo(1);
+    assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL)).isEqualTo(Duration.ofSeconds(10));
+    assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE)).isEqualTo(CheckpointingMode.EXACTLY_ONCE);
+    assertThat(conf.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("hashmap");
+    assertThat(conf.get(CheckpointingOptions.CHECKPOINT_STORAGE)).isEqualTo("jobmanager");
+    assertThat(cmd.kafka.bootstrapServers()).isEqualTo("localhost:9092");
+    assertThat(cmd.kafka.inputTopic()).isEqualTo("packets");
+  }
+
+  @Test
+  void givenValuesReachTheConfiguration() {
+    JobCommand cmd = new JobCommand();
+    new CommandLine(cmd).parseArgs("--parallelism", "4", "--checkpoint-interval", "500ms", "--state-backend",
+        "RocksDB", "--checkpoint-dir", "file:///tmp/cp", "--bootstrap-servers", "a:1,b:2", "--input-topic", "in.x");
+    Configuration conf = cmd.flink.configuration();
+    assertThat(conf.get(CoreOptions.DEFAULT_PARALLELISM)).isEqualTo(4);
+    assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL)).isEqualTo(Duration.ofMillis(500));
+    assertThat(conf.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("rocksdb");
+    assertThat(conf.get(CheckpointingOptions.CHECKPOINT_STORAGE)).isEqualTo("filesystem");
+    assertThat(conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY)).isEqualTo("file:///tmp/cp");
+    assertThat(cmd.kafka.bootstrapServers()).isEqualTo("a:1,b:2");
+    assertThat(cmd.kafka.inputTopic()).isEqualTo("in.x");
+  }
+
+  @Test
+  void badValuesFailWithTheOptionNamed() {
+    String[][] cases = {
+        {"--parallelism", "0"}, {"--parallelism", "two"},
+        {"--checkpoint-interval", "5ms"}, {"--checkpoint-interval", "10"}, {"--checkpoint-interval", "soon"},
+        {"--state-backend", "memory"},
+        {"--checkpoint-dir", "relative/dir"},
+        {"--bootstrap-servers", "localhost"}, {"--bootstrap-servers", " "},
+        {"--input-topic", "bad topic"}, {"--output-topic", ".."}, {"--dead-letter-topic", "é"},
+    };
+    for (String[] c : cases) {
+      Run r = run(job(), c);
+      assertThat(r.exitCode()).as(String.join(" ", c)).isEqualTo(2);
+      assertThat(r.err().lines().findFirst().orElse("")).as(String.join(" ", c)).contains(c[0]).contains(c[1].trim());
+    }
+    String[][] demoCases = {{"--duration", "-1s"}, {"--rate", "0"}, {"--partitions", "65"}, {"--duration", "x"}};
+    for (String[] c : demoCases) {
+      Run r = run(Main.commandLine(), "demo", c[0], c[1]);
+      assertThat(r.exitCode()).as(String.join(" ", c)).isEqualTo(2);
+      assertThat(r.err().lines().findFirst().orElse("")).as(String.join(" ", c)).contains(c[0]);
+    }
+  }
+
+  @Test
+  void durationsReadAndPrintTheSameWay() {
+    assertThat(DurationConverter.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(DurationConverter.parse("10s")).isEqualTo(Duration.ofSeconds(10));
+    assertThat(DurationConverter.parse("5m")).isEqualTo(Duration.ofMinutes(5));
+    assertThat(DurationConverter.parse("2h")).isEqualTo(Duration.ofHours(2));
+    assertThat(DurationConverter.parse("PT1M30S")).isEqualTo(Duration.ofSeconds(90));
+    for (String s : List.of("500ms", "10s", "5m", "2h", "1d", "90s")) {
+      assertThat(DurationConverter.format(DurationConverter.parse(s))).isEqualTo(s);
+    }
+  }
+}

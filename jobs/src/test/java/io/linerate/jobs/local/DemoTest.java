@@ -1,0 +1,151 @@
+package io.linerate.jobs.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+
+import io.linerate.jobs.cli.FlinkOptions;
+import io.linerate.jobs.kafka.TopicReader;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The demo's orchestration end to end, in this JVM: broker, topics, local Flink cluster, the pass-through job,
+ * the feeder, a short run, drain, stop. Checks that the output read back with {@code read_committed} is exactly
+ * the fed records, each once, and that nothing is left: the broker's and the cluster's ports bind again, their
+ * folders are gone, and no non-daemon thread started by the run is alive.
+ *
+ * <p>Why this can fail: a sink that is not exactly-once or a job that re-reads input leaves duplicates; a drain
+ * that returns early (or transactions never committed) leaves records missing; a component not closed keeps its
+ * port bound, its folder or its threads.
+ */
+class DemoTest {
+
+  @Test
+  void runsForADurationCopiesEveryFedRecordOnceAndLeavesNothingBehind() throws Exception {
+    Set<Thread> threadsBefore = nonDaemonThreads();
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(new Tee(captured, System.out), true, StandardCharsets.UTF_8);
+
+    Configuration conf = new Configuration();
+    conf.set(CoreOptions.DEFAULT_PARALLELISM, 2);
+    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
+    conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+    conf.set(StateBackendOptions.STATE_BACKEND, FlinkOptions.StateBackend.HEAP.flinkName());
+    List<String> output = new ArrayList<>();
+    List<String> bootstrap = new ArrayList<>();
+
+    Demo.Result result = Demo.builder(new PassThroughJob(), new PassThroughFeeder(500))
+        .flinkConfiguration(conf)
+        .slots(2)
+        .partitions(2)
+        .duration(Duration.ofSeconds(3))
+        .progressInterval(Duration.ofSeconds(1))
+        .terminal(false)
+        .out(out)
+        .beforeStop(topics -> {
+          bootstrap.add(topics.bootstrapServers());
+          output.addAll(TopicReader.readAll(topics.bootstrapServers(), topics.output(), true));
+        })
+        .build()
+        .run();
+    String text = captured.toString(StandardCharsets.UTF_8);
+
+    assertThat(result.failure()).isNull();
+    assertThat(result.jobStatus()).isEqualTo(JobStatus.RUNNING);
+    assertThat(result.drained()).isTrue();
+    assertThat(result.succeeded()).isTrue();
+    // 3 s at 500/s once the job runs: some hundreds of records (a lower bound with room for a slow machine)
+    assertThat(result.recordsFed()).isGreaterThan(100);
+    List<String> expected = LongStream.rangeClosed(1, result.recordsFed()).mapToObj(PassThroughFeeder::record)
+        .collect(Collectors.toList());
+    output.sort(null);
+    assertThat(output).as("output read with read_committed").containsExactlyElementsOf(expected);
+
+    assertThat(text).contains("pass-through demo until the heavy-hitters job lands");
+    assertThat(text).containsPattern("fed [\\d,]+ records  job RUNNING  checkpoints \\d+");
+    assertThat(text).contains("each fed record copied once");
+
+    // ports: the broker's (from its bootstrap servers) and the REST port (from the printed address) bind again
+    int brokerPort = Integer.parseInt(bootstrap.get(0).substring(bootstrap.get(0).lastIndexOf(':') + 1));
+    int restPort = Integer.parseInt(first(text, "web UI and REST API on http://127\\.0\\.0\\.1:(\\d+)"));
+    assertBindable(brokerPort);
+    assertBindable(restPort);
+    // folders: the broker's data and the cluster's files are gone
+    Path kafkaFolder = Path.of(first(text, "data in (\\S+) \\(started"));
+    Path flinkFolder = Path.of(first(text, "files in (\\S+) \\(started"));
+    assertThat(kafkaFolder).doesNotExist();
+    assertThat(flinkFolder).doesNotExist();
+    // threads: no non-daemon thread the run started is alive; Netty's global event executor (REST server) ends on
+    // its own one second after its last task, hence a short wait
+    Set<Thread> left = nonDaemonThreads();
+    left.removeAll(threadsBefore);
+    for (long deadline = System.nanoTime() + 5_000_000_000L; !left.isEmpty() && System.nanoTime() < deadline; ) {
+      Thread.sleep(100);
+      left.removeIf(t -> !t.isAlive());
+    }
+    assertThat(left.stream().map(Thread::getName).collect(Collectors.toList())).isEmpty();
+  }
+
+  static Set<Thread> nonDaemonThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && !t.isDaemon())
+        .collect(Collectors.toSet());
+  }
+
+  static void assertBindable(int port) throws IOException {
+    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
+      assertThat(socket.getLocalPort()).isEqualTo(port);
+    }
+  }
+
+  static String first(String text, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(text);
+    assertThat(m.find()).as("output contains /" + regex + "/").isTrue();
+    return m.group(1);
+  }
+
+  /** Writes to two streams. */
+  static final class Tee extends OutputStream {
+    private final OutputStream a;
+    private final OutputStream b;
+
+    Tee(OutputStream a, OutputStream b) {
+      this.a = a;
+      this.b = b;
+    }
+
+    @Override
+    public void write(int c) throws IOException {
+      a.write(c);
+      b.write(c);
+    }
+
+    @Override
+    public void write(byte[] bytes, int off, int len) throws IOException {
+      a.write(bytes, off, len);
+      b.write(bytes, off, len);
+    }
+  }
+}
