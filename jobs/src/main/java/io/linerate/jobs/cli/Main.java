@@ -31,6 +31,10 @@ public final class Main implements Runnable {
   /** The command line with every sub-command that works here registered, ready to {@code execute(args)}. */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
+    if (present("org.apache.flink.streaming.api.environment.StreamExecutionEnvironment")) { // flink run, demo jar
+      cl.addSubcommand("flow-meter", new io.linerate.jobs.flowmeter.FlowMeterCommand());
+      cl.addSubcommand("dedup", new io.linerate.jobs.dedup.DedupCommand());
+    }
     if (demoAvailable()) {
       cl.addSubcommand("demo", new DemoCommand());
     } else {
