@@ -154,7 +154,13 @@ public final class DedupCommand implements Callable<Integer> {
   @Option(names = "--duplicates-topic", paramLabel = "TOPIC", defaultValue = "duplicates",
       description = "Kafka topic for the probable duplicates; empty: the output topic (default: ${DEFAULT-VALUE})")
   void duplicatesTopic(String value) {
-    duplicatesTopic = value.isBlank() ? null : value.trim();
+    String topic = value.trim();
+    if (!topic.isEmpty() && (topic.length() > 249 || topic.equals(".") || topic.equals("..")
+        || !topic.chars().allMatch(c -> c < 128 && Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-'))) {
+      throw new ParameterException(spec.commandLine(), "--duplicates-topic must be a Kafka topic name (1 to 249 of "
+          + "a-z A-Z 0-9 . _ -) or empty, got '" + value + "'");
+    }
+    duplicatesTopic = topic.isEmpty() ? null : topic;
   }
 
   @Option(names = "--output-format", paramLabel = "envelope|raw", defaultValue = "envelope",

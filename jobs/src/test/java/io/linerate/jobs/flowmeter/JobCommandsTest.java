@@ -87,7 +87,8 @@ class JobCommandsTest {
       "dedup --key-field a..b|--key-field: keyField has an empty part",
       "dedup --scope-field a..b|--scope-field: scopeField has an empty part",
       "dedup --output-format raw --duplicates-topic reports|--output-format raw needs a --duplicates-topic",
-      "dedup --output-format xml|--output-format must be one of envelope, raw"})
+      "dedup --output-format xml|--output-format must be one of envelope, raw",
+      "dedup --duplicates-topic a/b|--duplicates-topic must be a Kafka topic name"})
   void badValuesFailNamingTheOption(String args, String message) {
     Run r = run(args.split(" "));
     assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
