@@ -1,7 +1,15 @@
 package io.linerate.jobs.dedup;
 
+import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 import io.linerate.flink.dedup.DedupStreams;
 import io.linerate.flink.dedup.Deduplicator;
@@ -26,6 +34,10 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The {@code dedup} job: JSON events from a Kafka topic ({@link JsonEventFormat}: key, weight and timestamp
@@ -136,6 +148,54 @@ public final class DedupJob implements JobLauncher {
         .add(topics.deadLetter(), events.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
         .add(topics.deadLetter(), out.malformed(), OutputJson.rejected(new RawEvent()), "rejected-events")
         .sinkAll(topics.bootstrapServers(), NAME, transactionTimeout);
+  }
+
+  /**
+   * Waits until every fed record has its one output record, committed: a unique event, a probable duplicate, a dead
+   * letter or a rejected event (the job writes exactly one per input record), counted with {@code read_committed}.
+   */
+  @Override
+  public boolean drain(JobTopics topics, long recordsFed, Duration timeout, PrintStream out)
+      throws InterruptedException {
+    Set<String> written = new LinkedHashSet<>(List.of(topics.output(), duplicatesTopic(topics), topics.deadLetter()));
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long committed;
+    while ((committed = committedRecords(topics.bootstrapServers(), written)) < recordsFed
+        && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    boolean complete = committed == recordsFed;
+    out.printf(Locale.ROOT, "output: %d records committed in %s (read_committed) for %d fed: %s%n", committed,
+        String.join(", ", written), recordsFed, complete ? "one per fed record"
+            : committed < recordsFed ? "incomplete after " + timeout : "more than fed");
+    return complete;
+  }
+
+  /** Records a {@code read_committed} consumer finds in {@code topics}, from their beginning to their end. */
+  static long committedRecords(String bootstrapServers, Set<String> topics) {
+    Map<String, Object> props = new HashMap<>();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    Duration wait = Duration.ofSeconds(10);
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (String topic : topics) {
+        consumer.partitionsFor(topic, wait).forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+      }
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions, wait);
+      long count = 0;
+      long deadline = System.nanoTime() + wait.toNanos();
+      while (end.entrySet().stream().anyMatch(e -> consumer.position(e.getKey()) < e.getValue())
+          && System.nanoTime() < deadline) {
+        count += consumer.poll(Duration.ofMillis(100)).count();
+      }
+      return count;
+    }
   }
 
   private static DataStream<Event> events(DataStream<ScopedEvent> scoped, String name) {

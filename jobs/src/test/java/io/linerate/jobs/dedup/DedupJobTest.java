@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.linerate.jobs.cli.Main;
 import io.linerate.jobs.kafka.KafkaBrokerExtension;
 import io.linerate.jobs.kafka.TopicReader;
+import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -154,6 +155,10 @@ class DedupJobTest {
         s -> assertThat(s).isEqualTo("timestamp field ts is missing"),
         s -> assertThat(s).isEqualTo("scope field tenant is missing")));
     assertThat(reasons).anyMatch(r -> r.startsWith("scope field"));
+    // what the demo calls once its feeder stopped: one committed output record per fed record
+    DedupJob job = DedupJob.builder().duplicatesTopic(dups).build();
+    assertThat(job.drain(new JobTopics(KAFKA.bootstrapServers(), in, out, dead), records.size(),
+        java.time.Duration.ofSeconds(10), System.out)).isTrue();
   }
 
   private static void produce(List<ProducerRecord<String, String>> records) {
