@@ -34,6 +34,8 @@ public final class Main implements Runnable {
     io.linerate.jobs.feed.FeedCommands.register(cl);
     if (present("org.apache.flink.streaming.api.environment.StreamExecutionEnvironment")) { // flink run, demo jar
       cl.addSubcommand("heavy-hitters", new io.linerate.jobs.heavyhitters.HeavyHittersCommand());
+      cl.addSubcommand("flow-meter", new io.linerate.jobs.flowmeter.FlowMeterCommand());
+      cl.addSubcommand("dedup", new io.linerate.jobs.dedup.DedupCommand());
     }
     if (demoAvailable()) {
       cl.addSubcommand("demo", new DemoCommand());

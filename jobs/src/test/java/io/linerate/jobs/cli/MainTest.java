@@ -51,7 +51,8 @@ class MainTest {
   @Test
   void demoIsRegisteredWhenTheBrokerAndFlinkAreOnTheClassPath() {
     assertThat(Main.demoAvailable()).isTrue();
-    assertThat(Main.commandLine().getSubcommands()).containsKeys("demo", "heavy-hitters", "generate", "replay");
+    assertThat(Main.commandLine().getSubcommands())
+        .containsKeys("demo", "heavy-hitters", "flow-meter", "dedup", "generate", "replay");
     Run help = run(Main.commandLine(), "--help");
     assertThat(help.exitCode()).isZero();
     assertThat(help.out()).contains("linerate").contains("demo").contains("--version");

@@ -1,0 +1,249 @@
+package io.linerate.jobs.dedup;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+import io.linerate.jobs.cli.DurationConverter;
+import io.linerate.jobs.cli.FlinkOptions;
+import io.linerate.jobs.cli.KafkaOptions;
+import io.linerate.jobs.flowmeter.FlowMeterCommand.Sizes;
+import io.linerate.jobs.format.JsonEventFormat;
+import io.linerate.jobs.local.JobTopics;
+import io.linerate.sketches.hash.ItemHasher;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code linerate dedup}: runs {@link DedupJob} on the Flink environment at hand
+ * ({@code StreamExecutionEnvironment.getExecutionEnvironment()}: the cluster under {@code flink run}, a local one
+ * otherwise). Every option has a default; a bad value fails before the job is submitted, naming the option.
+ */
+@Command(name = "dedup", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+    versionProvider = io.linerate.jobs.cli.Main.ManifestVersion.class,
+    description = {
+        "Kafka topic of JSON events -> first occurrences to the output topic, probable duplicates to the duplicates "
+            + "topic, per scope over a horizon in event time, exactly once.",
+        "Values that are not such events go to the dead-letter topic with the reason."},
+    footer = {"", "Example:",
+        "  flink run linerate-jobs.jar dedup --bootstrap-servers kafka:9092 --input-topic events \\",
+        "      --output-topic unique-events --duplicates-topic duplicates --key-field event_id \\",
+        "      --timestamp-field ts --scope-field tenant --horizon 10m --expected-rate 5000 --fpp 0.001"})
+public final class DedupCommand implements Callable<Integer> {
+
+  @Spec
+  private CommandSpec spec;
+
+  @Mixin
+  private KafkaOptions kafka;
+
+  @Mixin
+  private FlinkOptions flink;
+
+  private String keyField = "id";
+  private String weightField;
+  private String timestampField = "timestamp";
+  private JsonEventFormat.EpochUnit epochUnit = JsonEventFormat.EpochUnit.MILLISECONDS;
+  private String scopeField;
+  private String constantScope = DedupJob.DEFAULT_SCOPE;
+  private Duration horizon = Duration.ofMinutes(10);
+  private double expectedRate = 1_000;
+  private double fpp = 0.001;
+  private int generations = 4;
+  private long seed = ItemHasher.DEFAULT_SEED;
+  private String duplicatesTopic;
+  private DedupJob.OutputFormat outputFormat = DedupJob.OutputFormat.ENVELOPE;
+  private Duration outOfOrderness = Duration.ofSeconds(2);
+  private Duration idleness = Duration.ofSeconds(30);
+  private boolean bounded;
+
+  @Option(names = "--key-field", paramLabel = "FIELD", defaultValue = "id",
+      description = "Field whose value identifies a duplicate: a dotted path (user.id) or a JSON pointer (/user/id) "
+          + "(default: ${DEFAULT-VALUE})")
+  void keyField(String value) {
+    keyField = text("--key-field", value);
+  }
+
+  @Option(names = "--weight-field", paramLabel = "FIELD", defaultValue = "",
+      description = "Field with the event's weight, passed through in the envelope; empty: weight 1 (default: none)")
+  void weightField(String value) {
+    weightField = value.isBlank() ? null : value.trim();
+  }
+
+  @Option(names = "--timestamp-field", paramLabel = "FIELD", defaultValue = "timestamp",
+      description = "Field with the event time: epoch number (see --epoch-unit) or ISO-8601 text with an offset "
+          + "(default: ${DEFAULT-VALUE})")
+  void timestampField(String value) {
+    timestampField = text("--timestamp-field", value);
+  }
+
+  @Option(names = "--epoch-unit", paramLabel = "ms|s", defaultValue = "ms",
+      description = "Unit of numeric timestamps: ms or s (default: ${DEFAULT-VALUE})")
+  void epochUnit(String value) {
+    switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "ms", "milliseconds" -> epochUnit = JsonEventFormat.EpochUnit.MILLISECONDS;
+      case "s", "seconds" -> epochUnit = JsonEventFormat.EpochUnit.SECONDS;
+      default -> throw new ParameterException(spec.commandLine(), "--epoch-unit must be ms or s, got '" + value + "'");
+    }
+  }
+
+  @Option(names = "--scope-field", paramLabel = "FIELD", defaultValue = "",
+      description = "Field whose value is the scope duplicates are relative to (e.g. tenant); empty: one scope, "
+          + "--scope (default: none)")
+  void scopeField(String value) {
+    scopeField = value.isBlank() ? null : value.trim();
+  }
+
+  @Option(names = "--scope", paramLabel = "NAME", defaultValue = DedupJob.DEFAULT_SCOPE,
+      description = "The scope of every event when there is no --scope-field (default: ${DEFAULT-VALUE})")
+  void constantScope(String value) {
+    constantScope = text("--scope", value);
+  }
+
+  @Option(names = "--horizon", paramLabel = "DURATION", defaultValue = "10m", converter = DurationConverter.class,
+      description = "How long a key is remembered at least: a repeat within it is never passed (default: "
+          + "${DEFAULT-VALUE})")
+  void horizon(Duration value) {
+    if (value.toMillis() < 1) {
+      throw new ParameterException(spec.commandLine(), "--horizon must be >= 1ms, got "
+          + DurationConverter.format(value));
+    }
+    horizon = value;
+  }
+
+  @Option(names = "--expected-rate", paramLabel = "KEYS_PER_SECOND", defaultValue = "1000",
+      description = "Distinct keys per second per scope the --fpp target holds for (sizes the filters) (default: "
+          + "${DEFAULT-VALUE})")
+  void expectedRate(double value) {
+    if (!(value > 0) || Double.isInfinite(value)) {
+      throw new ParameterException(spec.commandLine(), "--expected-rate must be > 0 and finite, got " + value);
+    }
+    expectedRate = value;
+  }
+
+  @Option(names = "--fpp", paramLabel = "P", defaultValue = "0.001",
+      description = "Probability that a new key is flagged as a duplicate, in (0, 1) (default: ${DEFAULT-VALUE})")
+  void fpp(double value) {
+    if (!(value > 0 && value < 1)) {
+      throw new ParameterException(spec.commandLine(), "--fpp must be in (0, 1), got " + value);
+    }
+    fpp = value;
+  }
+
+  @Option(names = "--generations", paramLabel = "G", defaultValue = "4",
+      description = "Bloom filter generations per scope, 2 to 64: memory is about G/(G-1) x the horizon's worth "
+          + "(default: ${DEFAULT-VALUE})")
+  void generations(int value) {
+    if (value < 2 || value > 64) {
+      throw new ParameterException(spec.commandLine(), "--generations must be in [2, 64], got " + value);
+    }
+    generations = value;
+  }
+
+  @Option(names = "--seed", paramLabel = "LONG", defaultValue = "0x6C696E6572617465",
+      description = "Hash seed, decimal or 0x-hex; choose a secret one if keys may be hostile (default: "
+          + "${DEFAULT-VALUE})")
+  void seed(String value) {
+    seed = Sizes.parseSeed(spec, "--seed", value);
+  }
+
+  @Option(names = "--duplicates-topic", paramLabel = "TOPIC", defaultValue = "duplicates",
+      description = "Kafka topic for the probable duplicates; empty: the output topic (default: ${DEFAULT-VALUE})")
+  void duplicatesTopic(String value) {
+    String topic = value.trim();
+    if (!topic.isEmpty() && (topic.length() > 249 || topic.equals(".") || topic.equals("..")
+        || !topic.chars().allMatch(c -> c < 128 && Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-'))) {
+      throw new ParameterException(spec.commandLine(), "--duplicates-topic must be a Kafka topic name (1 to 249 of "
+          + "a-z A-Z 0-9 . _ -) or empty, got '" + value + "'");
+    }
+    duplicatesTopic = topic.isEmpty() ? null : topic;
+  }
+
+  @Option(names = "--output-format", paramLabel = "envelope|raw", defaultValue = "envelope",
+      description = "envelope: unique_event / probable_duplicate objects with key, weight, timestamp and the event; "
+          + "raw: the event's JSON as it arrived (default: ${DEFAULT-VALUE})")
+  void outputFormat(String value) {
+    outputFormat = Sizes.parseEnum(spec, "--output-format", value, DedupJob.OutputFormat.class);
+  }
+
+  @Option(names = "--out-of-orderness", paramLabel = "DURATION", defaultValue = "2s",
+      converter = DurationConverter.class,
+      description = "How far the watermark trails the largest event timestamp seen (default: ${DEFAULT-VALUE})")
+  void outOfOrderness(Duration value) {
+    outOfOrderness = notNegative("--out-of-orderness", value);
+  }
+
+  @Option(names = "--idleness", paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
+      description = "A partition silent this long stops holding the watermark back; 0s: never (default: "
+          + "${DEFAULT-VALUE})")
+  void idleness(Duration value) {
+    idleness = notNegative("--idleness", value);
+  }
+
+  @Option(names = "--bounded", defaultValue = "false",
+      description = "Read the input topic up to its end offsets at start, then finish (default: ${DEFAULT-VALUE})")
+  void bounded(boolean value) {
+    bounded = value;
+  }
+
+  /** The job these options describe; a builder error is reported as a parameter error. */
+  DedupJob job() {
+    if (outputFormat == DedupJob.OutputFormat.RAW
+        && (duplicatesTopic == null || duplicatesTopic.equals(kafka.outputTopic()))) {
+      throw new ParameterException(spec.commandLine(), "--output-format raw needs a --duplicates-topic other than "
+          + "the output topic (raw events and raw duplicates could not be told apart)");
+    }
+    try {
+      return DedupJob.builder().keyField(keyField).weightField(weightField).timestampField(timestampField)
+          .epochUnit(epochUnit).scopeField(scopeField).constantScope(constantScope).horizon(horizon)
+          .expectedRate(expectedRate).fpp(fpp).generations(generations).seed(seed).duplicatesTopic(duplicatesTopic)
+          .outputFormat(outputFormat).outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded).build();
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), option(e.getMessage()) + ": " + e.getMessage());
+    }
+  }
+
+  /** The option a builder message is about (its parameter name, camel case, at the start). */
+  private static String option(String message) {
+    String[][] names = {{"keyField", "--key-field"}, {"weightField", "--weight-field"},
+        {"timestampField", "--timestamp-field"}, {"scopeField", "--scope-field"}, {"horizon", "--horizon"},
+        {"expectedRate", "--expected-rate"}, {"fpp", "--fpp"}, {"generations", "--generations"}};
+    for (String[] n : names) {
+      if (message.contains(n[0])) {
+        return n[1];
+      }
+    }
+    return "options";
+  }
+
+  JobTopics topics() {
+    return new JobTopics(kafka.bootstrapServers(), kafka.inputTopic(), kafka.outputTopic(), kafka.deadLetterTopic());
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    DedupJob job = job();
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
+    job.define(env, topics());
+    env.execute(job.name());
+    return 0;
+  }
+
+  private String text(String option, String value) {
+    if (value == null || value.isBlank()) {
+      throw new ParameterException(spec.commandLine(), option + " must not be blank");
+    }
+    return value.trim();
+  }
+
+  private Duration notNegative(String option, Duration value) {
+    if (value.isNegative()) {
+      throw new ParameterException(spec.commandLine(), option + " must be >= 0s, got " + value);
+    }
+    return value;
+  }
+}

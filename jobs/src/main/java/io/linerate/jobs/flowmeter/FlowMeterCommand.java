@@ -1,0 +1,239 @@
+package io.linerate.jobs.flowmeter;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import io.linerate.jobs.cli.DurationConverter;
+import io.linerate.jobs.cli.FlinkOptions;
+import io.linerate.jobs.cli.KafkaOptions;
+import io.linerate.jobs.local.JobTopics;
+import io.linerate.sketches.flowtable.FlowKeyFormat;
+import io.linerate.sketches.flowtable.InsertionScheme;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code linerate flow-meter}: runs {@link FlowMeterJob} on the Flink environment at hand
+ * ({@code StreamExecutionEnvironment.getExecutionEnvironment()}: the cluster under {@code flink run}, a local one
+ * otherwise). Every option has a default; a bad value fails before the job is submitted, naming the option.
+ */
+@Command(name = "flow-meter", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+    versionProvider = io.linerate.jobs.cli.Main.ManifestVersion.class,
+    description = {
+        "Kafka topic of packet batches (binary format v1) -> flow records (JSON) per observation point, exactly once.",
+        "Undecodable values and packets the meter refuses go to the dead-letter topic with the reason."},
+    footer = {"", "Example:",
+        "  flink run linerate-jobs.jar flow-meter --bootstrap-servers kafka:9092 --input-topic packets \\",
+        "      --output-topic flows --capacity 200000 --idle-timeout 30s --checkpoint-interval 10s"})
+public final class FlowMeterCommand implements Callable<Integer> {
+
+  @Spec
+  private CommandSpec spec;
+
+  @Mixin
+  private KafkaOptions kafka;
+
+  @Mixin
+  private FlinkOptions flink;
+
+  private long capacity = 100_000;
+  private long memoryBudget;
+  private Duration idleTimeout = Duration.ofSeconds(15);
+  private Duration activeTimeout = Duration.ofMinutes(30);
+  private Duration tick = Duration.ofSeconds(1);
+  private InsertionScheme scheme = InsertionScheme.SECOND_CHANCE;
+  private FlowKeyFormat keyFormat = FlowKeyFormat.IPV4_AND_IPV6;
+  private long seed = io.linerate.sketches.hash.ItemHasher.DEFAULT_SEED;
+  private Duration outOfOrderness = Duration.ofSeconds(2);
+  private Duration idleness = Duration.ofSeconds(30);
+  private boolean bounded;
+
+  @Option(names = "--capacity", paramLabel = "FLOWS", defaultValue = "100000",
+      description = "Flows each observation point's table holds; ignored with --memory-budget (default: "
+          + "${DEFAULT-VALUE})")
+  void capacity(long value) {
+    if (value < 1 || value > 1L << 28) {
+      throw new ParameterException(spec.commandLine(), "--capacity must be in [1, 268435456] flows, got " + value);
+    }
+    capacity = value;
+  }
+
+  @Option(names = "--memory-budget", paramLabel = "BYTES", defaultValue = "0",
+      description = "Instead of --capacity: bytes of each observation point's table (suffix k, m, g: 64m), the "
+          + "largest capacity that fits; 0: use --capacity (default: ${DEFAULT-VALUE})")
+  void memoryBudget(String value) {
+    memoryBudget = Sizes.parseBytes(spec, "--memory-budget", value);
+  }
+
+  @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
+      description = "Export a flow without packets for this long (event time) (default: ${DEFAULT-VALUE})")
+  void idleTimeout(Duration value) {
+    idleTimeout = atLeastOneMs("--idle-timeout", value);
+  }
+
+  @Option(names = "--active-timeout", paramLabel = "DURATION", defaultValue = "30m",
+      converter = DurationConverter.class,
+      description = "Export (and restart) a flow that lasted this long (default: ${DEFAULT-VALUE})")
+  void activeTimeout(Duration value) {
+    activeTimeout = atLeastOneMs("--active-timeout", value);
+  }
+
+  @Option(names = "--tick", paramLabel = "DURATION", defaultValue = "1s", converter = DurationConverter.class,
+      description = "Period of each observation point's expiry sweep (event time) (default: ${DEFAULT-VALUE})")
+  void tick(Duration value) {
+    tick = atLeastOneMs("--tick", value);
+  }
+
+  @Option(names = "--scheme", paramLabel = "SCHEME", defaultValue = "second-chance",
+      description = "Insertion scheme of the multilevel table: standard, conservative, second-chance, "
+          + "extreme-second-chance (default: ${DEFAULT-VALUE})")
+  void scheme(String value) {
+    scheme = Sizes.parseEnum(spec, "--scheme", value, InsertionScheme.class);
+  }
+
+  @Option(names = "--key-format", paramLabel = "FORMAT", defaultValue = "ipv4-and-ipv6",
+      description = "Flow key slots: ipv4-and-ipv6 (72 bytes) or ipv4-only (48 bytes; IPv6 packets become dead "
+          + "letters) (default: ${DEFAULT-VALUE})")
+  void keyFormat(String value) {
+    keyFormat = Sizes.parseEnum(spec, "--key-format", value, FlowKeyFormat.class);
+  }
+
+  @Option(names = "--seed", paramLabel = "LONG", defaultValue = "0x6C696E6572617465",
+      description = "Hash seed of the tables, decimal or 0x-hex; choose a secret one if traffic may be hostile "
+          + "(default: ${DEFAULT-VALUE})")
+  void seed(String value) {
+    seed = Sizes.parseSeed(spec, "--seed", value);
+  }
+
+  @Option(names = "--out-of-orderness", paramLabel = "DURATION", defaultValue = "2s",
+      converter = DurationConverter.class,
+      description = "How far the watermark trails the largest packet timestamp seen (default: ${DEFAULT-VALUE})")
+  void outOfOrderness(Duration value) {
+    outOfOrderness = notNegative("--out-of-orderness", value);
+  }
+
+  @Option(names = "--idleness", paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
+      description = "A partition silent this long stops holding the watermark back; 0s: never (default: "
+          + "${DEFAULT-VALUE})")
+  void idleness(Duration value) {
+    idleness = notNegative("--idleness", value);
+  }
+
+  @Option(names = "--bounded", defaultValue = "false",
+      description = "Read the input topic up to its end offsets at start, flush every flow and finish "
+          + "(default: ${DEFAULT-VALUE})")
+  void bounded(boolean value) {
+    bounded = value;
+  }
+
+  /** The job these options describe; a builder error is reported as a parameter error. */
+  FlowMeterJob job() {
+    try {
+      FlowMeterJob.Builder b = FlowMeterJob.builder().idleTimeout(idleTimeout).activeTimeout(activeTimeout)
+          .tick(tick).scheme(scheme).keyFormat(keyFormat).seed(seed).outOfOrderness(outOfOrderness)
+          .idleness(idleness).bounded(bounded);
+      if (memoryBudget > 0) {
+        b.memoryBudget(memoryBudget);
+      } else {
+        b.capacity(capacity);
+      }
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), (memoryBudget > 0 ? "--memory-budget" : "--capacity")
+          + ": " + e.getMessage());
+    }
+  }
+
+  JobTopics topics() {
+    return new JobTopics(kafka.bootstrapServers(), kafka.inputTopic(), kafka.outputTopic(), kafka.deadLetterTopic());
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    FlowMeterJob job = job();
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
+    job.define(env, topics());
+    env.execute(job.name());
+    return 0;
+  }
+
+  private Duration notNegative(String option, Duration value) {
+    if (value.isNegative()) {
+      throw new ParameterException(spec.commandLine(), option + " must be >= 0s, got " + value);
+    }
+    return value;
+  }
+
+  private Duration atLeastOneMs(String option, Duration value) {
+    if (value.toMillis() < 1) {
+      throw new ParameterException(spec.commandLine(), option + " must be >= 1ms, got "
+          + DurationConverter.format(value));
+    }
+    return value;
+  }
+
+  /** Parsers shared by the job commands: byte sizes, enum names in kebab case, seeds. */
+  public static final class Sizes {
+    private Sizes() {
+    }
+
+    /** {@code 1048576}, {@code 64k}, {@code 64m}, {@code 2g} (powers of 1024); ≥ 0. */
+    public static long parseBytes(CommandSpec spec, String option, String value) {
+      String v = value.trim().toLowerCase(Locale.ROOT);
+      long unit = 1;
+      if (v.endsWith("k") || v.endsWith("m") || v.endsWith("g")) {
+        unit = switch (v.charAt(v.length() - 1)) {
+          case 'k' -> 1L << 10;
+          case 'm' -> 1L << 20;
+          default -> 1L << 30;
+        };
+        v = v.substring(0, v.length() - 1);
+      }
+      try {
+        long n = Long.parseLong(v);
+        if (n < 0) {
+          throw new NumberFormatException();
+        }
+        return Math.multiplyExact(n, unit);
+      } catch (NumberFormatException | ArithmeticException e) {
+        throw new ParameterException(spec.commandLine(), option + " must be a number of bytes >= 0 (suffix k, m, "
+            + "g allowed), got '" + value + "'");
+      }
+    }
+
+    /** An enum constant from its name in any case, '-' for '_'. */
+    public static <E extends Enum<E>> E parseEnum(CommandSpec spec, String option, String value, Class<E> type) {
+      String v = value.trim().replace('-', '_');
+      for (E e : type.getEnumConstants()) {
+        if (e.name().equalsIgnoreCase(v)) {
+          return e;
+        }
+      }
+      StringBuilder names = new StringBuilder();
+      for (E e : type.getEnumConstants()) {
+        names.append(names.length() == 0 ? "" : ", ").append(e.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+      }
+      throw new ParameterException(spec.commandLine(), option + " must be one of " + names + ", got '" + value + "'");
+    }
+
+    /** A 64-bit seed: decimal (signed) or {@code 0x} followed by up to 16 hex digits. */
+    public static long parseSeed(CommandSpec spec, String option, String value) {
+      String v = value.trim();
+      try {
+        if (v.startsWith("0x") || v.startsWith("0X")) {
+          return Long.parseUnsignedLong(v.substring(2), 16);
+        }
+        return Long.parseLong(v);
+      } catch (NumberFormatException e) {
+        throw new ParameterException(spec.commandLine(), option + " must be a 64-bit integer (decimal or 0x-hex), "
+            + "got '" + value + "'");
+      }
+    }
+  }
+}

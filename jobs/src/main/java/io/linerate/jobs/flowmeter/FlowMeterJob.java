@@ -1,0 +1,231 @@
+package io.linerate.jobs.flowmeter;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import io.linerate.flink.flowmeter.FlowMeter;
+import io.linerate.flink.flowmeter.MeteredFlow;
+import io.linerate.flink.rejects.Rejected;
+import io.linerate.jobs.format.DeadLetter;
+import io.linerate.jobs.format.Decoded;
+import io.linerate.jobs.format.KafkaDecoding;
+import io.linerate.jobs.format.OutputJson;
+import io.linerate.jobs.format.PacketBatch;
+import io.linerate.jobs.format.PacketBatchTypeInfo;
+import io.linerate.jobs.format.PacketRecord;
+import io.linerate.jobs.format.PacketRecordTypeInfo;
+import io.linerate.jobs.format.SplitDecoded;
+import io.linerate.jobs.kafka.ExactlyOnceSink;
+import io.linerate.jobs.kafka.ExactlyOnceSource;
+import io.linerate.jobs.local.JobLauncher;
+import io.linerate.jobs.local.JobTopics;
+import io.linerate.sketches.flowtable.FlowKeyFormat;
+import io.linerate.sketches.flowtable.InsertionScheme;
+import io.linerate.sketches.hash.ItemHasher;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The {@code flow-meter} job: packet batches (binary format v1, {@code docs/FORMATS.md}) from a Kafka topic,
+ * metered per observation point by the {@link FlowMeter} operator (one multilevel flow table per observation point,
+ * each packet at its own timestamp), flow records as JSON ({@link OutputJson#flows()}) to the output topic, exactly
+ * once. Kafka values that are not batches (bad magic or version, truncated) go to the dead-letter topic as
+ * {@code dead_letter} objects; packets the meter refuses (an IPv6 packet with {@code IPV4_ONLY} keys…) and batches it
+ * cannot list go there as {@code rejected} objects with the reason. Nothing is dropped: every packet of a decoded
+ * batch ends in exactly one flow record or one rejected record (the meter's conservation guarantee).
+ *
+ * <p>Event time: each batch's Flink timestamp is its smallest packet timestamp, watermarks trail the largest seen by
+ * {@link Builder#outOfOrderness}; a Kafka partition silent for {@link Builder#idleness} stops holding the watermark
+ * back. A bounded input ends with the final watermark, which flushes every table.
+ */
+public final class FlowMeterJob implements JobLauncher {
+
+  /** The job's name: Flink's job name, the consumer group and the sinks' transactional id prefix. */
+  public static final String NAME = "flow-meter";
+
+  private final FlowMeter<PacketRecord, Integer> meter;
+  private final Duration outOfOrderness;
+  private final Duration idleness;
+  private final boolean bounded;
+  private final Duration transactionTimeout;
+
+  private FlowMeterJob(Builder b, FlowMeter<PacketRecord, Integer> meter) {
+    this.meter = meter;
+    this.outOfOrderness = b.outOfOrderness;
+    this.idleness = b.idleness;
+    this.bounded = b.bounded;
+    this.transactionTimeout = b.transactionTimeout;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String description() {
+    return "packet batches metered into flow records per observation point (capacity " + meter.capacity()
+        + " flows each), exactly once";
+  }
+
+  /** The flow meter this job runs (its capacity, resolved from a memory budget if one was given). */
+  public FlowMeter<PacketRecord, Integer> meter() {
+    return meter;
+  }
+
+  @Override
+  public void define(StreamExecutionEnvironment env, JobTopics topics) {
+    ExactlyOnceSource.Builder<Decoded<PacketBatch>> source = ExactlyOnceSource.builder(KafkaDecoding.packetBatches())
+        .bootstrapServers(topics.bootstrapServers())
+        .topics(topics.input())
+        .jobName(NAME);
+    if (bounded) {
+      source.bounded();
+    }
+    DataStream<Decoded<PacketBatch>> decoded = source.fromSource(env, watermarks(outOfOrderness, idleness));
+    SingleOutputStreamOperator<PacketBatch> batches = SplitDecoded.split(decoded, PacketBatchTypeInfo.INSTANCE)
+        .uid("split-dead-letters");
+    SingleOutputStreamOperator<MeteredFlow<Integer>> flows = meter.applyToBatches(batches,
+        PacketBatch.OBSERVATION_POINT, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE).uid("flow-meter");
+    DataStream<Rejected<PacketRecord>> badPackets = flows.getSideOutput(
+        meter.malformedTag(PacketRecordTypeInfo.INSTANCE));
+    DataStream<Rejected<PacketBatch>> badBatches = flows.getSideOutput(
+        meter.malformedBatchesTag(PacketBatchTypeInfo.INSTANCE));
+    new JsonTopics()
+        .add(topics.output(), flows, OutputJson.<Integer>flows(), "flows")
+        .add(topics.deadLetter(), batches.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
+        .add(topics.deadLetter(), badPackets, OutputJson.<PacketRecord>rejected(), "rejected-packets")
+        .add(topics.deadLetter(), badBatches, OutputJson.<PacketBatch>rejected(), "rejected-batches")
+        .sinkAll(topics.bootstrapServers(), NAME, transactionTimeout);
+  }
+
+  /**
+   * Batches stamped with their smallest packet timestamp (so no packet of a batch is behind the watermark its own
+   * batch raised), bounded out-of-orderness, idleness; dead letters and empty batches carry no time.
+   */
+  static WatermarkStrategy<Decoded<PacketBatch>> watermarks(Duration outOfOrderness, Duration idleness) {
+    WatermarkStrategy<Decoded<PacketBatch>> w = WatermarkStrategy.<Decoded<PacketBatch>>forBoundedOutOfOrderness(
+        outOfOrderness).withTimestampAssigner((d, kafkaTime) -> d.value == null || d.value.isEmpty()
+            ? Long.MIN_VALUE : d.value.minTimestamp());
+    return idleness.isZero() ? w : w.withIdleness(idleness);
+  }
+
+  /**
+   * The job's settings. Table options are those of {@link FlowMeter.Builder} (checked there, with its names);
+   * {@link #build()} fails naming the parameter.
+   */
+  public static final class Builder {
+    private final FlowMeter.Builder<PacketRecord, Integer> meter = FlowMeter.<PacketRecord>builder()
+        .scope(PacketRecord::observationPoint, Types.INT)
+        .packets(PacketRecord.FIVE_TUPLE)
+        .bytes(PacketRecord.LENGTH)
+        .tcpFlags(PacketRecord.TCP_FLAGS)
+        .timestamps(PacketRecord.TIMESTAMP);
+    private long capacity;
+    private long memoryBudget;
+    private Duration outOfOrderness = Duration.ofSeconds(2);
+    private Duration idleness = Duration.ofSeconds(30);
+    private boolean bounded;
+    private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
+
+    private Builder() {
+    }
+
+    /** Flows each observation point's table is sized for (or {@link #memoryBudget}). */
+    public Builder capacity(long flows) {
+      meter.capacity(flows);
+      this.capacity = flows;
+      return this;
+    }
+
+    /** Bytes of each observation point's table: the largest capacity that fits (instead of {@link #capacity}). */
+    public Builder memoryBudget(long bytes) {
+      meter.memoryBudget(bytes);
+      this.memoryBudget = bytes;
+      return this;
+    }
+
+    /** Export a flow without packets for this long; default 15 s. */
+    public Builder idleTimeout(Duration timeout) {
+      meter.idleTimeout(timeout);
+      return this;
+    }
+
+    /** Export (and restart) a flow that lasted this long; default 30 min. */
+    public Builder activeTimeout(Duration timeout) {
+      meter.activeTimeout(timeout);
+      return this;
+    }
+
+    /** Period of each observation point's expiry timer (event time); default 1 s. */
+    public Builder tick(Duration tick) {
+      meter.tick(tick);
+      return this;
+    }
+
+    /** Insertion scheme of the tables; default {@link InsertionScheme#SECOND_CHANCE}. */
+    public Builder scheme(InsertionScheme scheme) {
+      meter.scheme(scheme);
+      return this;
+    }
+
+    /** {@code IPV4_AND_IPV6} (default) or {@code IPV4_ONLY} (smaller slots; IPv6 packets are rejected). */
+    public Builder keyFormat(FlowKeyFormat keyFormat) {
+      meter.keyFormat(keyFormat);
+      return this;
+    }
+
+    /** Hash seed of the tables; default {@link ItemHasher#DEFAULT_SEED}. */
+    public Builder seed(long seed) {
+      meter.seed(seed);
+      return this;
+    }
+
+    /** How far behind the largest timestamp seen the watermark trails; default 2 s; ≥ 0. */
+    public Builder outOfOrderness(Duration outOfOrderness) {
+      Objects.requireNonNull(outOfOrderness, "outOfOrderness");
+      if (outOfOrderness.isNegative()) {
+        throw new IllegalArgumentException("outOfOrderness must be >= 0, got " + outOfOrderness);
+      }
+      this.outOfOrderness = outOfOrderness;
+      return this;
+    }
+
+    /** A partition without records for this long stops holding the watermark back; default 30 s; 0 = never. */
+    public Builder idleness(Duration idleness) {
+      Objects.requireNonNull(idleness, "idleness");
+      if (idleness.isNegative()) {
+        throw new IllegalArgumentException("idleness must be >= 0 (0: off), got " + idleness);
+      }
+      this.idleness = idleness;
+      return this;
+    }
+
+    /** Read the input topic up to its end offsets at start, then finish (flushing every table); default off. */
+    public Builder bounded(boolean bounded) {
+      this.bounded = bounded;
+      return this;
+    }
+
+    /** {@code transaction.timeout.ms} of the sinks; default {@link ExactlyOnceSink#DEFAULT_TRANSACTION_TIMEOUT}. */
+    public Builder transactionTimeout(Duration timeout) {
+      this.transactionTimeout = Objects.requireNonNull(timeout, "transactionTimeout");
+      return this;
+    }
+
+    /** @throws IllegalArgumentException naming the parameter that is missing or out of range */
+    public FlowMeterJob build() {
+      if (capacity == 0 && memoryBudget == 0) {
+        throw new IllegalArgumentException("capacity (flows) or memoryBudget (bytes) must be set");
+      }
+      return new FlowMeterJob(this, meter.build());
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package io.linerate.jobs.flowmeter;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.ArrayList;
+
+import io.linerate.jobs.format.JsonSerialization;
+import io.linerate.jobs.kafka.ExactlyOnceSink;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * The output side of a Kafka-to-Kafka job: streams of different types, each turned into JSON bytes by its
+ * {@link JsonSerialization}, collected per topic and written by ONE exactly-once sink per topic (two sinks writing
+ * one topic would share a transactional id prefix and fence each other). Used by the flow-meter and dedup jobs.
+ */
+public final class JsonTopics {
+
+  private final Map<String, List<DataStream<byte[]>>> byTopic = new LinkedHashMap<>();
+
+  /** Adds {@code stream}, written to {@code topic} as {@code json} renders it. */
+  public <T> JsonTopics add(String topic, DataStream<T> stream, JsonSerialization<T> json, String name) {
+    Objects.requireNonNull(topic, "topic");
+    DataStream<byte[]> bytes = stream.map(new ToJsonBytes<>(json))
+        .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
+        .name(name + " as JSON").uid("json-" + name);
+    byTopic.computeIfAbsent(topic, t -> new ArrayList<>()).add(bytes);
+    return this;
+  }
+
+  /**
+   * One exactly-once sink per topic, transactional ids prefixed {@code linerate-<jobName>-<topic>}; records without
+   * key, stamped with the time they are written ({@link WriteTime}).
+   */
+  public void sinkAll(String bootstrapServers, String jobName, Duration transactionTimeout) {
+    byTopic.forEach((topic, streams) -> {
+      DataStream<byte[]> all = streams.get(0);
+      for (int i = 1; i < streams.size(); i++) {
+        all = all.union(streams.get(i));
+      }
+      ExactlyOnceSink.builder(new WriteTime(topic))
+          .bootstrapServers(bootstrapServers)
+          .topic(topic)
+          .jobName(jobName)
+          .transactionTimeout(transactionTimeout)
+          .sinkTo(all);
+    });
+  }
+
+  /** A record's JSON bytes (a class holding the schema object, not a method reference). */
+  static final class ToJsonBytes<T> implements MapFunction<T, byte[]> {
+    private static final long serialVersionUID = 1L;
+    private final JsonSerialization<T> json;
+
+    ToJsonBytes(JsonSerialization<T> json) {
+      this.json = Objects.requireNonNull(json, "json");
+    }
+
+    @Override
+    public byte[] map(T value) {
+      return json.serialize(value);
+    }
+  }
+
+  /**
+   * The bytes as the value of a record of {@code topic} without key, stamped with the time of writing: not the
+   * element's Flink timestamp, which can be far off the broker's clock (event time of a replayed capture, or
+   * {@code Long.MAX_VALUE} for what a bounded input's final watermark flushes) and then makes the broker refuse the
+   * record ({@code message.timestamp.after.max.ms} is 1 h by default since Kafka 4.0).
+   */
+  static final class WriteTime implements KafkaRecordSerializationSchema<byte[]> {
+    private static final long serialVersionUID = 1L;
+    private final String topic;
+
+    WriteTime(String topic) {
+      this.topic = topic;
+    }
+
+    @Override
+    public ProducerRecord<byte[], byte[]> serialize(byte[] element, KafkaSinkContext context, Long timestamp) {
+      return new ProducerRecord<>(topic, null, null, null, element);
+    }
+  }
+}

@@ -1,0 +1,174 @@
+package io.linerate.jobs.dedup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.linerate.jobs.cli.Main;
+import io.linerate.jobs.kafka.KafkaBrokerExtension;
+import io.linerate.jobs.kafka.TopicReader;
+import io.linerate.jobs.local.JobTopics;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The {@code dedup} job end to end, started as users start it ({@code linerate dedup ...} through
+ * {@link Main#commandLine()}; {@code getExecutionEnvironment()} = the MiniCluster here), from a real Kafka topic to
+ * real Kafka topics read back with {@code read_committed}.
+ *
+ * <p>Input: JSON events of three tenants (the scope field) whose new keys are the SAME strings in every tenant (so
+ * a job that ignored the scope would flag two thirds of them), each tenant in timestamp order, 1 ms apart, a chosen
+ * fraction (30 %) being repeats of a key of the same tenant seen at most 1.5 s earlier (horizon 2 s); plus garbage.
+ * The expected rate is the tenants' actual distinct-key rate (700 per second), so the filters run at their sizing
+ * load and false positives do occur. Checked
+ * against the ground truth computed here:
+ * <ul>
+ *   <li>zero duplicates passed: no (tenant, key) appears twice among the unique events;</li>
+ *   <li>conservation: every valid event is in exactly one of the unique and duplicates topics;</li>
+ *   <li>flagged uniques (distinct (tenant, key) with no unique event) ≤ p·n + 4·√(p·n), n the number of distinct
+ *       keys: the binomial count of false positives, each new key flagged with probability ≤ p (the operator's
+ *       guarantee while a tenant stays within the expected rate),
+ *       has mean ≤ p·n and standard deviation ≤ √(p·n), so the bound is 4 standard deviations above the mean;</li>
+ *   <li>every garbage value is a dead letter with the reason naming what is wrong.</li>
+ * </ul>
+ */
+class DedupJobTest {
+
+  @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = new MiniClusterExtension(
+      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
+          .setConfiguration(noRestarts()).build());
+
+  private static final String[] TENANTS = {"acme", "globex", "initech"};
+  private static final double DUPLICATE_RATIO = 0.3;
+  private static final double FPP = 0.02;
+
+  /** A failing job fails the test at once instead of restarting until the timeout. */
+  static Configuration noRestarts() {
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    return conf;
+  }
+
+  @Test
+  @Timeout(120)
+  void noDuplicatePassesAndFewUniquesAreFlagged() throws Exception {
+    String in = "dd-events";
+    String out = "dd-unique";
+    String dups = "dd-duplicates";
+    String dead = "dd-dead";
+    KAFKA.broker().createTopics(2, in, out, dups, dead);
+
+    SplittableRandom rnd = new SplittableRandom(11);
+    long t0 = 1_763_720_000_000L;
+    List<ProducerRecord<String, String>> records = new ArrayList<>();
+    Set<String> distinct = new HashSet<>();
+    long valid = 0;
+    long repeats = 0;
+    Map<String, List<long[]>> seen = new HashMap<>(); // tenant -> (key number, timestamp)
+    Map<String, Integer> next = new HashMap<>();
+    for (int i = 0; i < 6_000; i++) {
+      String tenant = TENANTS[i % TENANTS.length];
+      long ts = t0 + i / TENANTS.length; // each tenant: one event per ms
+      List<long[]> past = seen.computeIfAbsent(tenant, t -> new ArrayList<>());
+      long keyNumber;
+      if (!past.isEmpty() && rnd.nextDouble() < DUPLICATE_RATIO) {
+        long[] earlier;
+        do { // a key of this tenant first seen at most 4 s before
+          earlier = past.get(past.size() - 1 - rnd.nextInt(Math.min(past.size(), 1_500)));
+        } while (ts - earlier[1] > 1_500);
+        keyNumber = earlier[0];
+        repeats++;
+      } else {
+        keyNumber = next.merge(tenant, 1, Integer::sum);
+        past.add(new long[] {keyNumber, ts});
+        distinct.add(tenant + "/e" + keyNumber);
+      }
+      valid++;
+      records.add(new ProducerRecord<>(in, tenant, "{\"tenant\":\"" + tenant + "\",\"event_id\":\"e" + keyNumber
+          + "\",\"ts\":" + ts + ",\"payload\":{\"n\":" + i + "}}"));
+      if (i % 1500 == 700) {
+        records.add(new ProducerRecord<>(in, tenant, "{not json"));
+        records.add(new ProducerRecord<>(in, tenant, "{\"tenant\":\"" + tenant + "\",\"event_id\":\"x\"}"));
+        records.add(new ProducerRecord<>(in, tenant, "{\"event_id\":\"y\",\"ts\":" + ts + "}"));
+      }
+    }
+    produce(records);
+
+    int exit = Main.commandLine().execute("dedup", "--bootstrap-servers", KAFKA.bootstrapServers(),
+        "--input-topic", in, "--output-topic", out, "--duplicates-topic", dups, "--dead-letter-topic", dead,
+        "--parallelism", "2", "--checkpoint-interval", "300ms", "--key-field", "event_id", "--timestamp-field", "ts",
+        "--scope-field", "tenant", "--horizon", "2s", "--expected-rate", "700", "--fpp", String.valueOf(FPP),
+        "--generations", "4", "--seed", "42", "--out-of-orderness", "0s", "--idleness", "0s", "--bounded");
+    assertThat(exit).as("exit code of linerate dedup").isZero();
+
+    ObjectMapper json = new ObjectMapper();
+    Map<String, Integer> uniques = new HashMap<>();
+    for (String v : TopicReader.readAll(KAFKA.bootstrapServers(), out, true)) {
+      JsonNode n = json.readTree(v);
+      assertThat(n.get("type").asText()).isEqualTo("unique_event");
+      assertThat(n.get("key").asText()).isEqualTo(n.get("event").get("event_id").asText());
+      uniques.merge(n.get("event").get("tenant").asText() + "/" + n.get("key").asText(), 1, Integer::sum);
+    }
+    long duplicates = 0;
+    for (String v : TopicReader.readAll(KAFKA.bootstrapServers(), dups, true)) {
+      JsonNode n = json.readTree(v);
+      assertThat(n.get("type").asText()).isEqualTo("probable_duplicate");
+      duplicates++;
+    }
+    List<String> reasons = new ArrayList<>();
+    for (String v : TopicReader.readAll(KAFKA.bootstrapServers(), dead, true)) {
+      reasons.add(json.readTree(v).get("reason").asText());
+    }
+
+    long n = distinct.size();
+    long flagged = n - uniques.size();
+    double pn = FPP * n;
+    System.out.printf("dedup job: %d events (%d repeats), %d distinct keys: %d passed, %d flagged, %d new keys flagged "
+        + "(bound %.0f), %d dead letters%n", valid, repeats, n, uniques.values().stream().mapToInt(i -> i).sum(),
+        duplicates, flagged, pn + 4 * Math.sqrt(pn), reasons.size());
+    assertThat(uniques.values()).as("zero duplicates passed").allMatch(c -> c == 1);
+    assertThat(distinct).containsAll(uniques.keySet());
+    assertThat(uniques.size() + duplicates).as("each valid event once").isEqualTo(valid);
+    assertThat((double) flagged).as("flagged uniques ≤ p·n + 4√(p·n)").isLessThanOrEqualTo(pn + 4 * Math.sqrt(pn));
+    assertThat(reasons).hasSize(12).allSatisfy(r -> assertThat(r).satisfiesAnyOf(
+        s -> assertThat(s).startsWith("bad JSON"),
+        s -> assertThat(s).isEqualTo("timestamp field ts is missing"),
+        s -> assertThat(s).isEqualTo("scope field tenant is missing")));
+    assertThat(reasons).anyMatch(r -> r.startsWith("scope field"));
+    // what the demo calls once its feeder stopped: one committed output record per fed record
+    DedupJob job = DedupJob.builder().duplicatesTopic(dups).build();
+    assertThat(job.drain(new JobTopics(KAFKA.bootstrapServers(), in, out, dead), records.size(),
+        java.time.Duration.ofSeconds(10), System.out)).isTrue();
+  }
+
+  private static void produce(List<ProducerRecord<String, String>> records) {
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
+        ProducerConfig.ACKS_CONFIG, "all",
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
+      records.forEach(producer::send);
+      producer.flush();
+    }
+  }
+}

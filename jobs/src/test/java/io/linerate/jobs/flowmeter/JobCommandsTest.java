@@ -1,0 +1,120 @@
+package io.linerate.jobs.flowmeter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.List;
+
+import io.linerate.jobs.cli.Main;
+import io.linerate.jobs.dedup.DedupJob;
+import io.linerate.jobs.local.JobTopics;
+import io.linerate.sketches.flowtable.FlowKeyFormat;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/**
+ * The {@code flow-meter} and {@code dedup} sub-commands without a broker: registered in {@code linerate}, every
+ * option listed in {@code --help} with its default, bad values rejected before anything runs with a message naming
+ * the option; the job builders fail naming the parameter.
+ */
+@org.junit.jupiter.api.Timeout(60)
+class JobCommandsTest {
+
+  private record Run(int exitCode, String out, String err) {}
+
+  private static Run run(String... args) {
+    CommandLine cl = Main.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    return new Run(cl.execute(args), out.toString(), err.toString());
+  }
+
+  @Test
+  void bothCommandsAreRegistered() {
+    assertThat(Main.commandLine().getSubcommands()).containsKeys("flow-meter", "dedup");
+  }
+
+  @Test
+  void flowMeterHelpListsEveryOptionWithItsDefault() {
+    Run help = run("flow-meter", "--help");
+    assertThat(help.exitCode()).isZero();
+    for (String option : List.of("--capacity", "--memory-budget", "--idle-timeout", "--active-timeout", "--tick",
+        "--scheme", "--key-format", "--seed", "--out-of-orderness", "--idleness", "--bounded",
+        "--bootstrap-servers", "--input-topic", "--output-topic", "--dead-letter-topic", "--parallelism",
+        "--checkpoint-interval", "--state-backend", "--checkpoint-dir")) {
+      assertThat(help.out()).contains(option);
+    }
+    assertThat(help.out()).contains("default: 100000").contains("default: 15s").contains("default: second-chance")
+        .contains("flink run linerate-jobs.jar flow-meter");
+  }
+
+  @Test
+  void dedupHelpListsEveryOptionWithItsDefault() {
+    Run help = run("dedup", "--help");
+    assertThat(help.exitCode()).isZero();
+    for (String option : List.of("--key-field", "--weight-field", "--timestamp-field", "--epoch-unit",
+        "--scope-field", "--scope", "--horizon", "--expected-rate", "--fpp", "--generations", "--seed",
+        "--duplicates-topic", "--output-format", "--out-of-orderness", "--idleness", "--bounded",
+        "--bootstrap-servers", "--input-topic", "--output-topic", "--dead-letter-topic", "--parallelism")) {
+      assertThat(help.out()).contains(option);
+    }
+    assertThat(help.out()).contains("default: 10m").contains("default: 0.001").contains("default: duplicates");
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "flow-meter --capacity 0|--capacity must be in [1, 268435456]",
+      "flow-meter --memory-budget lots|--memory-budget must be a number of bytes",
+      "flow-meter --memory-budget 10|--memory-budget: memoryBudget of 10 bytes is below one flow's table",
+      "flow-meter --idle-timeout 0s|--idle-timeout must be >= 1ms",
+      "flow-meter --tick 5|'5' is not a duration",
+      "flow-meter --scheme cuckoo|--scheme must be one of standard, conservative, second-chance",
+      "flow-meter --key-format ipv5|--key-format must be one of ipv4-only, ipv4-and-ipv6",
+      "flow-meter --seed 0xZZ|--seed must be a 64-bit integer",
+      "flow-meter --idleness PT-1S|--idleness must be >= 0s",
+      "dedup --fpp 1|--fpp must be in (0, 1)",
+      "dedup --expected-rate 0|--expected-rate must be > 0",
+      "dedup --generations 1|--generations must be in [2, 64]",
+      "dedup --horizon 0s|--horizon must be >= 1ms",
+      "dedup --epoch-unit us|--epoch-unit must be ms or s",
+      "dedup --key-field a..b|--key-field: keyField has an empty part",
+      "dedup --scope-field a..b|--scope-field: scopeField has an empty part",
+      "dedup --output-format raw --duplicates-topic reports|--output-format raw needs a --duplicates-topic",
+      "dedup --output-format xml|--output-format must be one of envelope, raw",
+      "dedup --duplicates-topic a/b|--duplicates-topic must be a Kafka topic name"})
+  void badValuesFailNamingTheOption(String args, String message) {
+    Run r = run(args.split(" "));
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+    assertThat(r.err()).contains(message);
+  }
+
+  @Test
+  void buildersFailNamingTheParameter() {
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> FlowMeterJob.builder().build()))
+        .hasMessageContaining("capacity (flows) or memoryBudget (bytes) must be set");
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> FlowMeterJob.builder().capacity(10)
+        .outOfOrderness(Duration.ofSeconds(-1)))).hasMessageContaining("outOfOrderness must be >= 0");
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> DedupJob.builder().timestampField(null).build()))
+        .hasMessageContaining("timestampField must be set");
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> DedupJob.builder().fpp(2).build()))
+        .hasMessageContaining("fpp must be in (0, 1)");
+    DedupJob raw = DedupJob.builder().outputFormat(DedupJob.OutputFormat.RAW).build();
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> raw.define(
+        StreamExecutionEnvironment.getExecutionEnvironment(), new JobTopics("localhost:9092", "in", "out", "dead"))))
+        .hasMessageContaining("outputFormat RAW needs a duplicatesTopic");
+  }
+
+  @Test
+  void memoryBudgetResolvesToACapacity() {
+    FlowMeterJob job = FlowMeterJob.builder().memoryBudget(1L << 20).keyFormat(FlowKeyFormat.IPV4_ONLY).build();
+    assertThat(job.meter().capacity()).isBetween(1_000L, 30_000L);
+    assertThat(job.name()).isEqualTo("flow-meter");
+  }
+}
