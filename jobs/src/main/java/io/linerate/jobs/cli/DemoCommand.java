@@ -2,9 +2,12 @@ package io.linerate.jobs.cli;
 
 import io.linerate.jobs.feed.PcapReplay;
 import io.linerate.jobs.feed.SyntheticTraffic;
+import io.linerate.jobs.dedup.DedupJob;
+import io.linerate.jobs.flowmeter.FlowMeterJob;
 import io.linerate.jobs.heavyhitters.HeavyHittersJob;
 import io.linerate.jobs.local.Demo;
 import io.linerate.jobs.local.Feeder;
+import io.linerate.jobs.local.JobLauncher;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,9 +32,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Main.ManifestVersion.class,
     sortOptions = false, usageHelpAutoWidth = true,
     description = {
-        "Runs a Kafka broker, a local Flink cluster and the heavy-hitters job on this machine, feeds it synthetic "
-            + "packets (or --pcap captures) and prints a refreshing top-k table; stops and removes everything on "
-            + "Ctrl-C or after --duration."})
+        "Runs a Kafka broker, a local Flink cluster and a job (--job; the heavy-hitters job by default) on this "
+            + "machine, feeds it synthetic traffic (or --pcap captures) and prints a refreshing top-k table; stops and "
+            + "removes everything on Ctrl-C or after --duration."})
 public final class DemoCommand implements Callable<Integer> {
 
   @Spec
@@ -39,6 +42,14 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Mixin
   private FlinkOptions flink;
+
+  /** The jobs the demo can run. */
+  enum DemoJob { HEAVY_HITTERS, FLOW_METER, DEDUP }
+
+  @Option(names = "--job", paramLabel = "JOB", defaultValue = "HEAVY_HITTERS",
+      description = "The job: HEAVY_HITTERS (packets, live top-k table), FLOW_METER (packets to flow records) or "
+          + "DEDUP (synthetic JSON events with 10%% duplicates; --pcap does not apply) (default: ${DEFAULT-VALUE})")
+  private DemoJob jobChoice = DemoJob.HEAVY_HITTERS;
 
   private Duration duration = Duration.ZERO;
   private int rate = 20_000;
@@ -127,12 +138,10 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    HeavyHittersJob job = HeavyHittersJob.builder()
-        .window(window)
-        .topK(topK)
-        .alertsTopic("") // the demo's three topics: alerts share the reports topic
-        .build();
-    Demo.Result result = Demo.builder(job, feeder())
+    if (jobChoice == DemoJob.DEDUP && !pcaps.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), "--pcap: the dedup demo reads JSON events, not packets");
+    }
+    Demo.Result result = Demo.builder(job(), feeder())
         .flinkConfiguration(flink.configuration())
         .slots(flink.parallelism())
         .partitions(partitions)
@@ -143,11 +152,29 @@ public final class DemoCommand implements Callable<Integer> {
     return result.succeeded() ? 0 : 1;
   }
 
+  private JobLauncher job() {
+    switch (jobChoice) {
+      case FLOW_METER:
+        return FlowMeterJob.builder().capacity(100_000).idleTimeout(Duration.ofSeconds(10)).build();
+      case DEDUP:
+        // the generator's events: key "id", scope "tenant", time "ts"; sized for every event being new
+        return DedupJob.builder().scopeField("tenant").timestampField("ts").horizon(Duration.ofMinutes(1))
+            .expectedRate(rate).build();
+      default:
+        return HeavyHittersJob.builder()
+            .window(window)
+            .topK(topK)
+            .alertsTopic("") // the demo's three topics: alerts share the reports topic
+            .build();
+    }
+  }
+
   private Feeder feeder() {
     if (!pcaps.isEmpty()) {
       return PcapReplay.builder(pcaps).rate(rate).loops(0).build();
     }
     return SyntheticTraffic.builder()
+        .format(jobChoice == DemoJob.DEDUP ? SyntheticTraffic.Format.EVENTS : SyntheticTraffic.Format.PACKETS)
         .count(0)
         .rate(rate)
         .eventRate(rate)

@@ -90,7 +90,7 @@ class MainTest {
     for (String[] od : optionsAndDefaults) {
       assertThat(optionLine(help, od[0])).endsWith(od[1]);
     }
-    for (String option : List.of("--duration", "--rate", "--window", "--top-k", "--heavy-hitter", "--inject-after",
+    for (String option : List.of("--job", "--duration", "--rate", "--window", "--top-k", "--heavy-hitter", "--inject-after",
         "--pcap", "--partitions", "--parallelism", "--checkpoint-interval", "--state-backend", "--checkpoint-dir")) {
       assertThat(optionLine(demoHelp, option)).containsPattern("\\(default: [^)]+\\)\\.?$");
     }
