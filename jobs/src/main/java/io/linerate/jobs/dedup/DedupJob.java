@@ -14,15 +14,14 @@ import java.util.Set;
 import io.linerate.flink.dedup.DedupStreams;
 import io.linerate.flink.dedup.Deduplicator;
 import io.linerate.flink.items.ItemSelector;
-import io.linerate.flink.rejects.Rejected;
 import io.linerate.jobs.format.DeadLetter;
 import io.linerate.jobs.format.Event;
 import io.linerate.jobs.format.JsonEventFormat;
 import io.linerate.jobs.format.KafkaDecoding;
 import io.linerate.jobs.format.OutputJson;
-import io.linerate.jobs.kafka.ExactlyOnceSink;
 import io.linerate.jobs.kafka.JsonTopics;
 import io.linerate.jobs.kafka.KafkaInput;
+import io.linerate.jobs.kafka.KafkaJobBuilder;
 import io.linerate.jobs.kafka.KafkaJobOptions;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
@@ -71,12 +70,13 @@ public final class DedupJob implements JobLauncher {
   private final OutputFormat outputFormat;
   private final KafkaJobOptions options;
 
-  private DedupJob(Builder b, ScopedEventFormat format, Deduplicator<ScopedEvent, String> deduplicator) {
+  private DedupJob(Builder b, ScopedEventFormat format, Deduplicator<ScopedEvent, String> deduplicator,
+      KafkaJobOptions options) {
     this.format = format;
     this.deduplicator = deduplicator;
     this.duplicatesTopic = b.duplicatesTopic;
     this.outputFormat = b.outputFormat;
-    this.options = b.options.copy();
+    this.options = options;
   }
 
   public static Builder builder() {
@@ -211,7 +211,7 @@ public final class DedupJob implements JobLauncher {
    * The job's settings; {@link #build()} checks them and fails naming the parameter. Required: the key field and
    * the timestamp field (the job runs in event time); defaults for the rest.
    */
-  public static final class Builder {
+  public static final class Builder extends KafkaJobBuilder<Builder> {
     private String keyField = "id";
     private String weightField;
     private String timestampField = "timestamp";
@@ -225,9 +225,14 @@ public final class DedupJob implements JobLauncher {
     private long seed = ItemHasher.DEFAULT_SEED;
     private String duplicatesTopic;
     private OutputFormat outputFormat = OutputFormat.ENVELOPE;
-    private final KafkaJobOptions options = new KafkaJobOptions(Duration.ofSeconds(2), Duration.ofSeconds(30));
 
     private Builder() {
+      super(Duration.ofSeconds(2), Duration.ofSeconds(30));
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** Where the key that identifies a duplicate is (JSON pointer or dotted path); default {@code id}. */
@@ -308,30 +313,6 @@ public final class DedupJob implements JobLauncher {
       return this;
     }
 
-    /** How far the watermark trails the largest timestamp seen; default 2 s; ≥ 0. */
-    public Builder outOfOrderness(Duration outOfOrderness) {
-      options.outOfOrderness(outOfOrderness);
-      return this;
-    }
-
-    /** A partition without records for this long stops holding the watermark back; default 30 s; 0 = never. */
-    public Builder idleness(Duration idleness) {
-      options.idleness(idleness);
-      return this;
-    }
-
-    /** Read the input topic up to its end offsets at start, then finish; default off. */
-    public Builder bounded(boolean bounded) {
-      options.bounded(bounded);
-      return this;
-    }
-
-    /** {@code transaction.timeout.ms} of the sinks; default {@link ExactlyOnceSink#DEFAULT_TRANSACTION_TIMEOUT}. */
-    public Builder transactionTimeout(Duration timeout) {
-      options.transactionTimeout(timeout);
-      return this;
-    }
-
     /** @throws IllegalArgumentException naming the parameter that is missing or out of range */
     public DedupJob build() {
       if (timestampField == null) {
@@ -354,7 +335,7 @@ public final class DedupJob implements JobLauncher {
           .generations(generations)
           .seed(seed)
           .build();
-      return new DedupJob(this, format, dedup);
+      return new DedupJob(this, format, dedup, options.copy());
     }
   }
 }

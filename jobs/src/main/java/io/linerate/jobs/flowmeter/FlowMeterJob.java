@@ -12,9 +12,9 @@ import io.linerate.jobs.format.PacketBatch;
 import io.linerate.jobs.format.PacketBatchTypeInfo;
 import io.linerate.jobs.format.PacketRecord;
 import io.linerate.jobs.format.PacketRecordTypeInfo;
-import io.linerate.jobs.kafka.ExactlyOnceSink;
 import io.linerate.jobs.kafka.JsonTopics;
 import io.linerate.jobs.kafka.KafkaInput;
+import io.linerate.jobs.kafka.KafkaJobBuilder;
 import io.linerate.jobs.kafka.KafkaJobOptions;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
@@ -47,9 +47,9 @@ public final class FlowMeterJob implements JobLauncher {
   private final FlowMeter<PacketRecord, Integer> meter;
   private final KafkaJobOptions options;
 
-  private FlowMeterJob(Builder b, FlowMeter<PacketRecord, Integer> meter) {
+  private FlowMeterJob(FlowMeter<PacketRecord, Integer> meter, KafkaJobOptions options) {
     this.meter = meter;
-    this.options = b.options.copy();
+    this.options = options;
   }
 
   public static Builder builder() {
@@ -102,7 +102,7 @@ public final class FlowMeterJob implements JobLauncher {
    * The job's settings. Table options are those of {@link FlowMeter.Builder} (checked there, with its names);
    * {@link #build()} fails naming the parameter.
    */
-  public static final class Builder {
+  public static final class Builder extends KafkaJobBuilder<Builder> {
     private final FlowMeter.Builder<PacketRecord, Integer> meter = FlowMeter.<PacketRecord>builder()
         .scope(PacketRecord::observationPoint, Types.INT)
         .packets(PacketRecord.FIVE_TUPLE)
@@ -111,9 +111,14 @@ public final class FlowMeterJob implements JobLauncher {
         .timestamps(PacketRecord.TIMESTAMP);
     private long capacity;
     private long memoryBudget;
-    private final KafkaJobOptions options = new KafkaJobOptions(Duration.ofSeconds(2), Duration.ofSeconds(30));
 
     private Builder() {
+      super(Duration.ofSeconds(2), Duration.ofSeconds(30));
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** Flows each observation point's table is sized for (or {@link #memoryBudget}). */
@@ -166,36 +171,12 @@ public final class FlowMeterJob implements JobLauncher {
       return this;
     }
 
-    /** How far behind the largest timestamp seen the watermark trails; default 2 s; ≥ 0. */
-    public Builder outOfOrderness(Duration outOfOrderness) {
-      options.outOfOrderness(outOfOrderness);
-      return this;
-    }
-
-    /** A partition without records for this long stops holding the watermark back; default 30 s; 0 = never. */
-    public Builder idleness(Duration idleness) {
-      options.idleness(idleness);
-      return this;
-    }
-
-    /** Read the input topic up to its end offsets at start, then finish (flushing every table); default off. */
-    public Builder bounded(boolean bounded) {
-      options.bounded(bounded);
-      return this;
-    }
-
-    /** {@code transaction.timeout.ms} of the sinks; default {@link ExactlyOnceSink#DEFAULT_TRANSACTION_TIMEOUT}. */
-    public Builder transactionTimeout(Duration timeout) {
-      options.transactionTimeout(timeout);
-      return this;
-    }
-
     /** @throws IllegalArgumentException naming the parameter that is missing or out of range */
     public FlowMeterJob build() {
       if (capacity == 0 && memoryBudget == 0) {
         throw new IllegalArgumentException("capacity (flows) or memoryBudget (bytes) must be set");
       }
-      return new FlowMeterJob(this, meter.build());
+      return new FlowMeterJob(meter.build(), options.copy());
     }
   }
 }

@@ -24,6 +24,7 @@ import io.linerate.jobs.kafka.ExactlyOnceSink;
 import io.linerate.jobs.kafka.ExactlyOnceSource;
 import io.linerate.jobs.kafka.JsonTopics;
 import io.linerate.jobs.kafka.KafkaInput;
+import io.linerate.jobs.kafka.KafkaJobBuilder;
 import io.linerate.jobs.kafka.KafkaJobOptions;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
@@ -102,12 +103,12 @@ public final class HeavyHittersJob implements JobLauncher {
   private final String alertsTopic;
   private final KafkaJobOptions options;
 
-  private HeavyHittersJob(Builder b, HeavyHitterDetector<PacketRecord, Integer> detector) {
+  private HeavyHittersJob(Builder b, HeavyHitterDetector<PacketRecord, Integer> detector, KafkaJobOptions options) {
     this.detector = detector;
     this.item = b.item;
     this.weight = b.weight;
     this.alertsTopic = b.alertsTopic;
-    this.options = b.options.copy();
+    this.options = options;
   }
 
   /** A builder with every option at its default. */
@@ -284,7 +285,7 @@ public final class HeavyHittersJob implements JobLauncher {
   }
 
   /** Options of a {@link HeavyHittersJob}; {@link #build()} checks them all. */
-  public static final class Builder {
+  public static final class Builder extends KafkaJobBuilder<Builder> {
     private Duration window = HeavyHitterDetector.DEFAULT_WINDOW;
     private Duration slide;
     private int topK = HeavyHitterDetector.DEFAULT_K;
@@ -297,10 +298,16 @@ public final class HeavyHittersJob implements JobLauncher {
     private int capacity;
     private long memoryBudget;
     private long seed = DEFAULT_SEED;
-    private final KafkaJobOptions options = new KafkaJobOptions(DEFAULT_OUT_OF_ORDERNESS, DEFAULT_IDLENESS);
     private String alertsTopic;
 
-    private Builder() {}
+    private Builder() {
+      super(DEFAULT_OUT_OF_ORDERNESS, DEFAULT_IDLENESS);
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
 
     /** Window size (default 1 minute); tumbling unless {@link #slide} is set. */
     public Builder window(Duration window) {
@@ -372,33 +379,9 @@ public final class HeavyHittersJob implements JobLauncher {
       return this;
     }
 
-    /** How far packets may arrive behind the newest one of their partition (default 5 s). */
-    public Builder outOfOrderness(Duration outOfOrderness) {
-      options.outOfOrderness(outOfOrderness);
-      return this;
-    }
-
-    /** Wall-clock time after which a partition without records stops holding the watermark back; 0: never. */
-    public Builder idleness(Duration idleness) {
-      options.idleness(idleness);
-      return this;
-    }
-
     /** Topic of the alerts; null (default): the output topic, next to the reports. */
     public Builder alertsTopic(String alertsTopic) {
       this.alertsTopic = alertsTopic == null || alertsTopic.isBlank() ? null : alertsTopic.trim();
-      return this;
-    }
-
-    /** Read the input topic up to its end offsets at start, then finish (tests, replays); default unbounded. */
-    public Builder bounded(boolean bounded) {
-      options.bounded(bounded);
-      return this;
-    }
-
-    /** Transaction timeout of the Kafka sinks (default {@link ExactlyOnceSink#DEFAULT_TRANSACTION_TIMEOUT}). */
-    public Builder transactionTimeout(Duration transactionTimeout) {
-      options.transactionTimeout(transactionTimeout);
       return this;
     }
 
@@ -451,7 +434,7 @@ public final class HeavyHittersJob implements JobLauncher {
       if (alertFraction > 0) {
         b.alertAtFraction(alertFraction, alertMinWindowWeight);
       }
-      return new HeavyHittersJob(this, b.build());
+      return new HeavyHittersJob(this, b.build(), options.copy());
     }
   }
 }
