@@ -1,5 +1,6 @@
 package io.linerate.jobs.cli;
 
+import io.linerate.jobs.local.JobTopics;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -83,5 +84,10 @@ public class KafkaOptions {
           option + " must be a Kafka topic name (1 to 249 of a-z A-Z 0-9 . _ -), got '" + value + "'");
     }
     return topic;
+  }
+
+  /** The broker and the three topics these options name. */
+  public JobTopics topics() {
+    return new JobTopics(bootstrapServers(), inputTopic(), outputTopic(), deadLetterTopic());
   }
 }

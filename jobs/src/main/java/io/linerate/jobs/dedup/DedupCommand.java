@@ -6,7 +6,7 @@ import java.util.concurrent.Callable;
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.KafkaOptions;
-import io.linerate.jobs.flowmeter.FlowMeterCommand.Sizes;
+import io.linerate.jobs.cli.Sizes;
 import io.linerate.jobs.format.JsonEventFormat;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.hash.ItemHasher;
@@ -221,7 +221,7 @@ public final class DedupCommand implements Callable<Integer> {
   }
 
   JobTopics topics() {
-    return new JobTopics(kafka.bootstrapServers(), kafka.inputTopic(), kafka.outputTopic(), kafka.deadLetterTopic());
+    return kafka.topics();
   }
 
   @Override

@@ -14,21 +14,18 @@ import java.util.Set;
 import io.linerate.flink.dedup.DedupStreams;
 import io.linerate.flink.dedup.Deduplicator;
 import io.linerate.flink.items.ItemSelector;
-import io.linerate.flink.rejects.Rejected;
-import io.linerate.jobs.flowmeter.JsonTopics;
 import io.linerate.jobs.format.DeadLetter;
-import io.linerate.jobs.format.Decoded;
 import io.linerate.jobs.format.Event;
 import io.linerate.jobs.format.JsonEventFormat;
 import io.linerate.jobs.format.KafkaDecoding;
 import io.linerate.jobs.format.OutputJson;
-import io.linerate.jobs.format.SplitDecoded;
-import io.linerate.jobs.kafka.ExactlyOnceSink;
-import io.linerate.jobs.kafka.ExactlyOnceSource;
+import io.linerate.jobs.kafka.JsonTopics;
+import io.linerate.jobs.kafka.KafkaInput;
+import io.linerate.jobs.kafka.KafkaJobBuilder;
+import io.linerate.jobs.kafka.KafkaJobOptions;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.hash.ItemHasher;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -71,20 +68,15 @@ public final class DedupJob implements JobLauncher {
   private final Deduplicator<ScopedEvent, String> deduplicator;
   private final String duplicatesTopic;
   private final OutputFormat outputFormat;
-  private final Duration outOfOrderness;
-  private final Duration idleness;
-  private final boolean bounded;
-  private final Duration transactionTimeout;
+  private final KafkaJobOptions options;
 
-  private DedupJob(Builder b, ScopedEventFormat format, Deduplicator<ScopedEvent, String> deduplicator) {
+  private DedupJob(Builder b, ScopedEventFormat format, Deduplicator<ScopedEvent, String> deduplicator,
+      KafkaJobOptions options) {
     this.format = format;
     this.deduplicator = deduplicator;
     this.duplicatesTopic = b.duplicatesTopic;
     this.outputFormat = b.outputFormat;
-    this.outOfOrderness = b.outOfOrderness;
-    this.idleness = b.idleness;
-    this.bounded = b.bounded;
-    this.transactionTimeout = b.transactionTimeout;
+    this.options = options;
   }
 
   public static Builder builder() {
@@ -123,20 +115,9 @@ public final class DedupJob implements JobLauncher {
       throw new IllegalArgumentException("outputFormat RAW needs a duplicatesTopic other than the output topic "
           + topics.output() + " (raw events and raw duplicates could not be told apart)");
     }
-    ExactlyOnceSource.Builder<Decoded<ScopedEvent>> source = ExactlyOnceSource.builder(
-            new KafkaDecoding<>(format, ScopedEvent.typeInfo(), KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES))
-        .bootstrapServers(topics.bootstrapServers())
-        .topics(topics.input())
-        .jobName(NAME);
-    if (bounded) {
-      source.bounded();
-    }
-    WatermarkStrategy<Decoded<ScopedEvent>> w = WatermarkStrategy.<Decoded<ScopedEvent>>forBoundedOutOfOrderness(
-        outOfOrderness).withTimestampAssigner((d, kafkaTime) -> d.value == null ? Long.MIN_VALUE
-            : d.value.event.timestamp);
-    DataStream<Decoded<ScopedEvent>> decoded = source.fromSource(env, idleness.isZero() ? w : w.withIdleness(idleness));
-    SingleOutputStreamOperator<ScopedEvent> events = SplitDecoded.split(decoded, ScopedEvent.typeInfo())
-        .uid("split-dead-letters");
+    SingleOutputStreamOperator<ScopedEvent> events = KafkaInput.read(env, topics, NAME,
+        new KafkaDecoding<>(format, ScopedEvent.typeInfo(), KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES),
+        ScopedEvent.typeInfo(), e -> e.event.timestamp, options);
     DedupStreams<ScopedEvent> out = deduplicator.apply(events);
     out.firstOccurrences().uid("dedup");
     boolean raw = outputFormat == OutputFormat.RAW;
@@ -147,7 +128,7 @@ public final class DedupJob implements JobLauncher {
             raw ? OutputJson.rawEvents() : OutputJson.probableDuplicates(), "probable-duplicates")
         .add(topics.deadLetter(), events.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
         .add(topics.deadLetter(), out.malformed(), OutputJson.rejected(new RawEvent()), "rejected-events")
-        .sinkAll(topics.bootstrapServers(), NAME, transactionTimeout);
+        .sinkAll(topics.bootstrapServers(), NAME, options.transactionTimeout());
   }
 
   /**
@@ -230,7 +211,7 @@ public final class DedupJob implements JobLauncher {
    * The job's settings; {@link #build()} checks them and fails naming the parameter. Required: the key field and
    * the timestamp field (the job runs in event time); defaults for the rest.
    */
-  public static final class Builder {
+  public static final class Builder extends KafkaJobBuilder<Builder> {
     private String keyField = "id";
     private String weightField;
     private String timestampField = "timestamp";
@@ -244,12 +225,14 @@ public final class DedupJob implements JobLauncher {
     private long seed = ItemHasher.DEFAULT_SEED;
     private String duplicatesTopic;
     private OutputFormat outputFormat = OutputFormat.ENVELOPE;
-    private Duration outOfOrderness = Duration.ofSeconds(2);
-    private Duration idleness = Duration.ofSeconds(30);
-    private boolean bounded;
-    private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
 
     private Builder() {
+      super(Duration.ofSeconds(2), Duration.ofSeconds(30));
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** Where the key that identifies a duplicate is (JSON pointer or dotted path); default {@code id}. */
@@ -330,38 +313,6 @@ public final class DedupJob implements JobLauncher {
       return this;
     }
 
-    /** How far the watermark trails the largest timestamp seen; default 2 s; ≥ 0. */
-    public Builder outOfOrderness(Duration outOfOrderness) {
-      Objects.requireNonNull(outOfOrderness, "outOfOrderness");
-      if (outOfOrderness.isNegative()) {
-        throw new IllegalArgumentException("outOfOrderness must be >= 0, got " + outOfOrderness);
-      }
-      this.outOfOrderness = outOfOrderness;
-      return this;
-    }
-
-    /** A partition without records for this long stops holding the watermark back; default 30 s; 0 = never. */
-    public Builder idleness(Duration idleness) {
-      Objects.requireNonNull(idleness, "idleness");
-      if (idleness.isNegative()) {
-        throw new IllegalArgumentException("idleness must be >= 0 (0: off), got " + idleness);
-      }
-      this.idleness = idleness;
-      return this;
-    }
-
-    /** Read the input topic up to its end offsets at start, then finish; default off. */
-    public Builder bounded(boolean bounded) {
-      this.bounded = bounded;
-      return this;
-    }
-
-    /** {@code transaction.timeout.ms} of the sinks; default {@link ExactlyOnceSink#DEFAULT_TRANSACTION_TIMEOUT}. */
-    public Builder transactionTimeout(Duration timeout) {
-      this.transactionTimeout = Objects.requireNonNull(timeout, "transactionTimeout");
-      return this;
-    }
-
     /** @throws IllegalArgumentException naming the parameter that is missing or out of range */
     public DedupJob build() {
       if (timestampField == null) {
@@ -384,7 +335,7 @@ public final class DedupJob implements JobLauncher {
           .generations(generations)
           .seed(seed)
           .build();
-      return new DedupJob(this, format, dedup);
+      return new DedupJob(this, format, dedup, options.copy());
     }
   }
 }

@@ -1,28 +1,26 @@
 package io.linerate.jobs.flowmeter;
 
 import java.time.Duration;
-import java.util.Objects;
 
 import io.linerate.flink.flowmeter.FlowMeter;
 import io.linerate.flink.flowmeter.MeteredFlow;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.jobs.format.DeadLetter;
-import io.linerate.jobs.format.Decoded;
 import io.linerate.jobs.format.KafkaDecoding;
 import io.linerate.jobs.format.OutputJson;
 import io.linerate.jobs.format.PacketBatch;
 import io.linerate.jobs.format.PacketBatchTypeInfo;
 import io.linerate.jobs.format.PacketRecord;
 import io.linerate.jobs.format.PacketRecordTypeInfo;
-import io.linerate.jobs.format.SplitDecoded;
-import io.linerate.jobs.kafka.ExactlyOnceSink;
-import io.linerate.jobs.kafka.ExactlyOnceSource;
+import io.linerate.jobs.kafka.JsonTopics;
+import io.linerate.jobs.kafka.KafkaInput;
+import io.linerate.jobs.kafka.KafkaJobBuilder;
+import io.linerate.jobs.kafka.KafkaJobOptions;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.InsertionScheme;
 import io.linerate.sketches.hash.ItemHasher;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -47,17 +45,11 @@ public final class FlowMeterJob implements JobLauncher {
   public static final String NAME = "flow-meter";
 
   private final FlowMeter<PacketRecord, Integer> meter;
-  private final Duration outOfOrderness;
-  private final Duration idleness;
-  private final boolean bounded;
-  private final Duration transactionTimeout;
+  private final KafkaJobOptions options;
 
-  private FlowMeterJob(Builder b, FlowMeter<PacketRecord, Integer> meter) {
+  private FlowMeterJob(FlowMeter<PacketRecord, Integer> meter, KafkaJobOptions options) {
     this.meter = meter;
-    this.outOfOrderness = b.outOfOrderness;
-    this.idleness = b.idleness;
-    this.bounded = b.bounded;
-    this.transactionTimeout = b.transactionTimeout;
+    this.options = options;
   }
 
   public static Builder builder() {
@@ -82,16 +74,8 @@ public final class FlowMeterJob implements JobLauncher {
 
   @Override
   public void define(StreamExecutionEnvironment env, JobTopics topics) {
-    ExactlyOnceSource.Builder<Decoded<PacketBatch>> source = ExactlyOnceSource.builder(KafkaDecoding.packetBatches())
-        .bootstrapServers(topics.bootstrapServers())
-        .topics(topics.input())
-        .jobName(NAME);
-    if (bounded) {
-      source.bounded();
-    }
-    DataStream<Decoded<PacketBatch>> decoded = source.fromSource(env, watermarks(outOfOrderness, idleness));
-    SingleOutputStreamOperator<PacketBatch> batches = SplitDecoded.split(decoded, PacketBatchTypeInfo.INSTANCE)
-        .uid("split-dead-letters");
+    SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, NAME,
+        KafkaDecoding.packetBatches(), PacketBatchTypeInfo.INSTANCE, FlowMeterJob::batchTime, options);
     SingleOutputStreamOperator<MeteredFlow<Integer>> flows = meter.applyToBatches(batches,
         PacketBatch.OBSERVATION_POINT, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE).uid("flow-meter");
     DataStream<Rejected<PacketRecord>> badPackets = flows.getSideOutput(
@@ -103,25 +87,22 @@ public final class FlowMeterJob implements JobLauncher {
         .add(topics.deadLetter(), batches.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
         .add(topics.deadLetter(), badPackets, OutputJson.<PacketRecord>rejected(), "rejected-packets")
         .add(topics.deadLetter(), badBatches, OutputJson.<PacketBatch>rejected(), "rejected-batches")
-        .sinkAll(topics.bootstrapServers(), NAME, transactionTimeout);
+        .sinkAll(topics.bootstrapServers(), NAME, options.transactionTimeout());
   }
 
   /**
-   * Batches stamped with their smallest packet timestamp (so no packet of a batch is behind the watermark its own
-   * batch raised), bounded out-of-orderness, idleness; dead letters and empty batches carry no time.
+   * A batch's smallest packet timestamp (so no packet of a batch is behind the watermark its own batch raised); an
+   * empty batch carries no time (dead letters neither: {@link KafkaInput}).
    */
-  static WatermarkStrategy<Decoded<PacketBatch>> watermarks(Duration outOfOrderness, Duration idleness) {
-    WatermarkStrategy<Decoded<PacketBatch>> w = WatermarkStrategy.<Decoded<PacketBatch>>forBoundedOutOfOrderness(
-        outOfOrderness).withTimestampAssigner((d, kafkaTime) -> d.value == null || d.value.isEmpty()
-            ? Long.MIN_VALUE : d.value.minTimestamp());
-    return idleness.isZero() ? w : w.withIdleness(idleness);
+  static long batchTime(PacketBatch batch) {
+    return batch.isEmpty() ? Long.MIN_VALUE : batch.minTimestamp();
   }
 
   /**
    * The job's settings. Table options are those of {@link FlowMeter.Builder} (checked there, with its names);
    * {@link #build()} fails naming the parameter.
    */
-  public static final class Builder {
+  public static final class Builder extends KafkaJobBuilder<Builder> {
     private final FlowMeter.Builder<PacketRecord, Integer> meter = FlowMeter.<PacketRecord>builder()
         .scope(PacketRecord::observationPoint, Types.INT)
         .packets(PacketRecord.FIVE_TUPLE)
@@ -130,12 +111,14 @@ public final class FlowMeterJob implements JobLauncher {
         .timestamps(PacketRecord.TIMESTAMP);
     private long capacity;
     private long memoryBudget;
-    private Duration outOfOrderness = Duration.ofSeconds(2);
-    private Duration idleness = Duration.ofSeconds(30);
-    private boolean bounded;
-    private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
 
     private Builder() {
+      super(Duration.ofSeconds(2), Duration.ofSeconds(30));
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** Flows each observation point's table is sized for (or {@link #memoryBudget}). */
@@ -188,44 +171,12 @@ public final class FlowMeterJob implements JobLauncher {
       return this;
     }
 
-    /** How far behind the largest timestamp seen the watermark trails; default 2 s; ≥ 0. */
-    public Builder outOfOrderness(Duration outOfOrderness) {
-      Objects.requireNonNull(outOfOrderness, "outOfOrderness");
-      if (outOfOrderness.isNegative()) {
-        throw new IllegalArgumentException("outOfOrderness must be >= 0, got " + outOfOrderness);
-      }
-      this.outOfOrderness = outOfOrderness;
-      return this;
-    }
-
-    /** A partition without records for this long stops holding the watermark back; default 30 s; 0 = never. */
-    public Builder idleness(Duration idleness) {
-      Objects.requireNonNull(idleness, "idleness");
-      if (idleness.isNegative()) {
-        throw new IllegalArgumentException("idleness must be >= 0 (0: off), got " + idleness);
-      }
-      this.idleness = idleness;
-      return this;
-    }
-
-    /** Read the input topic up to its end offsets at start, then finish (flushing every table); default off. */
-    public Builder bounded(boolean bounded) {
-      this.bounded = bounded;
-      return this;
-    }
-
-    /** {@code transaction.timeout.ms} of the sinks; default {@link ExactlyOnceSink#DEFAULT_TRANSACTION_TIMEOUT}. */
-    public Builder transactionTimeout(Duration timeout) {
-      this.transactionTimeout = Objects.requireNonNull(timeout, "transactionTimeout");
-      return this;
-    }
-
     /** @throws IllegalArgumentException naming the parameter that is missing or out of range */
     public FlowMeterJob build() {
       if (capacity == 0 && memoryBudget == 0) {
         throw new IllegalArgumentException("capacity (flows) or memoryBudget (bytes) must be set");
       }
-      return new FlowMeterJob(this, meter.build());
+      return new FlowMeterJob(meter.build(), options.copy());
     }
   }
 }

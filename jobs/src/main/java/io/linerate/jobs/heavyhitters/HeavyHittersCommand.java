@@ -210,7 +210,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
 
   /** Where the job reads and writes. */
   public JobTopics topics() {
-    return new JobTopics(kafka.bootstrapServers(), kafka.inputTopic(), kafka.outputTopic(), kafka.deadLetterTopic());
+    return kafka.topics();
   }
 
   public FlinkOptions flink() {

@@ -2,11 +2,7 @@ package io.linerate.jobs.heavyhitters;
 
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 
 import io.linerate.flink.heavyhitters.HeavyHitterAlert;
@@ -16,7 +12,6 @@ import io.linerate.flink.heavyhitters.ReportedItem;
 import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.jobs.format.DeadLetter;
-import io.linerate.jobs.format.Decoded;
 import io.linerate.jobs.format.JsonSerialization;
 import io.linerate.jobs.format.KafkaDecoding;
 import io.linerate.jobs.format.OutputJson;
@@ -27,16 +22,15 @@ import io.linerate.jobs.format.PacketRecordTypeInfo;
 import io.linerate.jobs.format.SplitDecoded;
 import io.linerate.jobs.kafka.ExactlyOnceSink;
 import io.linerate.jobs.kafka.ExactlyOnceSource;
+import io.linerate.jobs.kafka.JsonTopics;
+import io.linerate.jobs.kafka.KafkaInput;
+import io.linerate.jobs.kafka.KafkaJobBuilder;
+import io.linerate.jobs.kafka.KafkaJobOptions;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.jobs.local.LiveView;
-import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.serialization.SerializationSchema;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -45,7 +39,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * the top-k items and every item that may weigh ≥ φ·N, with estimate and deterministic bounds → JSON reports to a
  * Kafka topic, exactly once.
  *
- * <p>Pipeline: {@link ExactlyOnceSource} ({@code read_committed}, offsets in checkpoints) with
+ * <p>Pipeline: {@link KafkaInput}: an {@link ExactlyOnceSource} ({@code read_committed}, offsets in checkpoints) with
  * {@link KafkaDecoding#packetBatches()} (binary v1) → {@link SplitDecoded} (undecodable records become dead
  * letters) → watermarks from the batches' smallest packet timestamp, bounded out of orderness, per Kafka partition,
  * idle partitions ignored after {@link Builder#idleness} → {@link HeavyHitterDetector#applyToBatches} keyed by the
@@ -53,7 +47,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * {@link OutputJson}: reports ({@value OutputJson#HEAVY_HITTER_REPORT}) to the output topic, alerts
  * ({@value OutputJson#HEAVY_HITTER_ALERT}) to the alerts topic (the output topic unless set), dead letters
  * ({@value OutputJson#DEAD_LETTER}), malformed and late packets ({@value OutputJson#REJECTED}, reasons
- * {@code "late: ..."} for late ones) to the dead-letter topic — one {@link ExactlyOnceSink} per topic.
+ * {@code "late: ..."} for late ones) to the dead-letter topic — one {@link ExactlyOnceSink} per topic
+ * ({@link JsonTopics}: Kafka record timestamps are the time of writing).
  *
  * <p>Guarantees (Space-Saving, m counters per sub-window; see docs/operators/heavy-hitters.md): N exact per
  * window; every listed item has {@code lowerBound ≤ true weight ≤ upperBound}, {@code upperBound − lowerBound ≤
@@ -105,21 +100,15 @@ public final class HeavyHittersJob implements JobLauncher {
   private final HeavyHitterDetector<PacketRecord, Integer> detector;
   private final PacketItem item;
   private final Weight weight;
-  private final Duration outOfOrderness;
-  private final Duration idleness;
   private final String alertsTopic;
-  private final boolean bounded;
-  private final Duration transactionTimeout;
+  private final KafkaJobOptions options;
 
-  private HeavyHittersJob(Builder b, HeavyHitterDetector<PacketRecord, Integer> detector) {
+  private HeavyHittersJob(Builder b, HeavyHitterDetector<PacketRecord, Integer> detector, KafkaJobOptions options) {
     this.detector = detector;
     this.item = b.item;
     this.weight = b.weight;
-    this.outOfOrderness = b.outOfOrderness;
-    this.idleness = b.idleness;
     this.alertsTopic = b.alertsTopic;
-    this.bounded = b.bounded;
-    this.transactionTimeout = b.transactionTimeout;
+    this.options = options;
   }
 
   /** A builder with every option at its default. */
@@ -156,12 +145,12 @@ public final class HeavyHittersJob implements JobLauncher {
   }
 
   public Duration outOfOrderness() {
-    return outOfOrderness;
+    return options.outOfOrderness();
   }
 
   /** Zero: idleness detection off. */
   public Duration idleness() {
-    return idleness;
+    return options.idleness();
   }
 
   /** The alerts topic, or the output topic when none was set. */
@@ -169,69 +158,28 @@ public final class HeavyHittersJob implements JobLauncher {
     return alertsTopic != null ? alertsTopic : topics.output();
   }
 
-  /** The watermark strategy of the source: per partition, from each batch's smallest packet timestamp. */
-  WatermarkStrategy<Decoded<PacketBatch>> watermarks() {
-    WatermarkStrategy<Decoded<PacketBatch>> strategy = WatermarkStrategy
-        .<Decoded<PacketBatch>>forBoundedOutOfOrderness(outOfOrderness)
-        .withTimestampAssigner(new BatchTimestamp());
-    return idleness.isZero() ? strategy : strategy.withIdleness(idleness);
-  }
-
   @Override
   public void define(StreamExecutionEnvironment env, JobTopics topics) {
     Objects.requireNonNull(env, "env");
     Objects.requireNonNull(topics, "topics");
-    ExactlyOnceSink.checkCheckpointing(env.getCheckpointConfig(), transactionTimeout);
-    ExactlyOnceSource.Builder<Decoded<PacketBatch>> source = ExactlyOnceSource.builder(KafkaDecoding.packetBatches())
-        .bootstrapServers(topics.bootstrapServers())
-        .topics(topics.input())
-        .jobName(NAME);
-    if (bounded) {
-      source.bounded();
-    }
-    DataStream<Decoded<PacketBatch>> decoded = source.fromSource(env, watermarks());
-    SingleOutputStreamOperator<PacketBatch> batches = SplitDecoded.split(decoded, PacketBatchTypeInfo.INSTANCE)
-        .uid("split-dead-letters");
+    ExactlyOnceSink.checkCheckpointing(env.getCheckpointConfig(), options.transactionTimeout());
+    // event time: each batch's smallest packet timestamp, watermarks per partition
+    SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, NAME,
+        KafkaDecoding.packetBatches(), PacketBatchTypeInfo.INSTANCE, PacketBatch::minTimestamp, options);
     SingleOutputStreamOperator<HeavyHitterReport<Integer>> reports = detector.applyToBatches(batches,
         PacketBatch.OBSERVATION_POINT, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE);
     reports.uid("heavy-hitters").name("heavy hitters per observation point");
-
-    DataStream<byte[]> reportJson = reports
-        .map(new ToJson<>(OutputJson.<Integer>heavyHitterReports(), new ReportText(item)))
-        .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).name("reports as JSON").uid("reports-json");
-    DataStream<byte[]> alertJson = reports.getSideOutput(HeavyHitterDetector.alertTag(Types.INT))
-        .map(new ToJson<>(OutputJson.<Integer>heavyHitterAlerts(), new AlertText(item)))
-        .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).name("alerts as JSON").uid("alerts-json");
-    DataStream<byte[]> deadJson = batches.getSideOutput(DeadLetter.TAG)
-        .map(new ToJson<>(OutputJson.deadLetters(), null))
-        .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).name("dead letters as JSON")
-        .uid("dead-letters-json");
-    DataStream<byte[]> malformedJson = reports.getSideOutput(Rejected.tag(PacketRecordTypeInfo.INSTANCE))
-        .map(new ToJson<>(OutputJson.<PacketRecord>rejected(), null))
-        .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).name("malformed packets as JSON")
-        .uid("malformed-json");
-    DataStream<byte[]> lateJson = reports.getSideOutput(HeavyHitterDetector.lateTag(PacketRecordTypeInfo.INSTANCE))
-        .map(new LateJson())
-        .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO).name("late packets as JSON").uid("late-json");
-
-    // one transactional sink per topic: two sinks with one transactional id prefix would fence each other
-    Map<String, List<DataStream<byte[]>>> byTopic = new LinkedHashMap<>();
-    byTopic.computeIfAbsent(topics.output(), t -> new ArrayList<>()).add(reportJson);
-    byTopic.computeIfAbsent(alertsTopic(topics), t -> new ArrayList<>()).add(alertJson);
-    byTopic.computeIfAbsent(topics.deadLetter(), t -> new ArrayList<>())
-        .addAll(List.of(deadJson, malformedJson, lateJson));
-    byTopic.forEach((topic, streams) -> {
-      DataStream<byte[]> all = streams.get(0);
-      for (DataStream<byte[]> s : streams.subList(1, streams.size())) {
-        all = all.union(s);
-      }
-      ExactlyOnceSink.builder(new RawBytes())
-          .bootstrapServers(topics.bootstrapServers())
-          .topic(topic)
-          .jobName(NAME)
-          .transactionTimeout(transactionTimeout)
-          .sinkTo(all);
-    });
+    new JsonTopics()
+        .add(topics.output(), reports, new ItemsAsText<>(OutputJson.<Integer>heavyHitterReports(),
+            new ReportText(item)), "reports")
+        .add(alertsTopic(topics), reports.getSideOutput(HeavyHitterDetector.alertTag(Types.INT)),
+            new ItemsAsText<>(OutputJson.<Integer>heavyHitterAlerts(), new AlertText(item)), "alerts")
+        .add(topics.deadLetter(), batches.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
+        .add(topics.deadLetter(), reports.getSideOutput(Rejected.tag(PacketRecordTypeInfo.INSTANCE)),
+            OutputJson.<PacketRecord>rejected(), "malformed")
+        .add(topics.deadLetter(), reports.getSideOutput(HeavyHitterDetector.lateTag(PacketRecordTypeInfo.INSTANCE)),
+            new LateJson(), "late")
+        .sinkAll(topics.bootstrapServers(), NAME, options.transactionTimeout());
   }
 
   /** The demo's live view: the top-k table of the latest window per observation point, from the reports topic. */
@@ -259,21 +207,11 @@ public final class HeavyHittersJob implements JobLauncher {
       view.poll(Duration.ofMillis(200));
       if (view.reports().isEmpty()) {
         out.println("no window closed yet: reports come once the watermark passes a window's end (window "
-            + detector.windowSize() + ", out-of-orderness " + outOfOrderness + ")");
+            + detector.windowSize() + ", out-of-orderness " + options.outOfOrderness() + ")");
       } else {
         out.print(view.render());
       }
       return true;
-    }
-  }
-
-  /** The batch's smallest packet timestamp; dead letters never move the watermark. */
-  static final class BatchTimestamp implements SerializableTimestampAssigner<Decoded<PacketBatch>> {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public long extractTimestamp(Decoded<PacketBatch> d, long recordTimestamp) {
-      return d.value != null ? d.value.minTimestamp() : Long.MIN_VALUE;
     }
   }
 
@@ -282,20 +220,20 @@ public final class HeavyHittersJob implements JobLauncher {
     T apply(T value);
   }
 
-  /** A value as its {@link OutputJson} bytes. */
-  static final class ToJson<T> implements MapFunction<T, byte[]> {
+  /** A value's {@link OutputJson} bytes after a {@link Rewrite}. */
+  static final class ItemsAsText<T> implements SerializationSchema<T> {
     private static final long serialVersionUID = 1L;
     private final JsonSerialization<T> json;
     private final Rewrite<T> rewrite;
 
-    ToJson(JsonSerialization<T> json, Rewrite<T> rewrite) {
+    ItemsAsText(JsonSerialization<T> json, Rewrite<T> rewrite) {
       this.json = json;
       this.rewrite = rewrite;
     }
 
     @Override
-    public byte[] map(T value) {
-      return json.serialize(rewrite == null ? value : rewrite.apply(value));
+    public byte[] serialize(T value) {
+      return json.serialize(rewrite.apply(value));
     }
   }
 
@@ -336,28 +274,18 @@ public final class HeavyHittersJob implements JobLauncher {
   }
 
   /** A late packet as a {@value OutputJson#REJECTED} record with reason {@link #LATE_REASON}. */
-  static final class LateJson implements MapFunction<PacketRecord, byte[]> {
+  static final class LateJson implements SerializationSchema<PacketRecord> {
     private static final long serialVersionUID = 1L;
     private final JsonSerialization<Rejected<PacketRecord>> json = OutputJson.rejected();
 
     @Override
-    public byte[] map(PacketRecord p) {
+    public byte[] serialize(PacketRecord p) {
       return json.serialize(new Rejected<>(p, LATE_REASON));
     }
   }
 
-  /** The JSON bytes as the record value. */
-  static final class RawBytes implements SerializationSchema<byte[]> {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public byte[] serialize(byte[] element) {
-      return element;
-    }
-  }
-
   /** Options of a {@link HeavyHittersJob}; {@link #build()} checks them all. */
-  public static final class Builder {
+  public static final class Builder extends KafkaJobBuilder<Builder> {
     private Duration window = HeavyHitterDetector.DEFAULT_WINDOW;
     private Duration slide;
     private int topK = HeavyHitterDetector.DEFAULT_K;
@@ -370,13 +298,16 @@ public final class HeavyHittersJob implements JobLauncher {
     private int capacity;
     private long memoryBudget;
     private long seed = DEFAULT_SEED;
-    private Duration outOfOrderness = DEFAULT_OUT_OF_ORDERNESS;
-    private Duration idleness = DEFAULT_IDLENESS;
     private String alertsTopic;
-    private boolean bounded;
-    private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
 
-    private Builder() {}
+    private Builder() {
+      super(DEFAULT_OUT_OF_ORDERNESS, DEFAULT_IDLENESS);
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
 
     /** Window size (default 1 minute); tumbling unless {@link #slide} is set. */
     public Builder window(Duration window) {
@@ -448,33 +379,9 @@ public final class HeavyHittersJob implements JobLauncher {
       return this;
     }
 
-    /** How far packets may arrive behind the newest one of their partition (default 5 s). */
-    public Builder outOfOrderness(Duration outOfOrderness) {
-      this.outOfOrderness = Objects.requireNonNull(outOfOrderness, "outOfOrderness");
-      return this;
-    }
-
-    /** Wall-clock time after which a partition without records stops holding the watermark back; 0: never. */
-    public Builder idleness(Duration idleness) {
-      this.idleness = Objects.requireNonNull(idleness, "idleness");
-      return this;
-    }
-
     /** Topic of the alerts; null (default): the output topic, next to the reports. */
     public Builder alertsTopic(String alertsTopic) {
       this.alertsTopic = alertsTopic == null || alertsTopic.isBlank() ? null : alertsTopic.trim();
-      return this;
-    }
-
-    /** Read the input topic up to its end offsets at start, then finish (tests, replays); default unbounded. */
-    public Builder bounded(boolean bounded) {
-      this.bounded = bounded;
-      return this;
-    }
-
-    /** Transaction timeout of the Kafka sinks (default {@link ExactlyOnceSink#DEFAULT_TRANSACTION_TIMEOUT}). */
-    public Builder transactionTimeout(Duration transactionTimeout) {
-      this.transactionTimeout = Objects.requireNonNull(transactionTimeout, "transactionTimeout");
       return this;
     }
 
@@ -485,12 +392,6 @@ public final class HeavyHittersJob implements JobLauncher {
      * @throws IllegalArgumentException naming the option and its limit
      */
     public HeavyHittersJob build() {
-      if (outOfOrderness.isNegative()) {
-        throw new IllegalArgumentException("outOfOrderness must be >= 0, got " + outOfOrderness);
-      }
-      if (idleness.isNegative()) {
-        throw new IllegalArgumentException("idleness must be >= 0 (0: off), got " + idleness);
-      }
       if (alertWeight < 0) {
         throw new IllegalArgumentException("alertAtWeight must be >= 0 (0: off), got " + alertWeight);
       }
@@ -533,7 +434,7 @@ public final class HeavyHittersJob implements JobLauncher {
       if (alertFraction > 0) {
         b.alertAtFraction(alertFraction, alertMinWindowWeight);
       }
-      return new HeavyHittersJob(this, b.build());
+      return new HeavyHittersJob(this, b.build(), options.copy());
     }
   }
 }

@@ -1,4 +1,4 @@
-package io.linerate.jobs.flowmeter;
+package io.linerate.jobs.kafka;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -8,8 +8,8 @@ import java.util.Objects;
 import java.util.ArrayList;
 
 import io.linerate.jobs.format.JsonSerialization;
-import io.linerate.jobs.kafka.ExactlyOnceSink;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -17,15 +17,19 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * The output side of a Kafka-to-Kafka job: streams of different types, each turned into JSON bytes by its
- * {@link JsonSerialization}, collected per topic and written by ONE exactly-once sink per topic (two sinks writing
- * one topic would share a transactional id prefix and fence each other). Used by the flow-meter and dedup jobs.
+ * {@link JsonSerialization} (or another schema writing JSON bytes), collected per topic and written by ONE exactly-once
+ * sink per topic (two sinks writing one topic would share a transactional id prefix and fence each other). Used by
+ * the heavy-hitters, flow-meter and dedup jobs.
  */
 public final class JsonTopics {
 
   private final Map<String, List<DataStream<byte[]>>> byTopic = new LinkedHashMap<>();
 
-  /** Adds {@code stream}, written to {@code topic} as {@code json} renders it. */
-  public <T> JsonTopics add(String topic, DataStream<T> stream, JsonSerialization<T> json, String name) {
+  /**
+   * Adds {@code stream}, written to {@code topic} as {@code json} renders it; its map to bytes is named
+   * {@code <name> as JSON}, uid {@code json-<name>}.
+   */
+  public <T> JsonTopics add(String topic, DataStream<T> stream, SerializationSchema<T> json, String name) {
     Objects.requireNonNull(topic, "topic");
     DataStream<byte[]> bytes = stream.map(new ToJsonBytes<>(json))
         .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
@@ -56,9 +60,9 @@ public final class JsonTopics {
   /** A record's JSON bytes (a class holding the schema object, not a method reference). */
   static final class ToJsonBytes<T> implements MapFunction<T, byte[]> {
     private static final long serialVersionUID = 1L;
-    private final JsonSerialization<T> json;
+    private final SerializationSchema<T> json;
 
-    ToJsonBytes(JsonSerialization<T> json) {
+    ToJsonBytes(SerializationSchema<T> json) {
       this.json = Objects.requireNonNull(json, "json");
     }
 

@@ -1,0 +1,77 @@
+package io.linerate.jobs.kafka;
+
+import java.io.Serializable;
+
+import io.linerate.jobs.format.DeadLetter;
+import io.linerate.jobs.format.Decoded;
+import io.linerate.jobs.format.KafkaDecoding;
+import io.linerate.jobs.format.SplitDecoded;
+import io.linerate.jobs.local.JobTopics;
+import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The input side of a Kafka-to-Kafka job: the input topic read by an {@link ExactlyOnceSource}
+ * ({@code read_committed}, offsets in checkpoints, consumer group = the job's name) through a {@link KafkaDecoding},
+ * watermarked per partition (bounded out-of-orderness, idle partitions ignored after the idleness unless it is 0),
+ * then split by {@link SplitDecoded} (uid {@code split-dead-letters}): the decoded values, with the undecodable
+ * records on the {@link DeadLetter#TAG} side output. Dead letters carry no event time ({@code Long.MIN_VALUE}), so
+ * they never move the watermark.
+ */
+public final class KafkaInput {
+
+  private KafkaInput() {
+  }
+
+  /** The event time of a decoded value (never called for dead letters). */
+  @FunctionalInterface
+  public interface EventTime<T> extends Serializable {
+    long of(T value);
+  }
+
+  /**
+   * The decoded values of {@code topics.input()}; dead letters on {@link DeadLetter#TAG}.
+   *
+   * @param jobName the consumer group and source name
+   * @param eventTime the Flink timestamp of each decoded value
+   */
+  public static <T> SingleOutputStreamOperator<T> read(StreamExecutionEnvironment env, JobTopics topics,
+      String jobName, KafkaDecoding<T> decoding, TypeInformation<T> valueType, EventTime<T> eventTime,
+      KafkaJobOptions options) {
+    ExactlyOnceSource.Builder<Decoded<T>> source = ExactlyOnceSource.builder(decoding)
+        .bootstrapServers(topics.bootstrapServers())
+        .topics(topics.input())
+        .jobName(jobName);
+    if (options.bounded()) {
+      source.bounded();
+    }
+    DataStream<Decoded<T>> decoded = source.fromSource(env, watermarks(eventTime, options));
+    return SplitDecoded.split(decoded, valueType).uid("split-dead-letters");
+  }
+
+  /** Bounded out-of-orderness from {@code eventTime}, with idleness unless it is zero. */
+  public static <T> WatermarkStrategy<Decoded<T>> watermarks(EventTime<T> eventTime, KafkaJobOptions options) {
+    WatermarkStrategy<Decoded<T>> w = WatermarkStrategy.<Decoded<T>>forBoundedOutOfOrderness(options.outOfOrderness())
+        .withTimestampAssigner(new DecodedTime<>(eventTime));
+    return options.idleness().isZero() ? w : w.withIdleness(options.idleness());
+  }
+
+  /** The value's event time; {@code Long.MIN_VALUE} for a dead letter. */
+  static final class DecodedTime<T> implements SerializableTimestampAssigner<Decoded<T>> {
+    private static final long serialVersionUID = 1L;
+    private final EventTime<T> eventTime;
+
+    DecodedTime(EventTime<T> eventTime) {
+      this.eventTime = eventTime;
+    }
+
+    @Override
+    public long extractTimestamp(Decoded<T> d, long kafkaTimestamp) {
+      return d.value == null ? Long.MIN_VALUE : eventTime.of(d.value);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package io.linerate.jobs.kafka;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The options every Kafka-to-Kafka job shares: how far the watermark trails the largest timestamp seen
+ * (out-of-orderness), after how long a silent partition stops holding it back (idleness), whether the input is read
+ * only up to its end offsets at start (bounded), and the sinks' transaction timeout. Each job's builder holds one and
+ * delegates its setters here, so the checks and their messages are the same in every job.
+ */
+public final class KafkaJobOptions {
+
+  private Duration outOfOrderness;
+  private Duration idleness;
+  private boolean bounded;
+  private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
+
+  /** Options with the job's defaults for out-of-orderness and idleness; unbounded, the default transaction timeout. */
+  public KafkaJobOptions(Duration outOfOrderness, Duration idleness) {
+    outOfOrderness(outOfOrderness);
+    idleness(idleness);
+  }
+
+  /** @throws IllegalArgumentException if negative */
+  public void outOfOrderness(Duration outOfOrderness) {
+    Objects.requireNonNull(outOfOrderness, "outOfOrderness");
+    if (outOfOrderness.isNegative()) {
+      throw new IllegalArgumentException("outOfOrderness must be >= 0, got " + outOfOrderness);
+    }
+    this.outOfOrderness = outOfOrderness;
+  }
+
+  /** Zero turns idleness detection off. @throws IllegalArgumentException if negative */
+  public void idleness(Duration idleness) {
+    Objects.requireNonNull(idleness, "idleness");
+    if (idleness.isNegative()) {
+      throw new IllegalArgumentException("idleness must be >= 0 (0: off), got " + idleness);
+    }
+    this.idleness = idleness;
+  }
+
+  public void bounded(boolean bounded) {
+    this.bounded = bounded;
+  }
+
+  public void transactionTimeout(Duration transactionTimeout) {
+    this.transactionTimeout = Objects.requireNonNull(transactionTimeout, "transactionTimeout");
+  }
+
+  public Duration outOfOrderness() {
+    return outOfOrderness;
+  }
+
+  /** Zero: idleness detection off. */
+  public Duration idleness() {
+    return idleness;
+  }
+
+  public boolean bounded() {
+    return bounded;
+  }
+
+  public Duration transactionTimeout() {
+    return transactionTimeout;
+  }
+
+  /** A copy, so a built job does not change when its builder is reused. */
+  public KafkaJobOptions copy() {
+    KafkaJobOptions c = new KafkaJobOptions(outOfOrderness, idleness);
+    c.bounded = bounded;
+    c.transactionTimeout = transactionTimeout;
+    return c;
+  }
+}
