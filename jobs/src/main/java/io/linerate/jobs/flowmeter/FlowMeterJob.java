@@ -8,6 +8,7 @@ import io.linerate.flink.rejects.Rejected;
 import io.linerate.jobs.format.DeadLetter;
 import io.linerate.jobs.format.KafkaDecoding;
 import io.linerate.jobs.format.OutputJson;
+import io.linerate.jobs.format.ObservationPointKey;
 import io.linerate.jobs.format.PacketBatch;
 import io.linerate.jobs.format.PacketBatchTypeInfo;
 import io.linerate.jobs.format.PacketRecord;
@@ -77,7 +78,7 @@ public final class FlowMeterJob implements JobLauncher {
     SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, NAME,
         KafkaDecoding.packetBatches(), PacketBatchTypeInfo.INSTANCE, FlowMeterJob::batchTime, options);
     SingleOutputStreamOperator<MeteredFlow<Integer>> flows = meter.applyToBatches(batches,
-        PacketBatch.OBSERVATION_POINT, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE).uid("flow-meter");
+        ObservationPointKey.INSTANCE, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE).uid("flow-meter");
     DataStream<Rejected<PacketRecord>> badPackets = flows.getSideOutput(
         meter.malformedTag(PacketRecordTypeInfo.INSTANCE));
     DataStream<Rejected<PacketBatch>> badBatches = flows.getSideOutput(

@@ -5,7 +5,6 @@ import io.linerate.flink.items.TimestampOf;
 import java.util.Arrays;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
-import org.apache.flink.api.java.functions.KeySelector;
 
 /**
  * The packets of ONE observation point carried by one Kafka record and one Flink record (see
@@ -33,8 +32,6 @@ public final class PacketBatch {
     public static final ElementsOf<PacketBatch, PacketRecord> ELEMENTS = PacketBatch::forEach;
     /** The batch's event time: its smallest packet timestamp. */
     public static final TimestampOf<PacketBatch> TIMESTAMP = PacketBatch::minTimestamp;
-    /** The batch's scope key (boxes once per batch). */
-    public static final KeySelector<PacketBatch, Integer> OBSERVATION_POINT = PacketBatch::observationPoint;
 
     private static final int INITIAL_CAPACITY = 16;
 

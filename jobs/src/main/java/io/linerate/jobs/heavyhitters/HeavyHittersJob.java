@@ -15,6 +15,7 @@ import io.linerate.jobs.format.DeadLetter;
 import io.linerate.jobs.format.JsonSerialization;
 import io.linerate.jobs.format.KafkaDecoding;
 import io.linerate.jobs.format.OutputJson;
+import io.linerate.jobs.format.ObservationPointKey;
 import io.linerate.jobs.format.PacketBatch;
 import io.linerate.jobs.format.PacketBatchTypeInfo;
 import io.linerate.jobs.format.PacketRecord;
@@ -167,7 +168,7 @@ public final class HeavyHittersJob implements JobLauncher {
     SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, NAME,
         KafkaDecoding.packetBatches(), PacketBatchTypeInfo.INSTANCE, PacketBatch::minTimestamp, options);
     SingleOutputStreamOperator<HeavyHitterReport<Integer>> reports = detector.applyToBatches(batches,
-        PacketBatch.OBSERVATION_POINT, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE);
+        ObservationPointKey.INSTANCE, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE);
     reports.uid("heavy-hitters").name("heavy hitters per observation point");
     new JsonTopics()
         .add(topics.output(), reports, new ItemsAsText<>(OutputJson.<Integer>heavyHitterReports(),

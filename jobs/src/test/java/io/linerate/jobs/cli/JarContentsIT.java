@@ -1,5 +1,11 @@
 package io.linerate.jobs.cli;
 
+import io.linerate.jobs.format.PacketBatch;
+import io.linerate.jobs.format.PacketBatchCodec;
+import io.linerate.jobs.format.PacketRecord;
+import io.linerate.jobs.kafka.EmbeddedKafka;
+import io.linerate.jobs.kafka.TopicReader;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -44,7 +50,7 @@ class JarContentsIT {
     // kafka/kafka-version.properties there
     for (String banned : List.of("kafka/server/", "kafka/", "scala/", "org/apache/flink/runtime/",
         "org/apache/flink/streaming/api/", "org/apache/flink/client/", "org/apache/flink/connector/base/",
-        "org/apache/flink/state/rocksdb/", "org/rocksdb/", "org/apache/logging/", "org/slf4j/", "log4j2.properties")) {
+        "org/apache/flink/state/rocksdb/", "org/rocksdb/", "org/apache/logging/", "org/slf4j/impl/", "log4j2.properties")) {
       List<String> offenders = entries.stream()
           .filter(e -> e.startsWith(banned) && (e.endsWith(".class") || !banned.endsWith("/")))
           .limit(5).collect(Collectors.toList());
@@ -74,6 +80,59 @@ class JarContentsIT {
       assertThat(executors).contains("LocalExecutorFactory").contains("RemoteExecutorFactory");
     }
     assertManifest(DEMO_JAR);
+  }
+
+  /**
+   * The feeders run from the job jar with plain {@code java -jar}, outside any Flink: nothing on their path may
+   * load a Flink class (the job jar has none). Against a real broker: {@code generate}, then {@code replay} of a
+   * one-packet capture written here byte for byte.
+   */
+  @Test
+  void theFeedersRunFromTheJobJarWithoutFlink() throws Exception {
+    Path tmp = Files.createTempDirectory("linerate-feed-it-");
+    try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+      System.out.println("Kafka broker used: " + kafka.description() + " at " + kafka.bootstrapServers());
+      kafka.createTopics(1, "generated", "replayed");
+      Run generate = java(tmp, List.of("-jar", JAR.toString(), "generate", "--bootstrap-servers",
+          kafka.bootstrapServers(), "--input-topic", "generated", "--count", "5000", "--batch-size", "500"));
+      assertThat(generate.exitCode).as(generate.toString()).isZero();
+      List<byte[]> batches = TopicReader.readAllValues(kafka.bootstrapServers(), "generated", true);
+      int packets = 0;
+      for (byte[] value : batches) {
+        packets += PacketBatchCodec.decode(value).size();
+      }
+      assertThat(packets).isEqualTo(5000);
+
+      Path capture = tmp.resolve("one.pcap");
+      Files.write(capture, onePacketPcap());
+      Run replay = java(tmp, List.of("-jar", JAR.toString(), "replay", "--bootstrap-servers",
+          kafka.bootstrapServers(), "--input-topic", "replayed", capture.toString()));
+      assertThat(replay.exitCode).as(replay.toString()).isZero();
+      List<byte[]> replayed = TopicReader.readAllValues(kafka.bootstrapServers(), "replayed", true);
+      assertThat(replayed).hasSize(1);
+      PacketBatch batch = PacketBatchCodec.decode(replayed.get(0));
+      assertThat(batch.size()).isEqualTo(1);
+      PacketRecord packet = batch.get(0, new PacketRecord());
+      assertThat(packet.srcPort()).isEqualTo(5353);
+      assertThat(packet.dstPort()).isEqualTo(53);
+      assertThat(packet.protocol()).isEqualTo(17);
+    } finally {
+      deleteTree(tmp);
+    }
+  }
+
+  /** A classic little-endian microsecond pcap, Ethernet, one IPv4/UDP packet 10.0.0.1:5353 → 10.0.0.2:53. */
+  private static byte[] onePacketPcap() {
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(24 + 16 + 14 + 28).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    b.putInt(0xa1b2c3d4).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0).putInt(65535).putInt(1);
+    b.putInt(1_700_000_000).putInt(250_000).putInt(42).putInt(42);
+    b.order(java.nio.ByteOrder.BIG_ENDIAN);
+    b.put(new byte[12]).putShort((short) 0x0800);                     // Ethernet: MACs, IPv4
+    b.put((byte) 0x45).put((byte) 0).putShort((short) 28).putInt(0)  // IPv4: version/IHL, TOS, length, id/frag
+        .put((byte) 64).put((byte) 17).putShort((short) 0)            // TTL, UDP, checksum
+        .putInt(0x0A000001).putInt(0x0A000002);
+    b.putShort((short) 5353).putShort((short) 53).putShort((short) 8).putShort((short) 0); // UDP
+    return b.array();
   }
 
   @Test

@@ -120,7 +120,7 @@ class FormatsJobTest {
                 .timestamps(PacketRecord.TIMESTAMP).capacity(1000).idleTimeout(Duration.ofMinutes(10))
                 .activeTimeout(Duration.ofMinutes(30)).build();
         SingleOutputStreamOperator<MeteredFlow<Integer>> flows = meter.applyToBatches(timed,
-                PacketBatch.OBSERVATION_POINT, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE);
+                ObservationPointKey.INSTANCE, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE);
         JsonSerialization<MeteredFlow<Integer>> flowJson = OutputJson.flows();
         JsonSerialization<DeadLetter> deadJson = OutputJson.deadLetters();
         DataStream<String> out = flows.map(new ToJson<>(flowJson)).returns(Types.STRING)

@@ -1,5 +1,6 @@
 package io.linerate.jobs.kafka;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +11,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Reads a whole topic back for a test: every partition from its beginning to its end offset at the time of the
@@ -28,12 +29,21 @@ public final class TopicReader {
   /** The values of every record of {@code topic}, partition by partition, as strings (UTF-8). */
   public static List<String> readAll(String bootstrapServers, String topic, boolean readCommitted) {
     List<String> values = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
+    for (byte[] value : readAllValues(bootstrapServers, topic, readCommitted)) {
+      values.add(value == null ? null : new String(value, StandardCharsets.UTF_8));
+    }
+    return values;
+  }
+
+  /** The values of every record of {@code topic}, partition by partition, as bytes. */
+  public static List<byte[]> readAllValues(String bootstrapServers, String topic, boolean readCommitted) {
+    List<byte[]> values = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
         ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted",
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
-        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
-        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName()))) {
       List<TopicPartition> partitions = consumer.partitionsFor(topic, DEADLINE).stream()
           .map(p -> new TopicPartition(p.topic(), p.partition()))
           .collect(Collectors.toList());
@@ -45,7 +55,7 @@ public final class TopicReader {
         if (System.nanoTime() > deadline) {
           throw new AssertionError("topic " + topic + " not read to its end offsets " + end + " within " + DEADLINE);
         }
-        for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
           values.add(record.value());
         }
       }
