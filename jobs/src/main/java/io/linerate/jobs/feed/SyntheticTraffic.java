@@ -168,8 +168,8 @@ public final class SyntheticTraffic implements Feeder {
         }
     }
 
-    /** The records this traffic consists of, in order (no Kafka involved). */
-    TrafficSource source() {
+    /** The records this traffic consists of, in order (no Kafka involved); a fresh sequence on every call. */
+    public TrafficSource source() {
         return format == Format.PACKETS ? new PacketGenerator(this) : new EventGenerator(this);
     }
 

@@ -1,7 +1,10 @@
 package io.linerate.jobs.feed;
 
-/** The records a generator makes, one after the other; deterministic for a given seed. */
-interface TrafficSource {
+/**
+ * The records a generator makes, one after the other; deterministic for a given seed. Public so that tests can
+ * write the exact same records in parts (savepoints between them) or interleave records of their own.
+ */
+public interface TrafficSource {
 
     /** A Kafka record to write: key, value and the packets or events it carries. */
     record Record(byte[] key, byte[] value, int units) {

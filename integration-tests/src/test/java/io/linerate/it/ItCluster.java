@@ -1,0 +1,27 @@
+package io.linerate.it;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+/** The Flink cluster of the integration tests: a MiniCluster of 2 TaskManagers with 2 slots each. */
+public final class ItCluster {
+
+  public static final int TASK_MANAGERS = 2;
+  public static final int SLOTS_PER_TASK_MANAGER = 2;
+
+  private ItCluster() {
+  }
+
+  /** One cluster per test class: {@code @RegisterExtension static final MiniClusterExtension FLINK = ItCluster.extension();}. */
+  public static MiniClusterExtension extension() {
+    Configuration conf = new Configuration();
+    conf.set(RestOptions.BIND_PORT, "0");
+    return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+        .setConfiguration(conf)
+        .setNumberTaskManagers(TASK_MANAGERS)
+        .setNumberSlotsPerTaskManager(SLOTS_PER_TASK_MANAGER)
+        .build());
+  }
+}

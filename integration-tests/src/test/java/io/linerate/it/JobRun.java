@@ -1,0 +1,240 @@
+package io.linerate.it;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import io.linerate.jobs.local.JobLauncher;
+import io.linerate.jobs.local.JobTopics;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * One run of a job on the test cluster: the job defined on a fresh environment (parallelism, exactly-once
+ * checkpoints every {@link #CHECKPOINT_INTERVAL} to a folder, restarts or none, optionally restored from a
+ * savepoint), submitted, and watched: how far its checkpoints have committed the input, how many checkpoints it
+ * completed and restored, stop with a savepoint, cancel.
+ */
+public final class JobRun implements AutoCloseable {
+
+  /** Checkpoints (and so Kafka transactions) this often. */
+  public static final Duration CHECKPOINT_INTERVAL = Duration.ofMillis(300);
+
+  private final MiniCluster cluster;
+  private final JobLauncher job;
+  private final JobTopics topics;
+  private final JobClient client;
+
+  private JobRun(MiniCluster cluster, JobLauncher job, JobTopics topics, JobClient client) {
+    this.cluster = cluster;
+    this.job = job;
+    this.topics = topics;
+    this.client = client;
+  }
+
+  public static Builder of(MiniCluster cluster, JobLauncher job, JobTopics topics) {
+    return new Builder(cluster, job, topics);
+  }
+
+  public JobID id() {
+    return client.getJobID();
+  }
+
+  public JobClient client() {
+    return client;
+  }
+
+  public JobStatus status() throws Exception {
+    return client.getJobStatus().get(30, TimeUnit.SECONDS);
+  }
+
+  private CheckpointStatsSnapshot checkpoints() throws Exception {
+    AccessExecutionGraph graph = cluster.getExecutionGraph(id()).get(30, TimeUnit.SECONDS);
+    CheckpointStatsSnapshot stats = graph.getCheckpointStatsSnapshot();
+    if (stats == null) {
+      throw new IllegalStateException("job " + id() + " has no checkpoint statistics");
+    }
+    return stats;
+  }
+
+  /** Checkpoints completed so far (over every restart). */
+  public long completedCheckpoints() throws Exception {
+    return checkpoints().getCounts().getNumberOfCompletedCheckpoints();
+  }
+
+  /** Times the job was restored from a checkpoint (or savepoint). */
+  public long restoredCheckpoints() throws Exception {
+    return checkpoints().getCounts().getNumberOfRestoredCheckpoints();
+  }
+
+  /** Size in bytes of the latest completed checkpoint's state (0 if none yet). */
+  public long latestCheckpointStateSize() throws Exception {
+    var latest = checkpoints().getHistory().getLatestCompletedCheckpoint();
+    return latest == null ? 0 : latest.getStateSize();
+  }
+
+  /** Waits until the job is RUNNING with a checkpoint completed after {@code completedBefore}. */
+  public void awaitCheckpointAfter(long completedBefore, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (completedCheckpoints() <= completedBefore) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(job.name() + ": no checkpoint completed after #" + completedBefore + " within "
+            + timeout + " (status " + status() + ")");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /**
+   * Waits until the job's checkpoints have committed its consumer offsets up to the end of every input partition
+   * (what the topic holds now), then for three more completed checkpoints: by then the watermark of the last
+   * records has fired what it closes and a checkpoint has committed that output's transactions.
+   */
+  public void awaitSettled(Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, topics.bootstrapServers()))) {
+      Map<TopicPartition, Long> end = endOffsets(admin);
+      while (true) {
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(job.name())
+            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        boolean done = end.entrySet().stream().allMatch(e -> e.getValue() == 0 || (committed.get(e.getKey()) != null
+            && committed.get(e.getKey()).offset() >= e.getValue()));
+        if (done) {
+          break;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError(job.name() + ": input not consumed within " + timeout + ": end offsets " + end
+              + ", committed " + committed + ", status " + status());
+        }
+        Thread.sleep(100);
+      }
+    }
+    long after = completedCheckpoints();
+    awaitCheckpointAfter(after + 2, Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0)).plusSeconds(30));
+  }
+
+  private Map<TopicPartition, Long> endOffsets(Admin admin) throws Exception {
+    List<TopicPartition> partitions = admin.describeTopics(List.of(topics.input())).allTopicNames()
+        .get(30, TimeUnit.SECONDS).get(topics.input()).partitions().stream()
+        .map(p -> new TopicPartition(topics.input(), p.partition())).collect(Collectors.toList());
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    partitions.forEach(p -> latest.put(p, OffsetSpec.latest()));
+    Map<TopicPartition, Long> end = new HashMap<>();
+    admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((p, info) -> end.put(p, info.offset()));
+    return end;
+  }
+
+  /** Stops the job with a canonical savepoint in {@code dir} (no drain: windows stay open in the state). */
+  public String stopWithSavepoint(Path dir) throws Exception {
+    return client.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
+        .get(120, TimeUnit.SECONDS);
+  }
+
+  /** Waits for a bounded run to finish. */
+  public void awaitFinished(Duration timeout) throws Exception {
+    client.getJobExecutionResult().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Cancels the job (open Kafka transactions are aborted) and waits until it is gone. */
+  public void cancel() throws Exception {
+    JobStatus s = status();
+    if (!s.isGloballyTerminalState()) {
+      client.cancel().get(60, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!status().isGloballyTerminalState() && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    cancel();
+  }
+
+  /** How to run: parallelism, restarts, checkpoint folder, savepoint to start from. */
+  public static final class Builder {
+    private final MiniCluster cluster;
+    private final JobLauncher job;
+    private final JobTopics topics;
+    private int parallelism = 2;
+    private boolean restarts = true;
+    private Path checkpointDir;
+    private String savepoint;
+
+    private Builder(MiniCluster cluster, JobLauncher job, JobTopics topics) {
+      this.cluster = Objects.requireNonNull(cluster, "cluster");
+      this.job = Objects.requireNonNull(job, "job");
+      this.topics = Objects.requireNonNull(topics, "topics");
+    }
+
+    public Builder parallelism(int parallelism) {
+      this.parallelism = parallelism;
+      return this;
+    }
+
+    /** Restart on failure (fixed delay, many attempts; default) or fail at the first failure. */
+    public Builder restarts(boolean restarts) {
+      this.restarts = restarts;
+      return this;
+    }
+
+    /** Where checkpoints go (required). */
+    public Builder checkpointDir(Path dir) {
+      this.checkpointDir = dir;
+      return this;
+    }
+
+    public Builder fromSavepoint(String path) {
+      this.savepoint = path;
+      return this;
+    }
+
+    public JobRun start() throws Exception {
+      Objects.requireNonNull(checkpointDir, "checkpointDir");
+      Configuration conf = new Configuration();
+      conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+      conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, CHECKPOINT_INTERVAL);
+      conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+      conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+      conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir.toUri().toString());
+      if (restarts) {
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+      } else {
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+      }
+      if (savepoint != null) {
+        conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+      }
+      StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+      env.setParallelism(parallelism);
+      job.define(env, topics);
+      JobClient client = env.executeAsync(job.name());
+      return new JobRun(cluster, job, topics, client);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package io.linerate.it;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import io.linerate.jobs.kafka.KafkaBroker;
+import io.linerate.jobs.local.JobTopics;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+
+/**
+ * The failure-free run of each workload's input (its seed, its size, then the end markers), once per test class:
+ * the input written before the job starts, the job unbounded at parallelism 2 until its checkpoints have committed
+ * the whole topic and the output it closes, then cancelled. What it committed is what every run of the same input
+ * with failures, savepoints, rescaling or a broker restart must commit too.
+ */
+public final class ReferenceRuns {
+
+  /** The seed of every test input. */
+  public static final long SEED = 20261121L;
+
+  private final Map<Workload, List<List<String>>> outputs = new EnumMap<>(Workload.class);
+  private final Scale scale;
+
+  public ReferenceRuns(Scale scale) {
+    this.scale = scale;
+  }
+
+  /** The committed output topics (output, dead letters) of the failure-free run; computed at the first call. */
+  public synchronized List<List<String>> of(Workload w, KafkaBroker broker, MiniCluster cluster, Path tmp)
+      throws Exception {
+    List<List<String>> out = outputs.get(w);
+    if (out == null) {
+      long begin = System.nanoTime();
+      String prefix = "reference-" + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
+      JobTopics topics = ItTopics.create(broker, prefix);
+      long units = w.units(scale);
+      try (InputWriter writer = new InputWriter(broker.bootstrapServers(), topics.input(), Workload.PARTITIONS)) {
+        writer.write(w.traffic(units, SEED).source(), Long.MAX_VALUE, 0);
+        writer.writeMarkers(w, Workload.endOfTraffic(units) + Workload.MARKER_AHEAD.toMillis());
+      }
+      try (JobRun run = JobRun.of(cluster, w.job(false), topics).parallelism(2)
+          .checkpointDir(Files.createDirectories(tmp.resolve(prefix))).start()) {
+        run.awaitSettled(Duration.ofMinutes(5));
+      }
+      out = Outputs.committed(broker.bootstrapServers(), w.outputTopics(topics));
+      System.out.printf(Locale.ROOT, "[%s] failure-free run of %d %s: %d output records, %d dead letters (%.1f s)%n",
+          w, units, w == Workload.DEDUP ? "events" : "packets", out.get(0).size(), out.get(1).size(),
+          (System.nanoTime() - begin) / 1e9);
+      outputs.put(w, out);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,116 @@
+package io.linerate.it;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import io.linerate.jobs.dedup.DedupJob;
+import io.linerate.jobs.feed.SyntheticTraffic;
+import io.linerate.jobs.flowmeter.FlowMeterJob;
+import io.linerate.jobs.format.PacketBatch;
+import io.linerate.jobs.format.PacketBatchCodec;
+import io.linerate.jobs.heavyhitters.HeavyHittersJob;
+import io.linerate.jobs.local.JobLauncher;
+import io.linerate.jobs.local.JobTopics;
+
+/**
+ * The three jobs as the integration tests run them, each with its input traffic: fixed seeds, event time advancing
+ * {@value #EVENT_RATE} packets or events per second, observation points (or tenants) spread over
+ * {@value #PARTITIONS} partitions by their Kafka key, so each scope's records arrive in one order. Watermarks do not
+ * depend on wall-clock idleness (idleness off), so a run's output depends only on its input: the premise of
+ * comparing a run with failures to one without, record for record.
+ */
+public enum Workload {
+  HEAVY_HITTERS {
+    @Override
+    public JobLauncher job(boolean bounded) {
+      return HeavyHittersJob.builder().window(Duration.ofSeconds(1)).topK(10).phi(0.01).alertAtWeight(400)
+          .outOfOrderness(OUT_OF_ORDERNESS).idleness(Duration.ZERO).bounded(bounded).build();
+    }
+
+    @Override
+    public SyntheticTraffic traffic(long units, long seed) {
+      return packets(units, seed).heavyHitterShare(0.05).build();
+    }
+  },
+  FLOW_METER {
+    @Override
+    public JobLauncher job(boolean bounded) {
+      return FlowMeterJob.builder().capacity(FLOW_CAPACITY).idleTimeout(Duration.ofSeconds(2))
+          .activeTimeout(Duration.ofSeconds(5)).outOfOrderness(OUT_OF_ORDERNESS).idleness(Duration.ZERO)
+          .bounded(bounded).build();
+    }
+
+    @Override
+    public SyntheticTraffic traffic(long units, long seed) {
+      return packets(units, seed).build();
+    }
+  },
+  DEDUP {
+    @Override
+    public JobLauncher job(boolean bounded) {
+      return DedupJob.builder().scopeField("tenant").timestampField("ts").horizon(Duration.ofSeconds(2))
+          .expectedRate(EVENT_RATE / 4.0).fpp(0.001).outOfOrderness(OUT_OF_ORDERNESS).idleness(Duration.ZERO)
+          .bounded(bounded).build();
+    }
+
+    @Override
+    public SyntheticTraffic traffic(long units, long seed) {
+      return SyntheticTraffic.builder().format(SyntheticTraffic.Format.EVENTS).seed(seed).count(units)
+          .eventRate(EVENT_RATE).tenants(4).duplicateRatio(0.1).duplicateWindow(5_000).build();
+    }
+
+    @Override
+    public byte[] marker(int partition, long timestamp) {
+      return ("{\"tenant\":\"marker-" + partition + "\",\"id\":\"marker-" + partition + "\",\"ts\":" + timestamp + "}")
+          .getBytes(StandardCharsets.UTF_8);
+    }
+  };
+
+  /** Partitions of every input topic. */
+  public static final int PARTITIONS = 4;
+  /** Packets or events per second of event time. */
+  public static final int EVENT_RATE = 20_000;
+  /** Flows per observation point the flow meter's tables are sized for. */
+  public static final int FLOW_CAPACITY = 16_384;
+  public static final Duration OUT_OF_ORDERNESS = Duration.ofMillis(100);
+  /** How far after the traffic the end markers lie: past every window, timeout and horizon. */
+  public static final Duration MARKER_AHEAD = Duration.ofHours(1);
+
+  /** The job, unbounded (a live topic) or bounded (read to the end offsets at start, then flush and finish). */
+  public abstract JobLauncher job(boolean bounded);
+
+  /** The input: {@code units} packets or events from {@code seed}. */
+  public abstract SyntheticTraffic traffic(long units, long seed);
+
+  /** Packets (heavy hitters, flow meter) or events (dedup) of the current scale. */
+  public long units(Scale scale) {
+    return this == DEDUP ? scale.events : scale.packets;
+  }
+
+  /** Event time (ms) just after {@code units} packets or events of {@link #traffic}. */
+  public static long endOfTraffic(long units) {
+    return SyntheticTraffic.DEFAULT_START + units * 1000 / EVENT_RATE + 1;
+  }
+
+  /**
+   * An end marker for {@code partition}: one packet (of observation point 1000 + partition) or one event far after
+   * the traffic, written last to every partition so the watermark passes every window, timeout and horizon of the
+   * traffic: an unbounded run then reports all of it, as a bounded run would at its end.
+   */
+  public byte[] marker(int partition, long timestamp) {
+    PacketBatch b = new PacketBatch(1000 + partition);
+    b.addIpv4(timestamp, 0x0A630000 + partition, 0x0A630100, 1, 2, 17, 0, 64);
+    return PacketBatchCodec.encode(b);
+  }
+
+  /** Topics a run of this job writes: the output (reports and alerts, flows, uniques and duplicates) and dead letters. */
+  public List<String> outputTopics(JobTopics topics) {
+    return List.of(topics.output(), topics.deadLetter());
+  }
+
+  private static SyntheticTraffic.Builder packets(long units, long seed) {
+    return SyntheticTraffic.builder().format(SyntheticTraffic.Format.PACKETS).seed(seed).count(units)
+        .eventRate(EVENT_RATE).flows(10_000).skew(1.1).observationPoints(8).batchSize(64);
+  }
+}
