@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +50,8 @@ import org.apache.kafka.server.common.MetadataVersion;
  * server and returns once the broker is unfenced and answers an admin request. Every replication factor is 1 and
  * the transaction state log takes min ISR 1, so transactional producers (Flink's exactly-once Kafka sink) work on
  * this single node. {@link #close()} stops the broker and controller, waits for their threads and deletes the
- * folder; a JVM shutdown hook does the same if the owner never calls it.
+ * folder; a JVM shutdown hook does the same if the owner never calls it. {@link #restart(Duration)} stops the server
+ * but keeps the folder, and starts a new server on the same ports from the same folder (no second format).
  *
  * <p>The broker code ({@code kafka_2.13} and its dependencies, about 43 MB with the Scala library) is a
  * {@code provided} dependency of the jobs module: it is on the class path of the tests and of the local demo run,
@@ -67,7 +69,11 @@ public final class EmbeddedKafka implements KafkaBroker {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
-  private final KafkaRaftServer server;
+  /** The running server; {@code null} while stopped by {@link #restart} or after a failed restart. */
+  private volatile KafkaRaftServer server;
+  /** The configuration every start uses: same ports, same folder. */
+  private final KafkaConfig config;
+  private final Duration restartBindWindow;
   private final Path folder;
   private final int brokerPort;
   private final int controllerPort;
@@ -78,8 +84,11 @@ public final class EmbeddedKafka implements KafkaBroker {
   private boolean closed;
 
   private EmbeddedKafka(
-      KafkaRaftServer server, Path folder, int brokerPort, int controllerPort, Consumer<String> progress) {
+      KafkaRaftServer server, KafkaConfig config, Duration restartBindWindow, Path folder, int brokerPort,
+      int controllerPort, Consumer<String> progress) {
     this.server = server;
+    this.config = config;
+    this.restartBindWindow = restartBindWindow;
     this.folder = folder;
     this.brokerPort = brokerPort;
     this.controllerPort = controllerPort;
@@ -169,6 +178,106 @@ public final class EmbeddedKafka implements KafkaBroker {
   }
 
   /**
+   * {@inheritDoc}
+   *
+   * <p>Shuts the broker and controller down and waits for their threads, keeps the folder, sleeps {@code downtime},
+   * then starts a new server from the same configuration (same ports, same folder, not formatted again). If
+   * another process took one of the two ports meanwhile, binding is tried again for up to about 10 s before giving
+   * up. Holds this broker's lock throughout: {@link #createTopics}, {@link #close()} and the shutdown hook wait for
+   * the restart to end.
+   */
+  @Override
+  public synchronized void restart(Duration downtime) {
+    Objects.requireNonNull(downtime, "downtime");
+    if (downtime.isNegative()) {
+      throw new IllegalArgumentException("downtime must not be negative, got " + downtime);
+    }
+    ensureOpen();
+    long begin = System.nanoTime();
+    closeAdmin();
+    shutdownServer();
+    progress.accept(String.format(Locale.ROOT, "embedded Kafka broker on %s stopped for restart (down for %.1f s)",
+        bootstrapServers(), downtime.toNanos() / 1e9));
+    try {
+      Thread.sleep(downtime.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted during the restart's downtime; the broker on "
+          + bootstrapServers() + " stays stopped", e);
+    }
+    long up = System.nanoTime();
+    server = startAgain();
+    awaitReady();
+    progress.accept(String.format(Locale.ROOT, "embedded Kafka broker on %s restarted in %.1f s (%.1f s in all with the downtime)",
+        bootstrapServers(), (System.nanoTime() - up) / 1e9, (System.nanoTime() - begin) / 1e9));
+  }
+
+  /**
+   * A new server from the same configuration and folder. The ports were free a moment ago but the OS may have given
+   * one to another process while the broker was down: then binding is retried until {@code restartBindWindow} ends.
+   */
+  private KafkaRaftServer startAgain() {
+    long deadline = System.nanoTime() + restartBindWindow.toNanos();
+    while (true) {
+      KafkaRaftServer restarted = null;
+      try {
+        // reads meta.properties and the metadata log the first start formatted: the cluster id and data stay
+        restarted = new KafkaRaftServer(config, Time.SYSTEM);
+        restarted.startup();
+        return restarted;
+      } catch (RuntimeException e) {
+        if (restarted != null) {
+          try {
+            restarted.shutdown();
+            restarted.awaitShutdown();
+          } catch (RuntimeException suppressed) {
+            e.addSuppressed(suppressed);
+          }
+        }
+        if (!causedByBindFailure(e)) {
+          throw new IllegalStateException("the embedded Kafka broker on " + bootstrapServers()
+              + " cannot start again: " + e.getMessage(), e);
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the embedded Kafka broker cannot start again on " + takenPorts()
+              + ": taken by another process while the broker was down (tried for "
+              + String.format(Locale.ROOT, "%.1f", restartBindWindow.toNanos() / 1e9) + " s); the broker stays stopped", e);
+        }
+      }
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while restarting the embedded Kafka broker on " + bootstrapServers(), e);
+      }
+    }
+  }
+
+  /** Which of the two ports cannot be bound now, e.g. {@code "port 40123 (clients)"}; both if neither fails now. */
+  private String takenPorts() {
+    List<String> taken = new ArrayList<>();
+    if (!isFree(brokerPort)) {
+      taken.add("port " + brokerPort + " (clients)");
+    }
+    if (!isFree(controllerPort)) {
+      taken.add("port " + controllerPort + " (controller)");
+    }
+    return taken.isEmpty()
+        ? "port " + brokerPort + " (clients) or " + controllerPort + " (controller) of " + loopback()
+        : String.join(" and ", taken) + " of " + loopback();
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.setReuseAddress(true); // as Kafka's acceptor: connections in TIME_WAIT do not count as taken
+      socket.bind(new InetSocketAddress(InetAddress.getByName(loopback()), port), 1);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /**
    * Stops the broker and the controller, waits until their threads have ended, and deletes the data folder.
    * Idempotent; safe to call from any thread.
    */
@@ -192,18 +301,31 @@ public final class EmbeddedKafka implements KafkaBroker {
     }
     closed = true;
     long begin = System.nanoTime();
-    if (admin != null) {
-      admin.close(Duration.ofSeconds(5));
-      admin = null;
-    }
+    closeAdmin();
     try {
-      server.shutdown();
-      server.awaitShutdown();
+      shutdownServer();
     } finally {
       deleteFolder(folder);
     }
     progress.accept(String.format(Locale.ROOT, "embedded Kafka broker on %s stopped%s in %.1f s, %s removed",
         bootstrapServers(), fromHook ? " (JVM shutdown)" : "", (System.nanoTime() - begin) / 1e9, folder));
+  }
+
+  private void closeAdmin() {
+    if (admin != null) {
+      admin.close(Duration.ofSeconds(5));
+      admin = null;
+    }
+  }
+
+  /** Shuts the running server down and waits for its threads; nothing if it is stopped already. */
+  private void shutdownServer() {
+    KafkaRaftServer running = server;
+    if (running != null) {
+      server = null;
+      running.shutdown();
+      running.awaitShutdown();
+    }
   }
 
   private Admin admin() {
@@ -255,12 +377,19 @@ public final class EmbeddedKafka implements KafkaBroker {
     private final Map<String, String> overrides = new LinkedHashMap<>();
     private Consumer<String> progress = System.out::println;
     private IntFunction<int[]> portChooser = EmbeddedKafka::freePorts;
+    private Duration restartBindWindow = RESTART_BIND_WINDOW;
 
     private Builder() {}
 
     /** Replaces how ports are chosen (tests of the retry on a taken port). */
     Builder portChooser(IntFunction<int[]> portChooser) {
       this.portChooser = Objects.requireNonNull(portChooser, "portChooser");
+      return this;
+    }
+
+    /** Replaces how long a restart retries binding a taken port (tests of that failure). */
+    Builder restartBindWindow(Duration window) {
+      this.restartBindWindow = Objects.requireNonNull(window, "window");
       return this;
     }
 
@@ -279,7 +408,7 @@ public final class EmbeddedKafka implements KafkaBroker {
       return this;
     }
 
-    /** Where the progress lines go (one at start, one at stop); default {@code System.out::println}. */
+    /** Where the progress lines go (one at start, one at stop, two per restart); default {@code System.out::println}. */
     public Builder progress(Consumer<String> progress) {
       this.progress = Objects.requireNonNull(progress, "progress");
       return this;
@@ -324,7 +453,7 @@ public final class EmbeddedKafka implements KafkaBroker {
         format(config, folder.resolve("logs"));
         server = new KafkaRaftServer(config, Time.SYSTEM);
         server.startup();
-        kafka = new EmbeddedKafka(server, folder, ports[0], ports[1], progress);
+        kafka = new EmbeddedKafka(server, config, restartBindWindow, folder, ports[0], ports[1], progress);
         kafka.awaitReady();
       } catch (RuntimeException | Error e) {
         try {
@@ -350,6 +479,7 @@ public final class EmbeddedKafka implements KafkaBroker {
   }
 
   private static final int BIND_ATTEMPTS = 3;
+  private static final Duration RESTART_BIND_WINDOW = Duration.ofSeconds(10);
 
   private static boolean causedByBindFailure(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {

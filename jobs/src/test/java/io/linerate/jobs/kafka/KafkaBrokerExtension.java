@@ -9,8 +9,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();}.
  *
  * <p>Starts the broker before the class's first test and stops it after its last, and prints which broker the
- * class used (the project's tests must say so). Only the {@linkplain EmbeddedKafka embedded KRaft broker} exists:
- * there is no Docker engine on the build machines, so no Testcontainers variant.
+ * class used (the project's tests must say so). Always the {@linkplain EmbeddedKafka embedded KRaft broker}: the
+ * unit tests must run without Docker. The integration tests choose at run time ({@code BrokerExtension} there).
  */
 public final class KafkaBrokerExtension implements BeforeAllCallback, AfterAllCallback {
 
