@@ -2,6 +2,7 @@ package io.linerate.it;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
@@ -18,6 +19,8 @@ public final class ItCluster {
   public static MiniClusterExtension extension() {
     Configuration conf = new Configuration();
     conf.set(RestOptions.BIND_PORT, "0");
+    // spread a job's slots over the TaskManagers: a parallelism-2 job then runs on both, and killing either fails it
+    conf.set(TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE, TaskManagerOptions.TaskManagerLoadBalanceMode.SLOTS);
     return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
         .setConfiguration(conf)
         .setNumberTaskManagers(TASK_MANAGERS)

@@ -95,6 +95,18 @@ public final class JobRun implements AutoCloseable {
     return latest == null ? 0 : latest.getStateSize();
   }
 
+  /** Waits at most {@code timeout} until the job restored from a checkpoint more than {@code before} times. */
+  public boolean awaitRestoreAfter(long before, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (restoredCheckpoints() <= before) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(50);
+    }
+    return true;
+  }
+
   /** Waits until the job is RUNNING with a checkpoint completed after {@code completedBefore}. */
   public void awaitCheckpointAfter(long completedBefore, Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -117,7 +129,7 @@ public final class JobRun implements AutoCloseable {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, topics.bootstrapServers()))) {
       Map<TopicPartition, Long> end = endOffsets(admin);
       while (true) {
-        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(job.name())
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(consumerGroup())
             .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
         boolean done = end.entrySet().stream().allMatch(e -> e.getValue() == 0 || (committed.get(e.getKey()) != null
             && committed.get(e.getKey()).offset() >= e.getValue()));
@@ -133,6 +145,11 @@ public final class JobRun implements AutoCloseable {
     }
     long after = completedCheckpoints();
     awaitCheckpointAfter(after + 2, Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0)).plusSeconds(30));
+  }
+
+  /** The consumer group the job's source commits its checkpointed offsets to (ExactlyOnceSource's default). */
+  private String consumerGroup() {
+    return "linerate-" + job.name();
   }
 
   private Map<TopicPartition, Long> endOffsets(Admin admin) throws Exception {
@@ -170,7 +187,7 @@ public final class JobRun implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws Exception { // NOPMD: a test helper
     cancel();
   }
 
@@ -223,7 +240,9 @@ public final class JobRun implements AutoCloseable {
       if (restarts) {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        // long enough for a killed TaskManager's replacement to register: the restarted job then spreads over
+        // both TaskManagers again (ItCluster's load balancing), and the next kill hits it wherever it lands
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
       } else {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
       }

@@ -26,6 +26,31 @@ public final class Outputs {
     return out;
   }
 
+  /**
+   * Fails unless {@code actual} equals {@code expected} record for record (both sorted); the message lists the
+   * records missing from {@code actual} and those it has in excess (at most 20 of each), not two whole topics.
+   */
+  public static void assertSameRecords(String what, List<String> actual, List<String> expected) {
+    if (actual.equals(expected)) {
+      return;
+    }
+    java.util.Map<String, Integer> diff = new java.util.TreeMap<>();
+    expected.forEach(r -> diff.merge(r, 1, Integer::sum));
+    actual.forEach(r -> diff.merge(r, -1, Integer::sum));
+    List<String> missing = new ArrayList<>();
+    List<String> extra = new ArrayList<>();
+    diff.forEach((r, n) -> {
+      for (int i = 0; i < Math.abs(n); i++) {
+        (n > 0 ? missing : extra).add(r);
+      }
+    });
+    throw new AssertionError(String.format(java.util.Locale.ROOT,
+        "%s differ: %d expected, %d actual; %d missing, %d in excess%nmissing (first 20):%n  %s%nin excess (first 20):%n  %s",
+        what, expected.size(), actual.size(), missing.size(), extra.size(),
+        String.join("\n  ", missing.subList(0, Math.min(20, missing.size()))),
+        String.join("\n  ", extra.subList(0, Math.min(20, extra.size())))));
+  }
+
   /** Records in all lists. */
   public static long count(List<List<String>> outputs) {
     return outputs.stream().mapToLong(List::size).sum();

@@ -83,6 +83,16 @@ public enum Workload {
   /** The input: {@code units} packets or events from {@code seed}. */
   public abstract SyntheticTraffic traffic(long units, long seed);
 
+  /**
+   * For a developer re-running one job's tests: {@code -Dlinerate.it.workloads=FLOW_METER,DEDUP} runs only those
+   * (the others are reported as skipped). Unset (every build and CI): all run.
+   */
+  public static void assumeSelected(Workload w) {
+    String selected = System.getProperty("linerate.it.workloads", "");
+    org.junit.jupiter.api.Assumptions.assumeTrue(selected.isBlank() || List.of(selected.split(",")).contains(w.name()),
+        () -> w + " not in linerate.it.workloads=" + selected);
+  }
+
   /** Packets (heavy hitters, flow meter) or events (dedup) of the current scale. */
   public long units(Scale scale) {
     return this == DEDUP ? scale.events : scale.packets;
