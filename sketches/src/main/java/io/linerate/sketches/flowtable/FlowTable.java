@@ -265,14 +265,22 @@ public final class FlowTable {
         return slot;
     }
 
+    /**
+     * Why the flow at {@code counterBase} has expired by {@code now}, or null. When both timeouts have passed, the
+     * reason is the one whose deadline came first (idle at last + idleTimeout, active at first + activeTimeout;
+     * idle on a tie): the record is the same whenever the sweep or the next packet finds it, so the output does
+     * not depend on how often the table is swept (a restored job, a different watermark cadence).
+     */
     private ExportReason expired(int counterBase) {
-        if (now - entries[counterBase + LAST] >= idleTimeout) {
-            return ExportReason.IDLE_TIMEOUT;
+        long first = entries[counterBase + FIRST];
+        long last = entries[counterBase + LAST];
+        boolean idle = now - last >= idleTimeout;
+        boolean active = now - first >= activeTimeout;
+        if (idle && active) {
+            // last + idle <= first + active, written without overflow for any timestamps within the table
+            return last - first <= activeTimeout - idleTimeout ? ExportReason.IDLE_TIMEOUT : ExportReason.ACTIVE_TIMEOUT;
         }
-        if (now - entries[counterBase + FIRST] >= activeTimeout) {
-            return ExportReason.ACTIVE_TIMEOUT;
-        }
-        return null;
+        return idle ? ExportReason.IDLE_TIMEOUT : active ? ExportReason.ACTIVE_TIMEOUT : null;
     }
 
     /** A slot for a new flow, evicting one flow first if the policy says so; −1 for EXPORT_NEW overflow. */

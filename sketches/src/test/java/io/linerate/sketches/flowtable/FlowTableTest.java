@@ -64,6 +64,28 @@ class FlowTableTest {
         assertThat(exported).anyMatch(s -> s.startsWith("ACTIVE_TIMEOUT") && s.contains(" 1000 10000 0 999"));
     }
 
+    /**
+     * A flow past both timeouts is exported for the one whose deadline came first, whenever the sweep finds it:
+     * flow 1 (packets every 1500 from 0 to 4500) reaches its active deadline (5000) before its idle deadline
+     * (6500); flow 9 (one packet at 0) its idle deadline (2000) first. Sweeping at 5500, 7000 or 60000 gives the
+     * same records,
+     * so a job's output does not depend on how often its tables are swept.
+     */
+    @Test
+    void theReasonIsTheDeadlineThatCameFirstHoweverLateTheSweepFindsIt() {
+        for (long sweepAt : new long[] {5_500, 7_000, 60_000}) {
+            FlowTable t = small().idleTimeout(2_000).activeTimeout(5_000).build();
+            t.updateIpv4(9, 2, 3, 4, 17, 0, 10, 0);
+            for (long ts = 0; ts <= 4_500; ts += 1_500) {
+                t.updateIpv4(1, 2, 3, 4, 17, 0, 10, ts);
+            }
+            t.advanceTime(sweepAt, t.slots());
+            assertThat(t.exports(ExportReason.ACTIVE_TIMEOUT)).as("active exports, sweep at %d", sweepAt).isEqualTo(1);
+            assertThat(t.exports(ExportReason.IDLE_TIMEOUT)).as("idle exports, sweep at %d", sweepAt).isEqualTo(1);
+            assertThat(t.size()).isZero();
+        }
+    }
+
     @Test
     void noPacketIsLostWhenTheTableOverflows() {
         for (OverflowPolicy policy : OverflowPolicy.values()) {

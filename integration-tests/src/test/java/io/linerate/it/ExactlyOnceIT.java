@@ -1,0 +1,238 @@
+package io.linerate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import io.linerate.it.broker.BrokerExtension;
+import io.linerate.jobs.feed.TrafficSource;
+import io.linerate.jobs.local.JobTopics;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The exactly-once guarantees of the three jobs, each proven by comparing what a run committed (read_committed) with
+ * the failure-free run of the same input ({@link ReferenceRuns}), record for record:
+ * <ul>
+ *   <li>{@link #committedOutputEqualsTheFailureFreeRun}: while the job consumes a live topic (written at a steady
+ *       pace over {@link Scale#feedSeconds}), a TaskManager is killed three times at random moments (seeded), each
+ *       after a checkpoint completed since the previous restore; the job restores from its latest checkpoint each
+ *       time;</li>
+ *   <li>{@link #savepointAtTwoRescaledToFourThenOne}: the input in three parts; after each part the job stops with
+ *       a savepoint and starts again from it, at parallelism 2, then 4, then 1;</li>
+ *   <li>{@link #brokerRestartMidRun}: the Kafka broker is stopped and started again while the job runs.</li>
+ * </ul>
+ * A record lost or written twice by a replay, or a state not restored (or not redistributed) exactly, makes the
+ * outputs differ; the message lists the records missing and in excess. The operators are deterministic for a fixed
+ * seed and per-scope order, and each scope's records are in one partition, so equality is the right test.
+ */
+class ExactlyOnceIT {
+
+  static final int FAILURES = 3;
+  static final int BROKER_DOWN_SECONDS = 3;
+
+  @RegisterExtension static final BrokerExtension KAFKA = new BrokerExtension();
+  @RegisterExtension static final MiniClusterExtension FLINK = ItCluster.extension();
+
+  @TempDir static Path tmp;
+  static ReferenceRuns references;
+  static TaskManagerKiller killer;
+  static ExecutorService writerThread;
+
+  @BeforeAll
+  static void setUp(@InjectMiniCluster MiniCluster cluster) {
+    references = new ReferenceRuns(Scale.current());
+    killer = new TaskManagerKiller(cluster, ItCluster.TASK_MANAGERS);
+    writerThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "input-writer"));
+  }
+
+  @AfterAll
+  static void tearDown() {
+    writerThread.shutdownNow();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Workload.class)
+  @Timeout(900)
+  void committedOutputEqualsTheFailureFreeRun(Workload w, @InjectMiniCluster MiniCluster cluster) throws Exception {
+    Scale scale = Scale.current();
+    Workload.assumeSelected(w);
+    List<List<String>> expected = references.of(w, KAFKA.broker(), cluster, tmp);
+    String prefix = "failures-" + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    JobTopics topics = ItTopics.create(KAFKA.broker(), prefix);
+    long units = w.units(scale);
+    SplittableRandom random = new SplittableRandom(ReferenceRuns.SEED + w.ordinal());
+    long[] killAtMs = killTimes(random, scale.feedSeconds * 1000L);
+    System.out.printf(Locale.ROOT, "[%s] %d units over %d s, TaskManager kills at %s ms%n", w, units,
+        scale.feedSeconds, Arrays.toString(killAtMs));
+
+    long begin = System.nanoTime();
+    try (InputWriter writer = new InputWriter(KAFKA.bootstrapServers(), topics.input(), Workload.PARTITIONS);
+        JobRun run = JobRun.of(cluster, w.job(false), topics).parallelism(2)
+            .checkpointDir(Files.createDirectories(tmp.resolve(prefix))).start()) {
+      run.awaitCheckpointAfter(0, Duration.ofMinutes(2));
+      long feedBegin = System.nanoTime();
+      Future<Long> feeding = writerThread.submit(
+          () -> writer.write(w.traffic(units, ReferenceRuns.SEED).source(), Long.MAX_VALUE,
+              units / (double) scale.feedSeconds));
+      long checkpointsAtLastKill = run.completedCheckpoints();
+      for (long at : killAtMs) {
+        long wait = at - (System.nanoTime() - feedBegin) / 1_000_000;
+        if (wait > 0) {
+          Thread.sleep(wait);
+        }
+        // a failure only tests recovery from a checkpoint if one completed since the last restart
+        run.awaitCheckpointAfter(checkpointsAtLastKill, Duration.ofMinutes(2));
+        long restores = run.restoredCheckpoints();
+        // a TaskManager may hold none of the job's tasks (after a restart the slots can sit on one): kill again
+        // until the job restores from its checkpoint
+        for (int attempt = 1; run.restoredCheckpoints() == restores; attempt++) {
+          assertThat(attempt).as("TaskManager kills before the job restarted").isLessThanOrEqualTo(4);
+          int index = killer.killOne(random);
+          System.out.printf(Locale.ROOT, "[%s] killed TaskManager %d at %d ms (feeding %s)%n", w, index,
+              (System.nanoTime() - feedBegin) / 1_000_000, feeding.isDone() ? "done" : "in progress");
+          run.awaitRestoreAfter(restores, Duration.ofSeconds(5));
+        }
+        checkpointsAtLastKill = run.completedCheckpoints();
+      }
+      assertThat(feeding.get()).isEqualTo(units);
+      writer.writeMarkers(w, Workload.endOfTraffic(units) + Workload.MARKER_AHEAD.toMillis());
+      run.awaitSettled(Duration.ofMinutes(5));
+      assertThat(run.restoredCheckpoints())
+          .as("restores from a checkpoint (one per TaskManager kill)").isGreaterThanOrEqualTo(FAILURES);
+      System.out.printf(Locale.ROOT, "[%s] %d restores, %d checkpoints, settled after %.1f s%n", w,
+          run.restoredCheckpoints(), run.completedCheckpoints(), (System.nanoTime() - begin) / 1e9);
+    }
+    List<List<String>> actual = Outputs.committed(KAFKA.bootstrapServers(), w.outputTopics(topics));
+    Outputs.assertSameRecords(w + " output records", actual.get(0), expected.get(0));
+    Outputs.assertSameRecords(w + " dead letters", actual.get(1), expected.get(1));
+    assertThat(expected.get(0)).as("the reference run produced output").isNotEmpty();
+  }
+
+  /**
+   * Savepoint and rescale: the same input in three parts of a third each; the job at parallelism 2 consumes part
+   * 1 and stops with a savepoint; it starts again from it at parallelism 4 (key groups redistributed over twice the
+   * subtasks, Kafka splits reassigned) for part 2 and stops with a savepoint; then at parallelism 1 for part 3 and
+   * the end markers. Windows, flows and dedup generations open across the stops must carry on exactly.
+   */
+  @ParameterizedTest
+  @EnumSource(Workload.class)
+  @Timeout(900)
+  void savepointAtTwoRescaledToFourThenOne(Workload w, @InjectMiniCluster MiniCluster cluster) throws Exception {
+    Scale scale = Scale.current();
+    Workload.assumeSelected(w);
+    List<List<String>> expected = references.of(w, KAFKA.broker(), cluster, tmp);
+    String prefix = "rescale-" + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    JobTopics topics = ItTopics.create(KAFKA.broker(), prefix);
+    long units = w.units(scale);
+    Path checkpoints = Files.createDirectories(tmp.resolve(prefix));
+    int[] parallelisms = {2, 4, 1};
+    String savepoint = null;
+    long written = 0;
+    TrafficSource source = w.traffic(units, ReferenceRuns.SEED).source();
+    try (InputWriter writer = new InputWriter(KAFKA.bootstrapServers(), topics.input(), Workload.PARTITIONS)) {
+      for (int part = 0; part < parallelisms.length; part++) {
+        long begin = System.nanoTime();
+        boolean last = part == parallelisms.length - 1;
+        written += writer.write(source, last ? Long.MAX_VALUE : units / parallelisms.length, 0);
+        if (last) {
+          writer.writeMarkers(w, Workload.endOfTraffic(units) + Workload.MARKER_AHEAD.toMillis());
+        }
+        try (JobRun run = JobRun.of(cluster, w.job(false), topics).parallelism(parallelisms[part])
+            .checkpointDir(checkpoints).fromSavepoint(savepoint).start()) {
+          run.awaitSettled(Duration.ofMinutes(5));
+          if (savepoint != null) {
+            assertThat(run.restoredCheckpoints()).as("restored from the savepoint").isEqualTo(1);
+          }
+          String from = savepoint;
+          if (!last) {
+            savepoint = run.stopWithSavepoint(Files.createDirectories(checkpoints.resolve("savepoints")));
+          }
+          System.out.printf(Locale.ROOT, "[%s] part %d at parallelism %d: %d units written so far, %s%s (%.1f s)%n", w,
+              part + 1, parallelisms[part], written, from == null ? "fresh start" : "restored from " + from,
+              last ? "" : ", stopped with savepoint " + savepoint, (System.nanoTime() - begin) / 1e9);
+        }
+      }
+    }
+    assertThat(written).isEqualTo(units);
+    List<List<String>> actual = Outputs.committed(KAFKA.bootstrapServers(), w.outputTopics(topics));
+    Outputs.assertSameRecords(w + " output records", actual.get(0), expected.get(0));
+    Outputs.assertSameRecords(w + " dead letters", actual.get(1), expected.get(1));
+  }
+
+  /**
+   * Broker restart: while the job consumes a live topic, the Kafka broker stops for {@value #BROKER_DOWN_SECONDS}
+   * s and starts again at the same address with its data ({@link io.linerate.jobs.kafka.KafkaBroker#restart}). The
+   * job's source and sinks lose their connections (the job may fail and restore from a checkpoint, or ride it out
+   * on client retries); either way its committed output must equal the failure-free run's.
+   */
+  @ParameterizedTest
+  @EnumSource(value = Workload.class, names = "FLOW_METER")
+  @Timeout(900)
+  void brokerRestartMidRun(Workload w, @InjectMiniCluster MiniCluster cluster) throws Exception {
+    Scale scale = Scale.current();
+    Workload.assumeSelected(w);
+    List<List<String>> expected = references.of(w, KAFKA.broker(), cluster, tmp);
+    String prefix = "broker-restart-" + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    JobTopics topics = ItTopics.create(KAFKA.broker(), prefix);
+    long units = w.units(scale);
+    try (InputWriter writer = new InputWriter(KAFKA.bootstrapServers(), topics.input(), Workload.PARTITIONS);
+        JobRun run = JobRun.of(cluster, w.job(false), topics).parallelism(2)
+            .checkpointDir(Files.createDirectories(tmp.resolve(prefix))).start()) {
+      run.awaitCheckpointAfter(0, Duration.ofMinutes(2));
+      long feedBegin = System.nanoTime();
+      Future<Long> feeding = writerThread.submit(
+          () -> writer.write(w.traffic(units, ReferenceRuns.SEED).source(), Long.MAX_VALUE,
+              units / (double) scale.feedSeconds));
+      Thread.sleep(scale.feedSeconds * 400L); // 40% of the input written
+      long restoresBefore = run.restoredCheckpoints();
+      long checkpointsBefore = run.completedCheckpoints();
+      long restartBegin = System.nanoTime();
+      KAFKA.broker().restart(Duration.ofSeconds(BROKER_DOWN_SECONDS));
+      System.out.printf(Locale.ROOT, "[%s] broker restarted at %d ms (down %d s, back after %.1f s; feeding %s)%n", w,
+          (restartBegin - feedBegin) / 1_000_000, BROKER_DOWN_SECONDS, (System.nanoTime() - restartBegin) / 1e9,
+          feeding.isDone() ? "done" : "in progress");
+      assertThat(feeding.isDone()).as("the broker restarted while the input was being written").isFalse();
+      assertThat(feeding.get()).isEqualTo(units);
+      writer.writeMarkers(w, Workload.endOfTraffic(units) + Workload.MARKER_AHEAD.toMillis());
+      run.awaitSettled(Duration.ofMinutes(5));
+      System.out.printf(Locale.ROOT, "[%s] after the broker restart: %d restores from checkpoints, %d checkpoints "
+          + "completed (%d before)%n", w, run.restoredCheckpoints() - restoresBefore, run.completedCheckpoints(),
+          checkpointsBefore);
+    }
+    List<List<String>> actual = Outputs.committed(KAFKA.bootstrapServers(), w.outputTopics(topics));
+    Outputs.assertSameRecords(w + " output records", actual.get(0), expected.get(0));
+    Outputs.assertSameRecords(w + " dead letters", actual.get(1), expected.get(1));
+  }
+
+  /** {@value #FAILURES} kill times in [10%, 85%] of the feeding, at least 1.5 s apart. */
+  static long[] killTimes(SplittableRandom random, long feedMs) {
+    long[] at = new long[FAILURES];
+    long span = (long) (feedMs * 0.75) - (FAILURES - 1) * 1500L;
+    for (int i = 0; i < FAILURES; i++) {
+      at[i] = (long) (random.nextDouble() * span);
+    }
+    Arrays.sort(at);
+    for (int i = 0; i < FAILURES; i++) {
+      at[i] += feedMs / 10 + i * 1500L;
+    }
+    return at;
+  }
+}
