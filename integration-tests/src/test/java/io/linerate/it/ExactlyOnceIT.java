@@ -101,11 +101,11 @@ class ExactlyOnceIT {
         // a failure only tests recovery from a checkpoint if one completed since the last restart
         run.awaitCheckpointAfter(checkpointsAtLastKill, Duration.ofMinutes(2));
         long restores = run.restoredCheckpoints();
-        // a TaskManager may hold none of the job's tasks (after a restart the slots can sit on one): kill again
-        // until the job restores from its checkpoint
+        // the killer picks a TaskManager running the job's tasks; should the job move meanwhile, kill again
+        // until it restores from its checkpoint
         for (int attempt = 1; run.restoredCheckpoints() == restores; attempt++) {
           assertThat(attempt).as("TaskManager kills before the job restarted").isLessThanOrEqualTo(4);
-          int index = killer.killOne(random);
+          int index = killer.killOneRunning(random, run);
           System.out.printf(Locale.ROOT, "[%s] killed TaskManager %d at %d ms (feeding %s)%n", w, index,
               (System.nanoTime() - feedBegin) / 1_000_000, feeding.isDone() ? "done" : "in progress");
           run.awaitRestoreAfter(restores, Duration.ofSeconds(5));

@@ -3,6 +3,8 @@ package io.linerate.it;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,7 +24,11 @@ import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.clusterframework.types.ResourceID;
+import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
@@ -82,6 +88,19 @@ public final class JobRun implements AutoCloseable {
   /** Checkpoints completed so far (over every restart). */
   public long completedCheckpoints() throws Exception {
     return checkpoints().getCounts().getNumberOfCompletedCheckpoints();
+  }
+
+  /** The TaskManagers running at least one of the job's tasks now. */
+  public Set<ResourceID> taskManagersRunningTasks() throws Exception {
+    Set<ResourceID> hosts = new HashSet<>();
+    for (AccessExecutionVertex v : cluster.getExecutionGraph(id()).get(30, TimeUnit.SECONDS)
+        .getAllExecutionVertices()) {
+      TaskManagerLocation location = v.getCurrentAssignedResourceLocation();
+      if (location != null && v.getExecutionState() == ExecutionState.RUNNING) {
+        hosts.add(location.getResourceID());
+      }
+    }
+    return hosts;
   }
 
   /** Times the job was restored from a checkpoint (or savepoint). */
