@@ -155,6 +155,11 @@ public final class JobRun implements AutoCloseable {
         if (done) {
           break;
         }
+        JobStatus now = status();
+        if (now.isGloballyTerminalState()) {
+          throw new AssertionError(job.name() + ": the job is " + now + " before it consumed its input",
+              failureOf(client));
+        }
         if (System.nanoTime() > deadline) {
           throw new AssertionError(job.name() + ": input not consumed within " + timeout + ": end offsets " + end
               + ", committed " + committed + ", status " + status());
@@ -164,6 +169,15 @@ public final class JobRun implements AutoCloseable {
     }
     long after = completedCheckpoints();
     awaitCheckpointAfter(after + 2, Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0)).plusSeconds(30));
+  }
+
+  private static Throwable failureOf(JobClient client) {
+    try {
+      client.getJobExecutionResult().get(10, TimeUnit.SECONDS);
+      return null;
+    } catch (Exception e) {
+      return e;
+    }
   }
 
   /** The consumer group the job's source commits its checkpointed offsets to (ExactlyOnceSource's default). */
@@ -219,6 +233,7 @@ public final class JobRun implements AutoCloseable {
     private boolean restarts = true;
     private Path checkpointDir;
     private String savepoint;
+    private final Configuration extra = new Configuration();
 
     private Builder(MiniCluster cluster, JobLauncher job, JobTopics topics) {
       this.cluster = Objects.requireNonNull(cluster, "cluster");
@@ -248,6 +263,12 @@ public final class JobRun implements AutoCloseable {
       return this;
     }
 
+    /** Any further Flink option of this run (set last: it overrides the defaults above). */
+    public <T> Builder set(org.apache.flink.configuration.ConfigOption<T> option, T value) {
+      extra.set(option, value);
+      return this;
+    }
+
     public JobRun start() throws Exception {
       Objects.requireNonNull(checkpointDir, "checkpointDir");
       Configuration conf = new Configuration();
@@ -268,6 +289,7 @@ public final class JobRun implements AutoCloseable {
       if (savepoint != null) {
         conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
       }
+      conf.addAll(extra);
       StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
       env.setParallelism(parallelism);
       job.define(env, topics);

@@ -24,10 +24,21 @@ public final class ReferenceRuns {
   public static final long SEED = 20261121L;
 
   private final Map<Workload, List<List<String>>> outputs = new EnumMap<>(Workload.class);
-  private final Scale scale;
+  private final java.util.function.ToLongFunction<Workload> units;
+  private final String prefix;
 
+  /** Reference runs of the inputs of {@code scale}. */
   public ReferenceRuns(Scale scale) {
-    this.scale = scale;
+    this("reference", w -> w.units(scale));
+  }
+
+  /**
+   * Reference runs of inputs of {@code units} packets or events per workload, on topics {@code <prefix>-<job>-…}
+   * (a class running several reference sets gives each its own prefix).
+   */
+  public ReferenceRuns(String prefix, java.util.function.ToLongFunction<Workload> units) {
+    this.prefix = prefix;
+    this.units = units;
   }
 
   /** The committed output topics (output, dead letters) of the failure-free run; computed at the first call. */
@@ -36,9 +47,9 @@ public final class ReferenceRuns {
     List<List<String>> out = outputs.get(w);
     if (out == null) {
       long begin = System.nanoTime();
-      String prefix = "reference-" + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
+      String prefix = this.prefix + "-" + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
       JobTopics topics = ItTopics.create(broker, prefix);
-      long units = w.units(scale);
+      long units = this.units.applyAsLong(w);
       try (InputWriter writer = new InputWriter(broker.bootstrapServers(), topics.input(), Workload.PARTITIONS)) {
         writer.write(w.traffic(units, SEED).source(), Long.MAX_VALUE, 0);
         writer.writeMarkers(w, Workload.endOfTraffic(units) + Workload.MARKER_AHEAD.toMillis());
