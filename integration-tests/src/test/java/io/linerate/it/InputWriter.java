@@ -3,12 +3,14 @@ package io.linerate.it;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.linerate.jobs.feed.TrafficSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -67,11 +69,11 @@ public final class InputWriter implements AutoCloseable {
     return written;
   }
 
-  /** Writes one record to {@code partition}. */
-  public void send(int partition, byte[] key, byte[] value) throws Exception {
+  /** Writes one record to {@code partition}; the future gives its offset and timestamp once acknowledged. */
+  public Future<RecordMetadata> send(int partition, byte[] key, byte[] value) throws Exception {
     rethrow();
     records++;
-    producer.send(new ProducerRecord<>(topic, partition, key, value), (metadata, e) -> {
+    return producer.send(new ProducerRecord<>(topic, partition, key, value), (metadata, e) -> {
       if (e != null) {
         failure.compareAndSet(null, e);
       }
