@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
@@ -36,6 +37,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.AppInfoParser;
+import org.apache.kafka.common.utils.Exit;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.Feature;
@@ -437,6 +439,7 @@ public final class EmbeddedKafka implements KafkaBroker {
     }
 
     private EmbeddedKafka startOnce(long begin) {
+      guardJvmExit(progress);
       Path folder;
       try {
         folder = Files.createTempDirectory("linerate-kafka-");
@@ -479,6 +482,32 @@ public final class EmbeddedKafka implements KafkaBroker {
   }
 
   private static final int BIND_ATTEMPTS = 3;
+  private static final AtomicBoolean EXIT_GUARDED = new AtomicBoolean();
+
+  /**
+   * Kafka's server code ends the process on a fatal fault ({@code Exit.exit(1)}, or {@code Exit.halt(1)}, which
+   * skips shutdown hooks and prints nothing). In-process, that would take the demo or the whole test JVM (and its
+   * Flink cluster) down with no trace. Once per JVM, before the first broker starts, both are replaced by a
+   * procedure that prints the status, the message and the stack of the caller to standard error and on the
+   * progress consumer, then throws an {@link IllegalStateException} into the caller: the broker fails, the JVM
+   * stays, and the failure can be read. Kafka's clients never call these.
+   */
+  static void guardJvmExit(Consumer<String> progress) {
+    if (!EXIT_GUARDED.compareAndSet(false, true)) {
+      return;
+    }
+    Exit.setExitProcedure((status, message) -> refuseExit("exit", status, message, progress));
+    Exit.setHaltProcedure((status, message) -> refuseExit("halt", status, message, progress));
+  }
+
+  private static void refuseExit(String kind, int status, String message, Consumer<String> progress) {
+    IllegalStateException e = new IllegalStateException("the embedded Kafka broker asked to " + kind
+        + " the JVM with status " + status + (message == null ? "" : ": " + message)
+        + "; refused (an embedded broker must not end its host process)");
+    e.printStackTrace();
+    progress.accept(e.getMessage());
+    throw e;
+  }
   private static final Duration RESTART_BIND_WINDOW = Duration.ofSeconds(10);
 
   private static boolean causedByBindFailure(Throwable e) {

@@ -23,6 +23,19 @@ import org.junit.jupiter.api.Test;
 /** Starting and closing the embedded broker leaves nothing behind: no port, no folder, no thread. */
 class EmbeddedKafkaLifecycleTest {
 
+  /** Kafka's fatal-fault exits (exit and halt) become exceptions in the caller: the test JVM is still here. */
+  @Test
+  void aFatalFaultOfTheBrokerCannotEndTheJvm() {
+    java.util.List<String> lines = new java.util.ArrayList<>();
+    EmbeddedKafka.guardJvmExit(lines::add);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+        () -> org.apache.kafka.common.utils.Exit.halt(1, "fatal fault in the metadata loader"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("halt the JVM with status 1: fatal fault in the metadata loader");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> org.apache.kafka.common.utils.Exit.exit(1))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("exit the JVM with status 1");
+  }
+
   @Test
   void closeFreesThePortsDeletesTheFolderAndEndsTheThreads() throws Exception {
     Set<Thread> before = Thread.getAllStackTraces().keySet();
