@@ -17,7 +17,12 @@ public final class ItCluster {
 
   /** One cluster per test class: {@code @RegisterExtension static final MiniClusterExtension FLINK = ItCluster.extension();}. */
   public static MiniClusterExtension extension() {
-    Configuration conf = new Configuration();
+    return extension(new Configuration());
+  }
+
+  /** The same cluster with {@code extra} settings added (a metric reporter, say). */
+  public static MiniClusterExtension extension(Configuration extra) {
+    Configuration conf = new Configuration(extra);
     conf.set(RestOptions.BIND_PORT, "0");
     // spread a job's slots over the TaskManagers: a parallelism-2 job then runs on both, and killing either fails it
     conf.set(TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE, TaskManagerOptions.TaskManagerLoadBalanceMode.SLOTS);
