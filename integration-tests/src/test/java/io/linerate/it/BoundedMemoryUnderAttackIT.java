@@ -212,7 +212,7 @@ class BoundedMemoryUnderAttackIT {
         prototype(OTHER_SEED).build().layout().buckets(0));
     assertThat(inFirstSubTable).as("crafted flows in sub-table 1 under another seed").isGreaterThan(capacity() / 4);
     long units = packets();
-    JobRunInput input = writeOnce("attack-other-seed",
+    Written input = writeOnce("attack-other-seed",
         CollidingFlows.source(sources, units, OBSERVATION_POINTS, BATCH, Workload.EVENT_RATE));
     Result other = FlowMeterRun.timedBoundedRun("attack-other-seed", input.topic, input.packets, 0, 0, 0, 0,
         job(true, OTHER_SEED), KAFKA.broker(), cluster, tmp);
@@ -244,13 +244,13 @@ class BoundedMemoryUnderAttackIT {
     return r;
   }
 
-  private record JobRunInput(String topic, long packets) {
+  private record Written(String topic, long packets) {
   }
 
-  private static JobRunInput writeOnce(String prefix, TrafficSource source) throws Exception {
+  private static Written writeOnce(String prefix, TrafficSource source) throws Exception {
     var topics = ItTopics.create(KAFKA.broker(), prefix);
     try (InputWriter writer = new InputWriter(KAFKA.bootstrapServers(), topics.input(), Workload.PARTITIONS)) {
-      return new JobRunInput(topics.input(), writer.write(source, Long.MAX_VALUE, 0));
+      return new Written(topics.input(), writer.write(source, Long.MAX_VALUE, 0));
     }
   }
 
@@ -303,7 +303,8 @@ class BoundedMemoryUnderAttackIT {
         + " best; normal traffic %.2f s, %.2f s = %.0f packets/s at best: %.2fx the time%n", attack.name(),
         attack.boundedSeconds(), attackAgain, attack.packets() / attackTime, normal.boundedSeconds(), normalAgain,
         normal.packets() / normalTime, attackTime / normalTime);
-    assertThat(attackTime).as(attack.name() + ": fastest bounded run vs normal traffic's " + normalTime + " s")
+    assertThat(attackTime).as("%s: fastest bounded run (%d flow records out) vs normal traffic's %.2f s (%d records"
+        + " out)", attack.name(), attack.flowRecords(), normalTime, normal.flowRecords())
         .isLessThanOrEqualTo(2 * normalTime);
   }
 }

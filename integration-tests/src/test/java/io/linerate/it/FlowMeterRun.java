@@ -45,11 +45,13 @@ final class FlowMeterRun {
 
     @Override
     public String toString() {
-      return String.format(Locale.ROOT, "%s: %d packets; checkpoint empty %d B, holding the input %d B; heap %+.1f MiB"
-          + " (%.1f -> %.1f MiB); bounded run %.2f s = %.0f packets/s; %d flow records (%d evicted, metric %d),"
-          + " %d packets out, %d rejected, %d dead letters", name, packets, emptyCheckpoint, heldCheckpoint,
-          heapGrowth() / 1048576.0, heapBaseline / 1048576.0, heapHeld / 1048576.0, boundedSeconds,
-          packetsPerSecond(), flowRecords, evictedRecords, evictionsMetric, packetsOut, rejectedPackets, deadLetters);
+      String state = heldCheckpoint == 0 ? "state not measured" : String.format(Locale.ROOT,
+          "checkpoint empty %d B, holding the input %d B; heap %+.1f MiB (%.1f -> %.1f MiB)", emptyCheckpoint,
+          heldCheckpoint, heapGrowth() / 1048576.0, heapBaseline / 1048576.0, heapHeld / 1048576.0);
+      return String.format(Locale.ROOT, "%s: %d packets; %s; bounded run %.2f s = %.0f packets/s; %d flow records"
+          + " (%d evicted, metric %d), %d packets out, %d rejected, %d dead letters", name, packets, state,
+          boundedSeconds, packetsPerSecond(), flowRecords, evictedRecords, evictionsMetric, packetsOut,
+          rejectedPackets, deadLetters);
     }
   }
 
