@@ -1,0 +1,310 @@
+package io.linerate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+import io.linerate.it.FlowMeterRun.Result;
+import io.linerate.it.broker.BrokerExtension;
+import io.linerate.jobs.feed.SyntheticTraffic;
+import io.linerate.jobs.feed.TrafficSource;
+import io.linerate.jobs.flowmeter.FlowMeterJob;
+import io.linerate.sketches.flowtable.FlowTable;
+import io.linerate.sketches.hash.ItemHasher;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Bounded memory under attack, on the flow-meter job: tables of a modest capacity C per observation point
+ * ({@link #capacity}), flooded with 100·C packets per observation point of (a) all-distinct flows and (b) flows
+ * crafted to collide in the tables' first sub-table under the job's seed, which the attacker is assumed to know (the
+ * worst case: {@code FlowMeterJob}'s default seed). Each input is measured by {@link FlowMeterRun}: an unbounded run
+ * holding the state of the whole input (checkpoint size, used heap), then a bounded run (time, output). Normal
+ * traffic ({@link Workload#FLOW_METER}'s, the same number of packets and the same capacity) is the comparison.
+ *
+ * <p><b>The configured bound.</b> A flow table's memory is fixed at construction: {@code memoryBytes()} of a table
+ * built with the job's settings ({@link #prototype}), about {@code (slots + stash + 1) · 72 + slots + stash} bytes with
+ * slots ≈ 1.29·C (second chance, d = 4); about 94 bytes per flow of capacity. One table per observation point.
+ *
+ * <p><b>Checkpoint.</b> The checkpointed image of a table holds its header (configuration, counters: a few hundred
+ * bytes), one state byte per slot and 72 bytes per occupied slot, so it is at most {@code memoryBytes()} plus the
+ * header; per key Flink adds the key, its key group and at most two timers (tick and end of input), tens of bytes.
+ * We allow {@value #PER_KEY_OVERHEAD} bytes per observation point for all that. The rest of the checkpoint (Kafka
+ * source splits, the sinks' transaction state, the operators without keys) does not depend on the traffic: it is
+ * measured as the first checkpoint of the same job before any input ({@code emptyCheckpoint}), plus
+ * {@value #SOURCE_SINK_SLACK} bytes for offsets and transactional ids that grow by a few digits. The bound is
+ * {@code (OPs · (memoryBytes + PER_KEY_OVERHEAD) + emptyCheckpoint + SOURCE_SINK_SLACK) · 1.25}; the 25% margin
+ * covers serialization framing we did not count. A state growing with the flows would hold ≥ 72 bytes per flow of
+ * the 100·C flows, 100× one table: some 50× above this bound, so the assertion can fail.
+ *
+ * <p><b>Heap.</b> The MiniCluster runs in the test JVM; used heap after full collections (the least of three reads)
+ * is read before the job and while it holds the state of the whole input. (i) The growth must stay under
+ * {@code 1.25 · OPs · memoryBytes +} {@value #HEAP_ALLOWANCE_MIB} MiB: the allowance covers what a running job holds
+ * besides its tables (Kafka consumer fetch buffers, the sinks' producer batch pools, Flink's task objects and
+ * serializers, records in flight, the embedded broker's own work when it runs in this JVM; Flink's network buffers
+ * and managed memory are off heap). Measured here: 25–40 MiB for every input, normal traffic included. That
+ * allowance is as large as a growing state would be at the reduced scale, so (ii) carries the weight there: the
+ * growth under attack minus the growth under normal traffic (the same job, packets, buffers and broker) must stay
+ * under {@code 1.25 · OPs · memoryBytes +} {@value #HEAP_NOISE_MIB} MiB, the spread measured between runs of the same
+ * job (±11 MiB; the attack's larger output keeps more producer batches pooled). State that grew with the flows would
+ * need ≥ 72 bytes for each of the 100·C·OPs flows ({@link #unboundedBytes}: 29.5 MB at the reduced scale, 118 MB at
+ * full; a Java object per flow would take several times that), so (ii) can fail at the reduced scale and both at full.
+ *
+ * <p><b>Evictions and conservation.</b> Each bounded run's output is read: flow records with
+ * {@code export_reason "evicted"} must exist under attack and equal the operators' {@code evictions} counters (read
+ * through {@link CounterReporter} on this cluster); the packets of all flow records plus rejected packets must equal
+ * the packets written: evicting never loses a packet.
+ *
+ * <p><b>Throughput.</b> Bounded runs of the same number of packets, timed from the moment all the job's tasks run to
+ * its finish (the topic is written before; scheduling and deployment, the same for any input, are left out), attack
+ * ≤ 2× normal. Each attack test alternates one more run of normal and of attack traffic and compares the fastest of
+ * each (other builds share this machine). A distinct flow costs more than a known one twice over: in the table a
+ * miss reads d buckets and the whole stash, then evicts (reads them again) and places, where a known flow is one
+ * bucket read; and every attack packet becomes an output flow record (JSON, transactional Kafka sink), where normal
+ * traffic has 4.5 packets per record. Both rates are printed.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class BoundedMemoryUnderAttackIT {
+
+  static final int OBSERVATION_POINTS = 4;
+  static final int BATCH = 64;
+  static final long PER_KEY_OVERHEAD = 1024;
+  static final long SOURCE_SINK_SLACK = 16 * 1024;
+  static final double MARGIN = 1.25;
+  static final long HEAP_ALLOWANCE_MIB = 64;
+  static final long HEAP_NOISE_MIB = 20;
+  /** A seed the attacker does not know (the informative comparison). */
+  static final long OTHER_SEED = 0x5EC12E7A11CE5EEDL;
+
+  @RegisterExtension static final BrokerExtension KAFKA = new BrokerExtension();
+  @RegisterExtension static final MiniClusterExtension FLINK = ItCluster.extension(CounterReporter.configuration());
+
+  @TempDir static Path tmp;
+  static Result normal;
+  static Result crafted;
+
+  /** Flows per observation point: 1,024 at the reduced scale (409,600 packets per input), 4,096 at full (1,638,400). */
+  static int capacity() {
+    return Scale.current() == Scale.FULL ? 4096 : 1024;
+  }
+
+  /** Packets of every input: 100 × the capacity per observation point. */
+  static long packets() {
+    return 100L * capacity() * OBSERVATION_POINTS;
+  }
+
+  /** The job as {@link Workload#FLOW_METER} runs it, with the attack capacity and a seed. */
+  static FlowMeterJob job(boolean bounded, long seed) {
+    return FlowMeterJob.builder().capacity(capacity()).idleTimeout(Duration.ofSeconds(2))
+        .activeTimeout(Duration.ofSeconds(5)).outOfOrderness(Workload.OUT_OF_ORDERNESS).idleness(Duration.ZERO)
+        .seed(seed).bounded(bounded).build();
+  }
+
+  /** A table as the job builds one (FlowMeter's defaults: second chance, IPv4 and IPv6 keys, stash 64). */
+  static FlowTable.Builder prototype(long seed) {
+    return FlowTable.builder().capacity(capacity()).seed(seed);
+  }
+
+  static long tableBytes() {
+    return prototype(ItemHasher.DEFAULT_SEED).build().memoryBytes();
+  }
+
+  /** The least a state growing with the flows would take: 72 bytes per flow of the input. */
+  static long unboundedBytes() {
+    return packets() * 72;
+  }
+
+  /**
+   * Normal traffic measured once per class, inside the first test that needs it (the MiniCluster extension points
+   * the execution environment at its cluster only around each test, not in {@code @BeforeAll}). It must stay within
+   * its own bound (8 observation points) with the same margins, and conserve its packets.
+   */
+  static synchronized Result normal(MiniCluster cluster) throws Exception {
+    if (normal != null) {
+      return normal;
+    }
+    long units = packets();
+    System.out.printf(Locale.ROOT, "[BoundedMemoryUnderAttackIT] capacity %d flows x %d observation points, table %d B"
+        + " each (job: %d), %d packets per input%n", capacity(), OBSERVATION_POINTS, tableBytes(),
+        job(true, ItemHasher.DEFAULT_SEED).meter().capacity(), units);
+    normal = measure("attack-normal", () -> Workload.FLOW_METER.traffic(units, ReferenceRuns.SEED).source(),
+        ItemHasher.DEFAULT_SEED, cluster);
+    // normal traffic has 8 observation points: its own bound, with the same margins
+    assertWithinBounds(normal, 8);
+    assertConserved(normal);
+    return normal;
+  }
+
+  /**
+   * All-distinct flows: TCP SYNs from random sources ({@link SyntheticTraffic.Attack#SYN_FLOOD}, 100.64.0.0/10 and
+   * random ports: 2³⁸ tuples, so the 100·C packets of an observation point are distinct flows but for a handful of
+   * birthday repeats), 100·C per observation point. Proves that state and heap stay within the configured tables,
+   * that the overflow is reported as evictions without losing a packet, and that the job keeps within 2× the time
+   * of normal traffic. Fails if state grows with the flows, a packet is dropped, or evictions go unreported.
+   */
+  @Test
+  @Order(1)
+  @Timeout(300)
+  void distinctFlowFlood(@InjectMiniCluster MiniCluster cluster) throws Exception {
+    normal(cluster);
+    long units = packets();
+    Result flood = measure("attack-distinct", () -> SyntheticTraffic.builder().seed(ReferenceRuns.SEED).count(units)
+        .eventRate(Workload.EVENT_RATE).observationPoints(OBSERVATION_POINTS).batchSize(BATCH)
+        .attack(SyntheticTraffic.Attack.SYN_FLOOD).attackShare(1.0).build().source(), ItemHasher.DEFAULT_SEED,
+        cluster);
+    assertWithinBounds(flood, OBSERVATION_POINTS);
+    assertHeapAsNormal(flood);
+    assertConserved(flood);
+    assertEvictionsReported(flood);
+    // the tables are full: the checkpoint really holds them (at least C entries of 72 bytes each)
+    assertThat(flood.heldCheckpoint()).as("checkpoint of full tables")
+        .isGreaterThan((long) OBSERVATION_POINTS * capacity() * 72);
+    assertThroughput(flood, job(true, ItemHasher.DEFAULT_SEED), cluster);
+  }
+
+  /**
+   * Flows crafted with the known seed (the job's): 2·C source addresses whose flows all share ONE bucket of the
+   * first sub-table ({@link CollidingFlows}; the search takes well under a second and is checked against a table's
+   * own placement), each observation point cycling through them for 100·C packets. Every new flow finds its first
+   * bucket taken and competes for its random buckets in sub-tables 2–4 and the 64-entry stash, and with 2·C flows
+   * (more than the table's ≈ 1.29·C slots) the least recently updated victim is evicted over and over. Same bounds
+   * and checks as the distinct flood: fails if collisions make the state or heap grow, lose packets, go unreported,
+   * or make the per-packet work grow (throughput).
+   */
+  @Test
+  @Order(2)
+  @Timeout(300)
+  void collisionsCraftedWithTheKnownSeed(@InjectMiniCluster MiniCluster cluster) throws Exception {
+    normal(cluster);
+    crafted = measure("attack-crafted", craftedInput(ItemHasher.DEFAULT_SEED), ItemHasher.DEFAULT_SEED, cluster);
+    assertWithinBounds(crafted, OBSERVATION_POINTS);
+    assertHeapAsNormal(crafted);
+    assertConserved(crafted);
+    assertEvictionsReported(crafted);
+    assertThroughput(crafted, job(true, ItemHasher.DEFAULT_SEED), cluster);
+  }
+
+  /**
+   * Informative: the same crafted flows against a job with a seed the attacker did not know. They scatter over the
+   * first sub-table (checked with a table's own placement) and the job evicts only as any 2·C flows cycling through a
+   * table of C would; printed next to the known-seed numbers. Asserts only that the crafting depends on the seed and
+   * that no packet is lost.
+   */
+  @Test
+  @Order(3)
+  @Timeout(300)
+  void collisionsCraftedWithoutTheSeed(@InjectMiniCluster MiniCluster cluster) throws Exception {
+    int[] sources = CollidingFlows.craft(prototype(ItemHasher.DEFAULT_SEED).build(), 2 * capacity());
+    int inFirstSubTable = CollidingFlows.check(prototype(OTHER_SEED), sources);
+    System.out.printf(Locale.ROOT, "[BoundedMemoryUnderAttackIT] under another seed the %d crafted flows take %d slots"
+        + " of the first sub-table (%d buckets)%n", sources.length, inFirstSubTable,
+        prototype(OTHER_SEED).build().layout().buckets(0));
+    assertThat(inFirstSubTable).as("crafted flows in sub-table 1 under another seed").isGreaterThan(capacity() / 4);
+    long units = packets();
+    Written input = writeOnce("attack-other-seed",
+        CollidingFlows.source(sources, units, OBSERVATION_POINTS, BATCH, Workload.EVENT_RATE));
+    Result other = FlowMeterRun.timedBoundedRun("attack-other-seed", input.topic, input.packets, 0, 0, 0, 0,
+        job(true, OTHER_SEED), KAFKA.broker(), cluster, tmp);
+    System.out.printf(Locale.ROOT, "[BoundedMemoryUnderAttackIT] %s%n", other);
+    if (crafted != null) {
+      System.out.printf(Locale.ROOT, "[BoundedMemoryUnderAttackIT] evicted records: known seed %d, other seed %d;"
+          + " time %.2f s vs %.2f s%n", crafted.evictedRecords(), other.evictedRecords(), crafted.boundedSeconds(),
+          other.boundedSeconds());
+    }
+    assertConserved(other);
+  }
+
+  private static Supplier<TrafficSource> craftedInput(long seed) {
+    long begin = System.nanoTime();
+    int[] sources = CollidingFlows.craft(prototype(seed).build(), 2 * capacity());
+    double seconds = (System.nanoTime() - begin) / 1e9;
+    int inFirstSubTable = CollidingFlows.check(prototype(seed), sources);
+    System.out.printf(Locale.ROOT, "[BoundedMemoryUnderAttackIT] crafted %d flows sharing one first-level bucket in"
+        + " %.2f s; inserted into a table they take %d slot(s) of its first sub-table%n", sources.length, seconds,
+        inFirstSubTable);
+    assertThat(inFirstSubTable).as("crafted flows in sub-table 1 under the known seed").isLessThanOrEqualTo(1);
+    return () -> CollidingFlows.source(sources, packets(), OBSERVATION_POINTS, BATCH, Workload.EVENT_RATE);
+  }
+
+  private static Result measure(String prefix, Supplier<TrafficSource> input, long seed, MiniCluster cluster)
+      throws Exception {
+    Result r = FlowMeterRun.measure(prefix, input, job(false, seed), job(true, seed), KAFKA.broker(), cluster, tmp);
+    System.out.printf(Locale.ROOT, "[BoundedMemoryUnderAttackIT] %s%n", r);
+    return r;
+  }
+
+  private record Written(String topic, long packets) {
+  }
+
+  private static Written writeOnce(String prefix, TrafficSource source) throws Exception {
+    var topics = ItTopics.create(KAFKA.broker(), prefix);
+    try (InputWriter writer = new InputWriter(KAFKA.bootstrapServers(), topics.input(), Workload.PARTITIONS)) {
+      return new Written(topics.input(), writer.write(source, Long.MAX_VALUE, 0));
+    }
+  }
+
+  /** Checkpoint and heap within the configured tables of {@code scopes} observation points (see the class doc). */
+  private static void assertWithinBounds(Result r, int scopes) {
+    long tables = scopes * tableBytes();
+    long checkpointBound = (long) (MARGIN * (scopes * (tableBytes() + PER_KEY_OVERHEAD) + r.emptyCheckpoint()
+        + SOURCE_SINK_SLACK));
+    long heapBound = (long) (MARGIN * tables) + HEAP_ALLOWANCE_MIB * 1024 * 1024;
+    System.out.printf(Locale.ROOT, "[BoundedMemoryUnderAttackIT] %s: tables %d B; checkpoint %d B <= %d B;"
+        + " heap growth %d B <= %d B (state growing with the flows: >= %d B)%n", r.name(), tables,
+        r.heldCheckpoint(), checkpointBound, r.heapGrowth(), heapBound, unboundedBytes());
+    assertThat(r.heldCheckpoint()).as(r.name() + ": checkpoint holding the input").isPositive()
+        .isLessThanOrEqualTo(checkpointBound);
+    assertThat(r.heapGrowth()).as(r.name() + ": heap growth").isLessThanOrEqualTo(heapBound);
+  }
+
+  /** Heap growth beyond normal traffic's (the same job, packets and buffers; see the class doc). */
+  private static void assertHeapAsNormal(Result attack) {
+    long bound = (long) (MARGIN * OBSERVATION_POINTS * tableBytes()) + HEAP_NOISE_MIB * 1024 * 1024;
+    long beyond = attack.heapGrowth() - normal.heapGrowth();
+    System.out.printf(Locale.ROOT, "[BoundedMemoryUnderAttackIT] %s: heap growth %d B beyond normal traffic's <= %d B%n",
+        attack.name(), beyond, bound);
+    assertThat(beyond).as(attack.name() + ": heap growth beyond normal traffic's").isLessThanOrEqualTo(bound);
+  }
+
+  private static void assertConserved(Result r) {
+    assertThat(r.deadLetters()).as(r.name() + ": dead letters").isZero();
+    assertThat(r.packetsOut() + r.rejectedPackets()).as(r.name() + ": packets in flow records + rejected")
+        .isEqualTo(r.packets());
+  }
+
+  private static void assertEvictionsReported(Result r) {
+    assertThat(r.evictedRecords()).as(r.name() + ": evicted flow records").isPositive();
+    assertThat(r.evictionsMetric()).as(r.name() + ": the operators' evictions counter").isEqualTo(r.evictedRecords());
+  }
+
+  /**
+   * Bounded runs of normal and attack traffic alternate (the measured ones, then one more of each) and the fastest
+   * of each is compared: other builds share this machine, and the minimum of repeated runs is the least disturbed.
+   */
+  private static void assertThroughput(Result attack, FlowMeterJob bounded, MiniCluster cluster) throws Exception {
+    double normalAgain = FlowMeterRun.timeBoundedRun(attack.name() + "-normal-again", normal.input(),
+        job(true, ItemHasher.DEFAULT_SEED), KAFKA.broker(), cluster, tmp);
+    double attackAgain = FlowMeterRun.timeBoundedRun(attack.name() + "-again", attack.input(), bounded, KAFKA.broker(),
+        cluster, tmp);
+    double normalTime = Math.min(normal.boundedSeconds(), normalAgain);
+    double attackTime = Math.min(attack.boundedSeconds(), attackAgain);
+    System.out.printf(Locale.ROOT, "[BoundedMemoryUnderAttackIT] %s: bounded runs %.2f s, %.2f s = %.0f packets/s at"
+        + " best; normal traffic %.2f s, %.2f s = %.0f packets/s at best: %.2fx the time%n", attack.name(),
+        attack.boundedSeconds(), attackAgain, attack.packets() / attackTime, normal.boundedSeconds(), normalAgain,
+        normal.packets() / normalTime, attackTime / normalTime);
+    assertThat(attackTime).as("%s: fastest bounded run (%d flow records out) vs normal traffic's %.2f s (%d records"
+        + " out)", attack.name(), attack.flowRecords(), normalTime, normal.flowRecords())
+        .isLessThanOrEqualTo(2 * normalTime);
+  }
+}
