@@ -38,6 +38,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  *       fails at its first transaction; Flink's own default (1 h) exceeds it. It must exceed the checkpoint
  *       interval, and should exceed it by the longest checkpoint plus the longest restart: a transaction the broker
  *       aborted on timeout before Flink committed it is data lost.
+ *   <li>{@code batch.size} {@value #DEFAULT_BATCH_BYTES} and {@code linger.ms} 20 unless set: records are visible
+ *       only at the checkpoint's commit anyway, so larger batches cost no visible latency and save a request per
+ *       16 KiB of output (measured by the integration tests' attack run, where every packet makes a flow record).
  *   <li>Checkpointing must be on, in exactly-once mode ({@link Builder#sinkTo} checks): without checkpoints no
  *       transaction commits before the end of a bounded input, and an unbounded job never outputs anything.
  * </ul>
@@ -51,6 +54,12 @@ public final class ExactlyOnceSink {
 
   /** Kafka's default {@code transaction.max.timeout.ms} (15 min), the upper limit unless told otherwise. */
   public static final Duration DEFAULT_BROKER_MAX_TRANSACTION_TIMEOUT = Duration.ofMinutes(15);
+
+  /** {@code batch.size} unless set: 256 KiB (Kafka's default is 16 KiB). */
+  public static final int DEFAULT_BATCH_BYTES = 256 * 1024;
+
+  /** {@code linger.ms} unless set: 20 ms (Kafka's default is 5 ms), far below any checkpoint interval. */
+  public static final Duration DEFAULT_LINGER = Duration.ofMillis(20);
 
   private ExactlyOnceSink() {}
 
@@ -185,6 +194,11 @@ public final class ExactlyOnceSink {
           .setRecordSerializer(recordSerializer != null ? recordSerializer : valueRecords())
           .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
           .setTransactionalIdPrefix(prefix);
+      // Output becomes visible only when the checkpoint commits its transaction, so lingering to fill larger
+      // batches delays nothing a read_committed reader can see; it saves a request (and the broker's work) per
+      // 16 KiB of small JSON records. Set by property(..) to override.
+      builder.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(DEFAULT_BATCH_BYTES));
+      builder.setProperty(ProducerConfig.LINGER_MS_CONFIG, Long.toString(DEFAULT_LINGER.toMillis()));
       properties.forEach(builder::setProperty);
       builder.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout.toMillis()));
       return builder.build();
