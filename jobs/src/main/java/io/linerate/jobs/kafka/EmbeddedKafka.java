@@ -52,7 +52,9 @@ import org.apache.kafka.server.common.MetadataVersion;
  * server and returns once the broker is unfenced and answers an admin request. Every replication factor is 1 and
  * the transaction state log takes min ISR 1, so transactional producers (Flink's exactly-once Kafka sink) work on
  * this single node. {@link #close()} stops the broker and controller, waits for their threads and deletes the
- * folder; a JVM shutdown hook does the same if the owner never calls it. {@link #restart(Duration)} stops the server
+ * folder; a JVM shutdown hook does the same if the owner never calls it (unless the owner takes that on:
+ * {@link Builder#shutdownHook(boolean) shutdownHook(false)}, for an owner whose own hook stops, in order, what uses
+ * the broker before the broker — JVM hooks run concurrently, in no order). {@link #restart(Duration)} stops the server
  * but keeps the folder, and starts a new server on the same ports from the same folder (no second format).
  *
  * <p>The broker code ({@code kafka_2.13} and its dependencies, about 43 MB with the Scala library) is a
@@ -80,6 +82,7 @@ public final class EmbeddedKafka implements KafkaBroker {
   private final int brokerPort;
   private final int controllerPort;
   private final Consumer<String> progress;
+  /** The JVM shutdown hook that closes this broker; {@code null} when the owner closes it on shutdown. */
   private final Thread shutdownHook;
   private volatile Duration startupTime = Duration.ZERO;
   private Admin admin;
@@ -87,7 +90,7 @@ public final class EmbeddedKafka implements KafkaBroker {
 
   private EmbeddedKafka(
       KafkaRaftServer server, KafkaConfig config, Duration restartBindWindow, Path folder, int brokerPort,
-      int controllerPort, Consumer<String> progress) {
+      int controllerPort, Consumer<String> progress, boolean withShutdownHook) {
     this.server = server;
     this.config = config;
     this.restartBindWindow = restartBindWindow;
@@ -95,8 +98,12 @@ public final class EmbeddedKafka implements KafkaBroker {
     this.brokerPort = brokerPort;
     this.controllerPort = controllerPort;
     this.progress = progress;
-    this.shutdownHook = new Thread(this::closeFromHook, "embedded-kafka-shutdown");
-    Runtime.getRuntime().addShutdownHook(shutdownHook);
+    if (withShutdownHook) {
+      this.shutdownHook = new Thread(this::closeFromHook, "embedded-kafka-shutdown");
+      Runtime.getRuntime().addShutdownHook(shutdownHook);
+    } else {
+      this.shutdownHook = null;
+    }
   }
 
   /** Starts a broker with the default settings, printing its progress lines on {@code System.out}. */
@@ -286,6 +293,9 @@ public final class EmbeddedKafka implements KafkaBroker {
   @Override
   public void close() {
     stop(false);
+    if (shutdownHook == null) {
+      return;
+    }
     try {
       Runtime.getRuntime().removeShutdownHook(shutdownHook);
     } catch (IllegalStateException shuttingDown) {
@@ -380,8 +390,20 @@ public final class EmbeddedKafka implements KafkaBroker {
     private Consumer<String> progress = System.out::println;
     private IntFunction<int[]> portChooser = EmbeddedKafka::freePorts;
     private Duration restartBindWindow = RESTART_BIND_WINDOW;
+    private boolean shutdownHook = true;
 
     private Builder() {}
+
+    /**
+     * Whether the broker registers a JVM shutdown hook that closes it (default true). {@code false} for an owner
+     * that closes it on shutdown itself, after what uses it: the JVM runs its hooks concurrently, so a broker hook
+     * may stop the broker under clients still flushing or a Flink job still committing, which then wait for
+     * timeouts (the demo's Ctrl-C took 11–30 s that way).
+     */
+    public Builder shutdownHook(boolean shutdownHook) {
+      this.shutdownHook = shutdownHook;
+      return this;
+    }
 
     /** Replaces how ports are chosen (tests of the retry on a taken port). */
     Builder portChooser(IntFunction<int[]> portChooser) {
@@ -456,7 +478,8 @@ public final class EmbeddedKafka implements KafkaBroker {
         format(config, folder.resolve("logs"));
         server = new KafkaRaftServer(config, Time.SYSTEM);
         server.startup();
-        kafka = new EmbeddedKafka(server, config, restartBindWindow, folder, ports[0], ports[1], progress);
+        kafka = new EmbeddedKafka(server, config, restartBindWindow, folder, ports[0], ports[1], progress,
+            shutdownHook);
         kafka.awaitReady();
       } catch (RuntimeException | Error e) {
         try {

@@ -31,9 +31,13 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * {@linkplain JobLauncher#drain drain}, cancels it, and stops the cluster and the broker — the reverse order of
  * their start — deleting their temporary folders (the topics go with the broker's folder).
  *
- * <p>On Ctrl-C (or {@link #stop()}) the run ends without waiting for the job's output. The JVM runs shutdown
- * hooks concurrently: the broker's own hook ({@link EmbeddedKafka}) may stop it before the demo's hook has
- * cancelled the job; the job's cancellation then takes longer (20–30 s seen), and everything is still removed.
+ * <p>On Ctrl-C (or {@link #stop()}) the run ends without waiting for the job's output. Ctrl-C (SIGINT, or
+ * SIGTERM) runs the demo's one shutdown hook: it asks {@link #run()} to stop and waits (at most 60 s) while the
+ * thread of {@code run()} stops the feeder, cancels the job, stops the cluster and then the broker, in that order.
+ * The broker is started {@linkplain EmbeddedKafka.Builder#shutdownHook(boolean) without a hook of its own}: the JVM
+ * runs hooks concurrently, and a broker hook stopped the broker under the flushing feeder and the committing job,
+ * which then waited for timeouts (11–30 s); in order the teardown takes about 1–2 s. The JVM then exits with 130
+ * (SIGINT) or 143 (SIGTERM), whatever {@code run()} returns.
  *
  * <p>Progress goes to {@code out}: one line per step, and while the job runs a status line (records fed, job
  * status, completed checkpoints) refreshed in place on a terminal, printed every {@code progressInterval}
@@ -57,6 +61,8 @@ public final class Demo {
   private final Duration progressInterval;
   private final Consumer<JobTopics> beforeStop;
   private final CountDownLatch stopRequested = new CountDownLatch(1);
+  /** Set by the shutdown hook: the JVM is exiting (Ctrl-C, SIGTERM, System.exit elsewhere). */
+  private volatile long interruptedAt;
 
   private Demo(Builder b) {
     this.job = b.job;
@@ -109,6 +115,10 @@ public final class Demo {
   public Result run() {
     CountDownLatch finished = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
+      interruptedAt = System.nanoTime();
+      out.println();
+      out.println("interrupted: stopping the feeder, the job, the Flink cluster and the Kafka broker, in that order");
+      out.flush();
       stop();
       try {
         finished.await(60, TimeUnit.SECONDS);
@@ -123,8 +133,15 @@ public final class Demo {
       return runStarted(started);
     } finally {
       closeAll(started);
-      out.printf(Locale.ROOT, "demo stopped after %.1f s; everything it started is stopped and its files removed%n",
-          (System.nanoTime() - begin) / 1e9);
+      long end = System.nanoTime();
+      long interrupted = interruptedAt;
+      if (interrupted != 0) {
+        out.printf(Locale.ROOT, "demo stopped on interrupt after %.1f s (teardown %.1f s); everything it started is "
+            + "stopped and its files removed%n", (end - begin) / 1e9, (end - interrupted) / 1e9);
+      } else {
+        out.printf(Locale.ROOT, "demo stopped after %.1f s; everything it started is stopped and its files removed%n",
+            (end - begin) / 1e9);
+      }
       out.flush();
       finished.countDown();
       try {
@@ -138,7 +155,8 @@ public final class Demo {
   private Result runStarted(Deque<AutoCloseable> started) {
     out.println("linerate demo: " + job.description());
     out.println("traffic: " + feeder.description());
-    EmbeddedKafka kafka = EmbeddedKafka.builder().progress(out::println).start();
+    // no hook of its own: the demo's hook stops it last, after the feeder and the job that use it
+    EmbeddedKafka kafka = EmbeddedKafka.builder().shutdownHook(false).progress(out::println).start();
     started.push(kafka);
     JobTopics topics = new JobTopics(kafka.bootstrapServers(), INPUT_TOPIC, OUTPUT_TOPIC, DEAD_LETTER_TOPIC);
     kafka.createTopics(partitions, topics.names().toArray(new String[0]));
