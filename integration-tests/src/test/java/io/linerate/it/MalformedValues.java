@@ -61,7 +61,10 @@ final class MalformedValues {
       }
     },
     /** Cut anywhere after the magic: a header field, the count check against the bytes left, or a packet is cut. */
-    TRUNCATED("truncated: .* needs \\d+ bytes?, \\d+ left|^count \\d+ needs at least \\d+ bytes of packets",
+    // cut anywhere: inside a packet's fixed fields ("... needs 4 bytes, 1 left"), inside a varint ("length varint
+    // ends after 1 bytes"), or before the packets the header counts
+    TRUNCATED("truncated: .* needs \\d+ bytes?, \\d+ left|truncated: .* varint ends after \\d+ bytes?"
+        + "|^count \\d+ needs at least \\d+ bytes of packets",
         ANY_OFFSET) {
       @Override
       public byte[] make(byte[] good, SplittableRandom random) {
