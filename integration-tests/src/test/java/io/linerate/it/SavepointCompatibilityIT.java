@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Savepoint compatibility across versions: the savepoint of each job committed as a test resource
  * ({@code savepoints/v1/<job>}, written with the first released state format of every operator by
- * {@link WriteSavepointFixturesIT}) restores in the current build, and the state it carries is used.
+ * {@link WriteSavepointFixtures}) restores in the current build, and the state it carries is used.
  *
  * <p>On this class's fresh broker, the topics of the savepoint's run are created again (same names: the Kafka
  * source's state names topic, partition and offset; the operator uids of source and sinks derive from them), the

@@ -20,7 +20,7 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * The savepoint fixtures of {@link SavepointCompatibilityIT}, written by {@link WriteSavepointFixturesIT}: for each
+ * The savepoint fixtures of {@link SavepointCompatibilityIT}, written by {@link WriteSavepointFixtures}: for each
  * job, a savepoint taken after the first part of a small seeded input, and what the job had committed by then.
  * Both sides use the same input (seed, size, topic names: the Kafka source's state names its topics, partitions
  * and offsets), defined here once.

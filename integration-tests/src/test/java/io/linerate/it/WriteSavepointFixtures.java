@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * It runs only on demand, never in the default build (which must not rewrite fixtures):
  *
  * <pre>
- * mvn -B -o verify -pl integration-tests -Dit.test=WriteSavepointFixturesIT -Dlinerate.it.writeSavepointFixtures=true
+ * mvn -B -o verify -pl integration-tests -Dit.test=WriteSavepointFixtures -Dlinerate.it.writeSavepointFixtures=true
  * </pre>
  *
  * <p>For each job: fixed topic names ({@link SavepointFixtures#topicPrefix}), the first {@link SavepointFixtures#split}
@@ -49,7 +49,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * must not rewrite v1: it adds v2 (docs/STATE-FORMAT.md, "Savepoint fixtures").
  */
 @EnabledIfSystemProperty(named = "linerate.it.writeSavepointFixtures", matches = "true")
-class WriteSavepointFixturesIT {
+class WriteSavepointFixtures {
 
   @RegisterExtension static final BrokerExtension KAFKA = new BrokerExtension();
   @RegisterExtension static final MiniClusterExtension FLINK = ItCluster.extension();
@@ -106,16 +106,16 @@ class WriteSavepointFixturesIT {
     p.setProperty("written", Instant.now().toString());
     p.setProperty("output.records", Integer.toString(out.get(0).size()));
     p.setProperty("dead-letters.records", Integer.toString(out.get(1).size()));
-    p.setProperty("command", "mvn -B -o verify -pl integration-tests -Dit.test=WriteSavepointFixturesIT "
+    p.setProperty("command", "mvn -B -o verify -pl integration-tests -Dit.test=WriteSavepointFixtures "
         + "-Dlinerate.it.writeSavepointFixtures=true");
     try (OutputStream o = Files.newOutputStream(dir.resolve("fixture.properties"))) {
       p.store(o, "savepoint fixture " + SavepointFixtures.VERSION + " of " + w
-          + ", written by io.linerate.it.WriteSavepointFixturesIT; see docs/STATE-FORMAT.md, Savepoint fixtures");
+          + ", written by io.linerate.it.WriteSavepointFixtures; see docs/STATE-FORMAT.md, Savepoint fixtures");
     }
     try (var files = Files.list(dir.resolve("savepoint"))) {
       assertThat(files.map(f -> f.getFileName().toString())).as("savepoint files").contains("_metadata");
     }
-    System.out.printf(Locale.ROOT, "[WriteSavepointFixturesIT] %s: %d of %d %s before the savepoint, %d output "
+    System.out.printf(Locale.ROOT, "[WriteSavepointFixtures] %s: %d of %d %s before the savepoint, %d output "
             + "records, %d dead letters, savepoint %d bytes, fixture %d bytes in %s (%.1f s)%n", w, written, units,
         p.getProperty("input.unit"), out.get(0).size(), out.get(1).size(),
         SavepointFixtures.size(dir.resolve("savepoint")), SavepointFixtures.size(dir), dir,
