@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -16,9 +15,9 @@ import java.util.function.Consumer;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.exception.NotModifiedException;
 import io.linerate.jobs.kafka.KafkaBroker;
+import io.linerate.jobs.kafka.TopicCreation;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.testcontainers.kafka.KafkaContainer;
 import org.testcontainers.utility.DockerImageName;
 
@@ -105,33 +104,10 @@ public final class ContainerKafka implements KafkaBroker {
 
   @Override
   public synchronized void createTopics(int partitions, String... names) {
-    if (partitions < 1) {
-      throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
-    }
-    if (names.length == 0) {
-      throw new IllegalArgumentException("names must hold at least one topic name");
-    }
-    List<NewTopic> topics = new ArrayList<>();
-    for (String name : names) {
-      if (name == null || name.isBlank()) {
-        throw new IllegalArgumentException("topic name must not be blank, got " + (name == null ? "null" : "'" + name + "'"));
-      }
-      topics.add(new NewTopic(name, partitions, (short) 1));
-    }
     ensureOpen();
-    List<String> topicNames = List.of(names);
-    try {
-      admin().createTopics(topics).all().get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      awaitLeaders(topicNames);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("cannot create topics " + topicNames + ": " + e.getCause().getMessage(), e.getCause());
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("cannot create topics " + topicNames + ": no answer within " + REQUEST_TIMEOUT, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while creating topics " + topicNames, e);
-    }
+    TopicCreation.create(admin(), REQUEST_TIMEOUT, partitions, names);
   }
+
 
   /**
    * {@inheritDoc}
@@ -241,30 +217,6 @@ public final class ContainerKafka implements KafkaBroker {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for the Kafka container", e);
-    }
-  }
-
-  private void awaitLeaders(List<String> names) throws InterruptedException, ExecutionException, TimeoutException {
-    long deadline = System.nanoTime() + REQUEST_TIMEOUT.toNanos();
-    while (true) {
-      boolean ready;
-      try {
-        ready = admin().describeTopics(names).allTopicNames().get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-            .values().stream()
-            .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
-          throw e;
-        }
-        ready = false; // created, but the broker's metadata does not show it yet
-      }
-      if (ready) {
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new TimeoutException("partitions of " + names + " have no leader after " + REQUEST_TIMEOUT);
-      }
-      Thread.sleep(20);
     }
   }
 
