@@ -73,10 +73,9 @@ class ExactlyOnceIT {
   @Timeout(900)
   void committedOutputEqualsTheFailureFreeRun(Workload w, @InjectMiniCluster MiniCluster cluster) throws Exception {
     Scale scale = Scale.current();
-    Workload.assumeSelected(w);
-    List<List<String>> expected = references.of(w, KAFKA.broker(), cluster, tmp);
-    String prefix = "failures-" + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
-    JobTopics topics = ItTopics.create(KAFKA.broker(), prefix);
+    Start start = start("failures", w, cluster);
+    String prefix = start.prefix();
+    JobTopics topics = start.topics();
     long units = w.units(scale);
     SplittableRandom random = new SplittableRandom(ReferenceRuns.SEED + w.ordinal());
     long[] killAtMs = killTimes(random, scale.feedSeconds * 1000L);
@@ -120,10 +119,8 @@ class ExactlyOnceIT {
       System.out.printf(Locale.ROOT, "[%s] %d restores, %d checkpoints, settled after %.1f s%n", w,
           run.restoredCheckpoints(), run.completedCheckpoints(), (System.nanoTime() - begin) / 1e9);
     }
-    List<List<String>> actual = Outputs.committed(KAFKA.bootstrapServers(), w.outputTopics(topics));
-    Outputs.assertSameRecords(w + " output records", actual.get(0), expected.get(0));
-    Outputs.assertSameRecords(w + " dead letters", actual.get(1), expected.get(1));
-    assertThat(expected.get(0)).as("the reference run produced output").isNotEmpty();
+    assertSameAsReference(w, topics, start.expected());
+    assertThat(start.expected().get(0)).as("the reference run produced output").isNotEmpty();
   }
 
   /**
@@ -137,10 +134,9 @@ class ExactlyOnceIT {
   @Timeout(900)
   void savepointAtTwoRescaledToFourThenOne(Workload w, @InjectMiniCluster MiniCluster cluster) throws Exception {
     Scale scale = Scale.current();
-    Workload.assumeSelected(w);
-    List<List<String>> expected = references.of(w, KAFKA.broker(), cluster, tmp);
-    String prefix = "rescale-" + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
-    JobTopics topics = ItTopics.create(KAFKA.broker(), prefix);
+    Start start = start("rescale", w, cluster);
+    String prefix = start.prefix();
+    JobTopics topics = start.topics();
     long units = w.units(scale);
     Path checkpoints = Files.createDirectories(tmp.resolve(prefix));
     int[] parallelisms = {2, 4, 1};
@@ -172,9 +168,7 @@ class ExactlyOnceIT {
       }
     }
     assertThat(written).isEqualTo(units);
-    List<List<String>> actual = Outputs.committed(KAFKA.bootstrapServers(), w.outputTopics(topics));
-    Outputs.assertSameRecords(w + " output records", actual.get(0), expected.get(0));
-    Outputs.assertSameRecords(w + " dead letters", actual.get(1), expected.get(1));
+    assertSameAsReference(w, topics, start.expected());
   }
 
   /**
@@ -188,10 +182,9 @@ class ExactlyOnceIT {
   @Timeout(900)
   void brokerRestartMidRun(Workload w, @InjectMiniCluster MiniCluster cluster) throws Exception {
     Scale scale = Scale.current();
-    Workload.assumeSelected(w);
-    List<List<String>> expected = references.of(w, KAFKA.broker(), cluster, tmp);
-    String prefix = "broker-restart-" + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
-    JobTopics topics = ItTopics.create(KAFKA.broker(), prefix);
+    Start start = start("broker-restart", w, cluster);
+    String prefix = start.prefix();
+    JobTopics topics = start.topics();
     long units = w.units(scale);
     try (InputWriter writer = new InputWriter(KAFKA.bootstrapServers(), topics.input(), Workload.PARTITIONS);
         JobRun run = JobRun.of(cluster, w.job(false), topics).parallelism(2)
@@ -217,6 +210,22 @@ class ExactlyOnceIT {
           + "completed (%d before)%n", w, run.restoredCheckpoints() - restoresBefore, run.completedCheckpoints(),
           checkpointsBefore);
     }
+    assertSameAsReference(w, topics, start.expected());
+  }
+
+  /** What each test starts from: the failure-free run's committed output, and fresh topics named for the test. */
+  private record Start(List<List<String>> expected, String prefix, JobTopics topics) {
+  }
+
+  private static Start start(String test, Workload w, MiniCluster cluster) throws Exception {
+    Workload.assumeSelected(w);
+    List<List<String>> expected = references.of(w, KAFKA.broker(), cluster, tmp);
+    String prefix = test + "-" + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    return new Start(expected, prefix, ItTopics.create(KAFKA.broker(), prefix));
+  }
+
+  /** The run's committed output and dead letters equal the failure-free run's, record for record. */
+  private static void assertSameAsReference(Workload w, JobTopics topics, List<List<String>> expected) {
     List<List<String>> actual = Outputs.committed(KAFKA.bootstrapServers(), w.outputTopics(topics));
     Outputs.assertSameRecords(w + " output records", actual.get(0), expected.get(0));
     Outputs.assertSameRecords(w + " dead letters", actual.get(1), expected.get(1));
