@@ -45,7 +45,7 @@ public class BloomFilterBenchmark {
     /** The parameters shared by both benchmarks. */
     @State(Scope.Thread)
     public abstract static class FilterParams {
-        @Param({"standard", "partitioned", "blocked", "balanced", "counting", "guava", "datasketches", "spark"})
+        @Param({"standard", "partitioned", "blocked", "split-block", "balanced", "counting", "guava", "datasketches", "spark"})
         public String impl;
 
         @Param({"1000000", "10000000"})

@@ -33,7 +33,7 @@ public class BloomFilterFillBenchmark {
 
     @State(Scope.Thread)
     public abstract static class FillState {
-        @Param({"standard", "partitioned", "blocked", "balanced", "counting", "guava", "datasketches", "spark"})
+        @Param({"standard", "partitioned", "blocked", "split-block", "balanced", "counting", "guava", "datasketches", "spark"})
         public String impl;
 
         long[] keys;

@@ -6,6 +6,7 @@ import io.linerate.sketches.bloom.BlockedBloomFilter;
 import io.linerate.sketches.bloom.BloomFilter;
 import io.linerate.sketches.bloom.CountingBloomFilter;
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
+import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +16,7 @@ import org.apache.datasketches.filters.bloomfilter.BloomFilterBuilder;
 public final class Filters {
 
     /** The linerate variants, in the order reports list them. */
-    public static final List<String> LINERATE = List.of("standard", "partitioned", "blocked", "balanced", "counting");
+    public static final List<String> LINERATE = List.of("standard", "partitioned", "blocked", "split-block", "balanced", "counting");
 
     /** The peer libraries. */
     public static final List<String> PEERS = List.of("guava", "datasketches", "spark");
@@ -42,6 +43,8 @@ public final class Filters {
                 return new Linerate(impl, PartitionedBloomFilter.create(expectedItems, fpp, SEED));
             case "blocked":
                 return new Linerate(impl, BlockedBloomFilter.create(expectedItems, fpp, SEED));
+            case "split-block":
+                return new Linerate(impl, SplitBlockBloomFilter.create(expectedItems, fpp, SEED));
             case "balanced":
                 return new Linerate(impl, BalancedBloomFilter.create(expectedItems, fpp, SEED));
             case "counting":

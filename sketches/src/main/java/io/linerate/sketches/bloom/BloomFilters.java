@@ -25,6 +25,8 @@ public final class BloomFilters {
                 return PartitionedBloomFilter.fromImage(bitArrayImage(image, family));
             case BLOCKED_BLOOM:
                 return BlockedBloomFilter.fromImage(bitArrayImage(image, family));
+            case SPLIT_BLOCK_BLOOM:
+                return SplitBlockBloomFilter.fromImage(bitArrayImage(image, family));
             case BALANCED_BLOOM:
                 return BalancedBloomFilter.fromImage(ImageReader.open(image, family, BalancedBloomFilter.IMAGE_VERSION));
             case COUNTING_BLOOM:

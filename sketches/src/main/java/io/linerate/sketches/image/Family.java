@@ -10,7 +10,8 @@ public enum Family {
     COUNT_MIN(6),
     SPACE_SAVING(7),
     COUNT_MIN_HEAP(8),
-    FLOW_TABLE(9);
+    FLOW_TABLE(9),
+    SPLIT_BLOCK_BLOOM(10);
 
     private final int id;
 
