@@ -7,6 +7,7 @@ import io.linerate.sketches.bloom.BlockedBloomFilter;
 import io.linerate.sketches.bloom.BloomFilter;
 import io.linerate.sketches.bloom.CountingBloomFilter;
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
+import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,11 +50,12 @@ public final class FilterDemo {
         long[] members = Keys.members(items, Keys.MEMBER_SEED);
         long[] absent = Keys.nonMembers(queries, Keys.NON_MEMBER_SEED);
 
-        List<String> names = List.of("standard", "partitioned", "blocked", "balanced", "counting");
+        List<String> names = List.of("standard", "partitioned", "blocked", "split-block", "balanced", "counting");
         List<Supplier<BloomFilter>> makers = List.of(
                 () -> StandardBloomFilter.create(items, fpp, SEED),
                 () -> PartitionedBloomFilter.create(items, fpp, SEED),
                 () -> BlockedBloomFilter.create(items, fpp, SEED),
+                () -> SplitBlockBloomFilter.create(items, fpp, SEED),
                 () -> BalancedBloomFilter.create(items, fpp, SEED),
                 () -> CountingBloomFilter.create(items, fpp, SEED));
 
