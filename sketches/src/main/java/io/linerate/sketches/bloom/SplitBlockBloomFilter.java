@@ -63,12 +63,8 @@ public final class SplitBlockBloomFilter extends BitArrayFilter {
 
     /** {@code bits} rounded up to whole 512-bit blocks. */
     public static SplitBlockBloomFilter withBits(long bits, long seed) {
-        Checks.bits(bits);
+        Checks.bits(bits); // MAX_BITS is a multiple of 512, so rounding up cannot pass it
         long blocks = (bits + BLOCK_BITS - 1) / BLOCK_BITS;
-        if (blocks * BLOCK_BITS > MAX_BITS) {
-            throw new IllegalArgumentException("bits must be at most " + MAX_BITS + " after rounding up to whole "
-                    + BLOCK_BITS + "-bit blocks, got " + bits);
-        }
         return new SplitBlockBloomFilter(ItemHasher.seeded(seed), blocks, null);
     }
 

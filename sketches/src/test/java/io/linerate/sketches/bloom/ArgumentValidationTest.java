@@ -62,6 +62,8 @@ class ArgumentValidationTest {
                 .hasMessageContaining("bits").hasMessageContaining(MAX_BITS).hasMessageContaining(value);
         assertThatThrownBy(() -> BlockedBloomFilter.withBits(bits, 3, 1, 512)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("bits").hasMessageContaining(MAX_BITS).hasMessageContaining(value);
+        assertThatThrownBy(() -> SplitBlockBloomFilter.withBits(bits, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("bits").hasMessageContaining(MAX_BITS).hasMessageContaining(value);
         assertThatThrownBy(() -> CountingBloomFilter.withCounters(bits, 3, 4, 1))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("counters").hasMessageContaining(Long.toString(BloomFilter.MAX_BITS / 4))

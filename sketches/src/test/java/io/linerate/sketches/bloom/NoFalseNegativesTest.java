@@ -35,6 +35,7 @@ class NoFalseNegativesTest {
                 out.add(Arguments.of("blocked B=" + block + " m=" + bits,
                         BlockedBloomFilter.withBits(bits, Math.min(16, block), seed, block)));
             }
+            out.add(Arguments.of("split-block m=" + bits, SplitBlockBloomFilter.withBits(bits, seed)));
             for (int w : new int[] {2, 4, 8, 16}) {
                 out.add(Arguments.of("counting w=" + w + " m=" + bits,
                         CountingBloomFilter.withCounters(bits, 7, w, seed)));
@@ -44,6 +45,7 @@ class NoFalseNegativesTest {
         out.add(Arguments.of("standard k=128 m=130", StandardBloomFilter.withBits(130, 128, 5, Probing.DOUBLE)));
         out.add(Arguments.of("partitioned k=128", PartitionedBloomFilter.withBits(1, 128, 5)));
         out.add(Arguments.of("counting m=1", CountingBloomFilter.withCounters(1, 3, 4, 5)));
+        out.add(Arguments.of("split-block m=1 (one block)", SplitBlockBloomFilter.withBits(1, 5)));
         return out.stream();
     }
 
@@ -105,7 +107,7 @@ class NoFalseNegativesTest {
         assertThat(f.put(42L)).isTrue();
         assertThat(f.put(42L)).as("second put of the same item changes no bit").isFalse();
         long before = f.bitCount();
-        assertThat(before).isBetween(1L, 5L);
+        assertThat(before).isBetween(1L, (long) f.hashCount());
         assertThat(f.put("42")).isTrue();
         assertThat(f.bitCount()).isGreaterThan(before);
     }
@@ -249,6 +251,28 @@ class NoFalseNegativesTest {
                 }
                 assertThat(setBits(f)).isEqualTo(expected);
             }
+        }
+    }
+
+    /** One bit in each of the 8 words of the block chosen by h1: bit (h2 >>> 6j) mod 64 of word j. */
+    @Test
+    void splitBlockFilterSetsOneBitInEachWordOfOneBlock() {
+        SplittableRandom rnd = new SplittableRandom(25);
+        for (int trial = 0; trial < 500; trial++) {
+            SplitBlockBloomFilter f = SplitBlockBloomFilter.withBits(1 + rnd.nextLong(1 << 16), rnd.nextLong());
+            assertThat(f.bitSize()).isEqualTo(f.blocks() * SplitBlockBloomFilter.BLOCK_BITS);
+            long item = rnd.nextLong();
+            assertThat(f.put(item)).isTrue();
+            long h1 = f.hasher().hash(item);
+            long h2 = ItemHasher.h2(h1);
+            long start = DoubleHashing.reduce(h1, f.blocks()) * SplitBlockBloomFilter.BLOCK_BITS;
+            Set<Long> expected = new HashSet<>();
+            for (int j = 0; j < SplitBlockBloomFilter.HASH_COUNT; j++) {
+                expected.add(start + 64L * j + ((h2 >>> (6 * j)) & 63));
+            }
+            assertThat(setBits(f)).isEqualTo(expected);
+            assertThat(f.bitCount()).isEqualTo(8);
+            assertThat(f.put(item)).as("a second put changes nothing").isFalse();
         }
     }
 

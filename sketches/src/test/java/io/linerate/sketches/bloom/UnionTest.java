@@ -53,6 +53,8 @@ class UnionTest {
         for (int block : new int[] {64, 512, 4096}) {
             assertUnionEqualsFilterOfBothSets(() -> BlockedBloomFilter.withBits(60_000, 6, 3, block), 4);
         }
+        assertUnionEqualsFilterOfBothSets(() -> SplitBlockBloomFilter.withBits(60_000, 3), 6);
+        assertUnionEqualsFilterOfBothSets(() -> SplitBlockBloomFilter.create(10_000, 0.01, 3), 7);
         for (int w : new int[] {4, 8, 16}) {
             assertUnionEqualsFilterOfBothSets(() -> CountingBloomFilter.withCounters(60_000, 6, w, 3), 5);
         }
@@ -79,7 +81,7 @@ class UnionTest {
                 .hasMessageContaining(v == Variant.COUNTING ? "counters" : "bitSize");
         assertThatThrownBy(() -> a.union(v.withBits(100_000, 5, 2)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed");
-        if (v != Variant.PARTITIONED) { // its bitSize k·p changes with k; see the next test
+        if (v != Variant.PARTITIONED && !v.kIsFixed()) { // partitioned: its bitSize k·p changes with k; see the next test
             assertThatThrownBy(() -> a.union(v.withBits(100_000, 6, 1)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hashCount");
         }
@@ -132,7 +134,8 @@ class UnionTest {
     void mismatchedVariantsAreRejectedByName() {
         BloomFilter[] all = {
             StandardBloomFilter.withBits(4096, 3, 1), PartitionedBloomFilter.withBits(4096, 3, 1),
-            BlockedBloomFilter.withBits(4096, 3, 1, 512), CountingBloomFilter.withCounters(4096, 3, 4, 1)};
+            BlockedBloomFilter.withBits(4096, 3, 1, 512), SplitBlockBloomFilter.withBits(4096, 1),
+            CountingBloomFilter.withCounters(4096, 3, 4, 1)};
         for (BloomFilter a : all) {
             for (BloomFilter b : all) {
                 if (a == b) {

@@ -8,6 +8,7 @@ import io.linerate.sketches.bloom.BloomFilter;
 import io.linerate.sketches.bloom.BloomFilters;
 import io.linerate.sketches.bloom.CountingBloomFilter;
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
+import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.hash.Probing;
 import java.math.BigInteger;
@@ -23,11 +24,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Byte images of the standard, partitioned, blocked and counting filters: round trips, and every kind of bad
+ * Byte images of the standard, partitioned, blocked, split-block and counting filters: round trips, and every kind of bad
  * image rejected with an IllegalArgumentException that says what is wrong, before anything is allocated.
  *
  * <p>Layouts (little-endian, after the 8-byte preamble): bit-array filters: seed, bits (long), hashCount (int),
- * shape (long: probing id / partition size / block bits), words; counting: seed, counters (long), hashCount,
+ * shape (long: probing id / partition size / block bits, 512 for split-block), words; counting: seed, counters (long), hashCount,
  * counterBits, probing (ints), lostIncrements, rejectedRemovals (longs), words.
  */
 class BloomImageTest {
@@ -35,6 +36,7 @@ class BloomImageTest {
     static final int STANDARD = Family.STANDARD_BLOOM.id();
     static final int PARTITIONED = Family.PARTITIONED_BLOOM.id();
     static final int BLOCKED = Family.BLOCKED_BLOOM.id();
+    static final int SPLIT_BLOCK = Family.SPLIT_BLOCK_BLOOM.id();
     static final int COUNTING = Family.COUNTING_BLOOM.id();
 
     static BloomFilter fill(BloomFilter f, int items, long seed) {
@@ -58,6 +60,7 @@ class BloomImageTest {
                 out.add(Arguments.of("blocked B=" + b + " n=" + items,
                         fill(BlockedBloomFilter.withBits(20_000, 6, 13, b), items, 4)));
             }
+            out.add(Arguments.of("split-block n=" + items, fill(SplitBlockBloomFilter.withBits(20_000, 15), items, 9)));
             for (int w : new int[] {2, 4, 8, 16}) {
                 CountingBloomFilter c = CountingBloomFilter.withCounters(3001, 4, w, 14);
                 fill(c, items, 5);
@@ -119,6 +122,7 @@ class BloomImageTest {
         return List.of(smallImage(),
                 fill(PartitionedBloomFilter.withBits(300, 3, 21), 20, 8).toByteArray(),
                 fill(BlockedBloomFilter.withBits(300, 3, 21, 64), 20, 8).toByteArray(),
+                fill(SplitBlockBloomFilter.withBits(1024, 21), 20, 8).toByteArray(),
                 fill(CountingBloomFilter.withCounters(100, 3, 4, 21), 20, 8).toByteArray());
     }
 
@@ -272,10 +276,10 @@ class BloomImageTest {
     @Test
     void hugeDeclaredSizesFailBeforeAllocating() {
         long max = 1L << 36;
-        for (int family : new int[] {STANDARD, PARTITIONED, BLOCKED}) {
+        for (int family : new int[] {STANDARD, PARTITIONED, BLOCKED, SPLIT_BLOCK}) {
             // the size check comes before any check of the shape, so the partition size need not be prime here
             long shape = family == STANDARD ? 0 : family == PARTITIONED ? max / 4 : 512;
-            int k = family == PARTITIONED ? 4 : 3;
+            int k = family == PARTITIONED ? 4 : family == SPLIT_BLOCK ? 8 : 3;
             long bits = max;
             byte[] huge = bitArrayImage(family, 1, bits, k, shape, new long[0]);
             assertThatThrownBy(() -> BloomFilters.fromByteArray(huge)).isInstanceOf(IllegalArgumentException.class)
@@ -379,6 +383,24 @@ class BloomImageTest {
             assertThatThrownBy(() -> BloomFilters.fromByteArray(bad)).as("blockBits=%d bits=%d", block, bits)
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blockBits");
         }
+    }
+
+    /** A split-block image must declare 512-bit blocks, k = 8 and whole blocks; each violation is named. */
+    @Test
+    void badSplitBlockShapesAreRejected() {
+        long[][] cases = {{512, 1000, 8}, {256, 1024, 8}, {1024, 1024, 8}, {0, 1024, 8}, {512, 1024, 7}, {512, 1024, 9},
+            {512, 64, 8}};
+        for (long[] c : cases) {
+            long bits = c[1];
+            byte[] bad = bitArrayImage(SPLIT_BLOCK, 1, bits, (int) c[2], c[0], new long[(int) ((bits + 63) / 64)]);
+            assertThatThrownBy(() -> BloomFilters.fromByteArray(bad))
+                    .as("blockBits=%d bits=%d k=%d", c[0], bits, c[2]).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("blockBits 512").hasMessageContaining("hashCount 8")
+                    .hasMessageContaining("(image: " + c[0] + ")").hasMessageContaining("(image: " + c[2] + ")")
+                    .hasMessageContaining("(image: " + bits + ")");
+        }
+        byte[] good = bitArrayImage(SPLIT_BLOCK, 1, 1024, 8, 512, new long[16]);
+        assertThat(BloomFilters.fromByteArray(good)).isInstanceOf(SplitBlockBloomFilter.class);
     }
 
     @Test

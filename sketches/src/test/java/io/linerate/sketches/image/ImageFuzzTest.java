@@ -34,6 +34,11 @@ class ImageFuzzTest {
     }
 
     @FuzzTest(maxExecutions = EXECUTIONS)
+    void splitBlockBloom(byte[] data) {
+        HostileImages.check(Family.SPLIT_BLOCK_BLOOM, HostileImages.image(Family.SPLIT_BLOCK_BLOOM, data));
+    }
+
+    @FuzzTest(maxExecutions = EXECUTIONS)
     void balancedBloom(byte[] data) {
         HostileImages.check(Family.BALANCED_BLOOM, HostileImages.image(Family.BALANCED_BLOOM, data));
     }

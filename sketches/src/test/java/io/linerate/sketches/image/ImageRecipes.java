@@ -9,6 +9,7 @@ import io.linerate.sketches.bloom.BloomFilter;
 import io.linerate.sketches.bloom.BloomFilters;
 import io.linerate.sketches.bloom.CountingBloomFilter;
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
+import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.flowtable.ExportReason;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
@@ -121,6 +122,8 @@ final class ImageRecipes {
         // 64-bit blocks hold 10 fields of 6 bits per hash value: k = 12 takes the remixing path
         out.add(bloom("blocked-bloom-64-k12", Family.BLOCKED_BLOOM,
                 () -> BlockedBloomFilter.withBits(8192, 12, 104, 64), 200, 14, f -> { }));
+        out.add(bloom("split-block-bloom", Family.SPLIT_BLOCK_BLOOM,
+                () -> SplitBlockBloomFilter.withBits(8192, 107), 300, 17, f -> { }));
         out.add(bloom("balanced-bloom", Family.BALANCED_BLOOM, ImageRecipes::balanced, 460, 15, f -> {
             BalancedBloomFilter b = (BalancedBloomFilter) f;
             assertThat(b.overflowSize()).as("overflow list entries").isPositive();

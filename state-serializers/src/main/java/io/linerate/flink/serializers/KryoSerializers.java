@@ -8,6 +8,7 @@ import io.linerate.sketches.bloom.CountingBloomFilter;
 import io.linerate.sketches.flowtable.FlowTable;
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
 import io.linerate.sketches.frequency.SpaceSaving;
+import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 
 /** The Kryo 5 serializers, one per structure; registered by {@link LinerateTypes#registerKryo}. */
@@ -40,6 +41,15 @@ public final class KryoSerializers {
 
         public BlockedBloomFilterKryo() {
             super(BlockedBloomFilterSerializer.INSTANCE);
+        }
+    }
+
+    /** Kryo serializer of {@link SplitBlockBloomFilter}. */
+    public static final class SplitBlockBloomFilterKryo extends ImageKryoSerializer<SplitBlockBloomFilter> {
+        private static final long serialVersionUID = 1L;
+
+        public SplitBlockBloomFilterKryo() {
+            super(SplitBlockBloomFilterSerializer.INSTANCE);
         }
     }
 

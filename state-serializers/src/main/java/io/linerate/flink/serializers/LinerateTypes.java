@@ -4,6 +4,7 @@ import io.linerate.sketches.bloom.BalancedBloomFilter;
 import io.linerate.sketches.bloom.BlockedBloomFilter;
 import io.linerate.sketches.bloom.CountingBloomFilter;
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
+import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.flowtable.FlowTable;
 import io.linerate.sketches.frequency.CountMinHeap;
@@ -49,6 +50,7 @@ public final class LinerateTypes {
         m.put(StandardBloomFilter.class, StandardBloomFilterTypeInfo.Factory.class);
         m.put(PartitionedBloomFilter.class, PartitionedBloomFilterTypeInfo.Factory.class);
         m.put(BlockedBloomFilter.class, BlockedBloomFilterTypeInfo.Factory.class);
+        m.put(SplitBlockBloomFilter.class, SplitBlockBloomFilterTypeInfo.Factory.class);
         m.put(BalancedBloomFilter.class, BalancedBloomFilterTypeInfo.Factory.class);
         m.put(CountingBloomFilter.class, CountingBloomFilterTypeInfo.Factory.class);
         m.put(CountMinSketch.class, CountMinSketchTypeInfo.Factory.class);
@@ -63,6 +65,7 @@ public final class LinerateTypes {
         m.put(StandardBloomFilter.class, KryoSerializers.StandardBloomFilterKryo.class);
         m.put(PartitionedBloomFilter.class, KryoSerializers.PartitionedBloomFilterKryo.class);
         m.put(BlockedBloomFilter.class, KryoSerializers.BlockedBloomFilterKryo.class);
+        m.put(SplitBlockBloomFilter.class, KryoSerializers.SplitBlockBloomFilterKryo.class);
         m.put(BalancedBloomFilter.class, KryoSerializers.BalancedBloomFilterKryo.class);
         m.put(CountingBloomFilter.class, KryoSerializers.CountingBloomFilterKryo.class);
         m.put(CountMinSketch.class, KryoSerializers.CountMinSketchKryo.class);

@@ -5,6 +5,7 @@ import io.linerate.sketches.bloom.BalancedParameters;
 import io.linerate.sketches.bloom.BlockedBloomFilter;
 import io.linerate.sketches.bloom.CountingBloomFilter;
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
+import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.flowtable.FlowTable;
 import io.linerate.sketches.flowtable.TableLayout;
@@ -38,6 +39,11 @@ public final class Shapes {
     public static Shape of(BlockedBloomFilter f) {
         return Shape.builder().field("bits", f.bitSize()).field("hashCount", f.hashCount())
                 .field("seed", f.hasher().seed()).field("blockBits", f.blockBits()).build();
+    }
+
+    public static Shape of(SplitBlockBloomFilter f) {
+        return Shape.builder().field("bits", f.bitSize()).field("hashCount", f.hashCount())
+                .field("seed", f.hasher().seed()).field("blockBits", SplitBlockBloomFilter.BLOCK_BITS).build();
     }
 
     public static Shape of(BalancedBloomFilter f) {

@@ -11,6 +11,7 @@ import io.linerate.sketches.bloom.BalancedBloomFilter;
 import io.linerate.sketches.bloom.BlockedBloomFilter;
 import io.linerate.sketches.bloom.CountingBloomFilter;
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
+import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.flowtable.FlowTable;
 import io.linerate.sketches.frequency.CountMinHeap;
@@ -32,7 +33,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Hostile length fields and corrupt images for every one of the nine serializers (Flink and Kryo): negative
+ * Hostile length fields and corrupt images for every one of the ten serializers (Flink and Kryo): negative
  * lengths and lengths above {@link ImageSerializer#MAX_IMAGE_BYTES} are rejected naming the structure and the
  * field; a length claiming 1 GiB on a short stream fails fast with an EOF after allocating less than 4 MiB; a
  * flipped byte in a valid image is an {@link IOException} naming the structure.
@@ -67,6 +68,8 @@ class HostileLengthTest {
                         () -> filled(PartitionedBloomFilter.withBits(4096, 5, 42))),
                 of(BlockedBloomFilterSerializer.INSTANCE, new KryoSerializers.BlockedBloomFilterKryo(),
                         () -> filled(BlockedBloomFilter.withBits(8192, 6, 42, 512))),
+                of(SplitBlockBloomFilterSerializer.INSTANCE, new KryoSerializers.SplitBlockBloomFilterKryo(),
+                        () -> filled(SplitBlockBloomFilter.withBits(8192, 42))),
                 of(BalancedBloomFilterSerializer.INSTANCE, new KryoSerializers.BalancedBloomFilterKryo(),
                         () -> filled(BalancedBloomFilter.create(2000, 0.01, 42))),
                 of(CountingBloomFilterSerializer.INSTANCE, new KryoSerializers.CountingBloomFilterKryo(),

@@ -6,6 +6,7 @@ import io.linerate.sketches.bloom.BalancedBloomFilter;
 import io.linerate.sketches.bloom.BlockedBloomFilter;
 import io.linerate.sketches.bloom.CountingBloomFilter;
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
+import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.FlowTable;
@@ -42,6 +43,10 @@ class SnapshotCompatibilityTest {
                         PartitionedBloomFilterSerializer.expecting(PartitionedBloomFilter.withBits(4096, 8, 1)), "hashCount: 4 -> 8"),
                 Arguments.of("blocked blockBits", BlockedBloomFilterSerializer.expecting(BlockedBloomFilter.withBits(8192, 6, 1, 512)),
                         BlockedBloomFilterSerializer.expecting(BlockedBloomFilter.withBits(8192, 6, 1, 256)), "blockBits: 512 -> 256"),
+                Arguments.of("split-block bits", SplitBlockBloomFilterSerializer.expecting(SplitBlockBloomFilter.withBits(8192, 1)),
+                        SplitBlockBloomFilterSerializer.expecting(SplitBlockBloomFilter.withBits(16384, 1)), "bits: 8192 -> 16384"),
+                Arguments.of("split-block seed", SplitBlockBloomFilterSerializer.expecting(SplitBlockBloomFilter.withBits(8192, 1)),
+                        SplitBlockBloomFilterSerializer.expecting(SplitBlockBloomFilter.withBits(8192, 4)), "seed: 1 -> 4"),
                 Arguments.of("balanced seed", BalancedBloomFilterSerializer.expecting(BalancedBloomFilter.create(2000, 0.01, 1)),
                         BalancedBloomFilterSerializer.expecting(BalancedBloomFilter.create(2000, 0.01, 3)), "seed: 1 -> 3"),
                 Arguments.of("counting counterBits", CountingBloomFilterSerializer.expecting(CountingBloomFilter.withCounters(4096, 4, 4, 1)),
