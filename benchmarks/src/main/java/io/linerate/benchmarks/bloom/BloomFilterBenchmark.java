@@ -7,6 +7,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -24,6 +25,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *       design load and then re-inserts keys already present.</li>
  *   <li><b>query</b>: a filter holding the n member keys; query keys are a pre-generated, shuffled array of n
  *       keys, half members and half non-members, cycled.</li>
+ *   <li><b>putBatch</b>, <b>queryBatch</b>: the same keys in the same order, {@value #BATCH} per call (a packet
+ *       batch of the jobs' Kafka records holds up to 64 packets), through linerate's {@code putAll} /
+ *       {@code mightContainAll}; the peers have no batch operation, so theirs is a loop of single calls. Scores
+ *       are per key ({@code @OperationsPerInvocation}).</li>
  * </ul>
  *
  * <p>A fixed, pre-touched 4 GiB heap: without it, allocation-heavy libraries ran 2–6× slower in the first
@@ -41,6 +46,9 @@ public class BloomFilterBenchmark {
 
     /** Target false-positive probability of every filter. */
     public static final double FPP = 0.01;
+
+    /** Keys per call of the batch benchmarks; 10^6 and 10^7 are multiples of it, so batches never wrap. */
+    public static final int BATCH = 64;
 
     /** The parameters shared by both benchmarks. */
     @State(Scope.Thread)
@@ -75,11 +83,19 @@ public class BloomFilterBenchmark {
             next = i + 1 == keys.length ? 0 : i + 1;
             return keys[i];
         }
+
+        int nextBatch() {
+            int i = next;
+            next = i + BATCH == keys.length ? 0 : i + BATCH;
+            return i;
+        }
     }
 
     @State(Scope.Thread)
     public static class QueryState extends FilterParams {
         long[] queries;
+        /** The batch benchmark's answers, at the queries' indexes; returned so that no batch is optimized away. */
+        boolean[] results;
         FilterAdapter filter;
         int next;
 
@@ -91,6 +107,7 @@ public class BloomFilterBenchmark {
                 filter.put(key);
             }
             queries = Keys.mixedQueries(members, items, Keys.QUERY_SEED);
+            results = new boolean[queries.length];
         }
 
         long nextKey() {
@@ -98,7 +115,14 @@ public class BloomFilterBenchmark {
             next = i + 1 == queries.length ? 0 : i + 1;
             return queries[i];
         }
+
+        int nextBatch() {
+            int i = next;
+            next = i + BATCH == queries.length ? 0 : i + BATCH;
+            return i;
+        }
     }
+
 
     @Benchmark
     public void put(PutState s) {
@@ -108,5 +132,20 @@ public class BloomFilterBenchmark {
     @Benchmark
     public boolean query(QueryState s) {
         return s.filter.mightContain(s.nextKey());
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public void putBatch(PutState s) {
+        int from = s.nextBatch();
+        s.filter.putAll(s.keys, from, from + BATCH);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public boolean[] queryBatch(QueryState s) {
+        int from = s.nextBatch();
+        s.filter.mightContainAll(s.queries, from, from + BATCH, s.results);
+        return s.results;
     }
 }

@@ -19,6 +19,23 @@ public interface FilterAdapter {
     /** {@code false} if {@code key} was certainly never added. */
     boolean mightContain(long key);
 
+    /**
+     * Adds {@code keys[from..to)}: the library's batch operation where it has one (linerate's
+     * {@code putAll}), otherwise a loop of {@link #put}, which is what a user of that library would write.
+     */
+    default void putAll(long[] keys, int from, int to) {
+        for (int i = from; i < to; i++) {
+            put(keys[i]);
+        }
+    }
+
+    /** {@link #mightContain} of {@code keys[from..to)} into {@code results[from..to)}, batched as {@link #putAll} is. */
+    default void mightContainAll(long[] keys, int from, int to, boolean[] results) {
+        for (int i = from; i < to; i++) {
+            results[i] = mightContain(keys[i]);
+        }
+    }
+
     /** Bytes of the filter's state, measured as {@link #memoryBasis()} says. */
     long memoryBytes();
 

@@ -90,6 +90,16 @@ public final class Filters {
         }
 
         @Override
+        public void putAll(long[] keys, int from, int to) {
+            filter.putAll(keys, from, to);
+        }
+
+        @Override
+        public void mightContainAll(long[] keys, int from, int to, boolean[] results) {
+            filter.mightContainAll(keys, from, to, results);
+        }
+
+        @Override
         public long memoryBytes() {
             return filter.memoryBytes();
         }

@@ -112,6 +112,12 @@ public final class BlockedBloomFilter extends BitArrayFilter {
         return blocks;
     }
 
+    /** The block's first word; a block of more than 512 bits spans several lines, of which this touches the first. */
+    @Override
+    int lineWord(long h1) {
+        return (int) DoubleHashing.reduce(h1, blocks) << wordShift;
+    }
+
     @Override
     public boolean put(long h1, long h2) {
         int base = (int) DoubleHashing.reduce(h1, blocks) << wordShift;

@@ -79,6 +79,42 @@ public interface BloomFilter {
         return mightContain(h1, ItemHasher.h2(h1));
     }
 
+    /**
+     * Adds {@code items[from..to)}, with exactly the effect and answers of that many {@link #put(long)} calls in
+     * that order. The variants that keep an item in one cache line ({@link BlockedBloomFilter},
+     * {@link SplitBlockBloomFilter}) first touch the lines of a group of items, so that when the filter is larger
+     * than the caches the group's cache misses overlap instead of following one another; the others loop.
+     *
+     * @return how many of the puts changed the filter
+     * @throws IndexOutOfBoundsException if {@code [from, to)} is not a range of {@code items}
+     */
+    default int putAll(long[] items, int from, int to) {
+        Batches.checkRange(items, from, to);
+        int changed = 0;
+        for (int i = from; i < to; i++) {
+            changed += put(items[i]) ? 1 : 0;
+        }
+        return changed;
+    }
+
+    /**
+     * {@link #mightContain(long)} of each of {@code items[from..to)}, written to {@code results[from..to)}; the
+     * one-cache-line variants touch a group's lines first, as {@link #putAll} does.
+     *
+     * @return how many of the items were reported present
+     * @throws IndexOutOfBoundsException if {@code [from, to)} is not a range of {@code items} or of {@code results}
+     */
+    default int mightContainAll(long[] items, int from, int to, boolean[] results) {
+        Batches.checkRange(items, from, to, results);
+        int present = 0;
+        for (int i = from; i < to; i++) {
+            boolean p = mightContain(items[i]);
+            results[i] = p;
+            present += p ? 1 : 0;
+        }
+        return present;
+    }
+
     /** m: the number of bits (counters, for a counting filter) indexes are drawn from. */
     long bitSize();
 

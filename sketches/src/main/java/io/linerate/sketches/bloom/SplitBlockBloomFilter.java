@@ -81,6 +81,11 @@ public final class SplitBlockBloomFilter extends BitArrayFilter {
         return blocks;
     }
 
+    @Override
+    int lineWord(long h1) {
+        return (int) DoubleHashing.reduce(h1, blocks) << WORD_SHIFT;
+    }
+
     /** Bit j·6..j·6+5 of h2 is the bit set in word j; the shift amounts use only their low 6 bits. */
     @Override
     public boolean put(long h1, long h2) {

@@ -102,8 +102,8 @@ class MeasuredFprTest {
 
     /**
      * Split-block sizing: the fewest 512-bit blocks whose model rate Σᵢ Poisson(λ; i)·(1 − (1 − 1/64)^i)^8 is at most
-     * the target, λ = n / blocks; from that model 10.10 bits per item at 1% and 15.72 at 0.1% (one block more or less
-     * moves bits per item by 512/n = 0.0026 here). At 0.1% the measured rate is checked against the model with the
+     * the target, λ = n / blocks; from that model 10.10 bits per item at 1% and 15.72 at 0.1% (rounding up to whole
+     * blocks adds up to 512/n = 0.0026 here). At 0.1% the measured rate is checked against the model with the
      * binomial bound of the class comment.
      */
     @Test
@@ -114,7 +114,8 @@ class MeasuredFprTest {
             SplitBlockBloomFilter f = SplitBlockBloomFilter.create(N, targets[t], 3);
             assertThat(SplitBlockBloomFilter.falsePositiveProbability((double) N / f.blocks())).isLessThanOrEqualTo(targets[t]);
             assertThat(SplitBlockBloomFilter.falsePositiveProbability((double) N / (f.blocks() - 1))).isGreaterThan(targets[t]);
-            assertThat((double) f.bitSize() / N).isCloseTo(bitsPerItem[t], org.assertj.core.data.Offset.offset(0.006));
+            // the model's value rounded to two decimals (±0.005), plus up to one block's 512/N from rounding up
+            assertThat((double) f.bitSize() / N).isCloseTo(bitsPerItem[t], org.assertj.core.data.Offset.offset(0.005 + 512.0 / N));
             assertThat(f.hashCount()).isEqualTo(8);
             assertThat(f.memoryBytes()).isEqualTo(f.blocks() * 64);
         }
