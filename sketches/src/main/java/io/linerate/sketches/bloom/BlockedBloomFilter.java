@@ -59,7 +59,9 @@ public final class BlockedBloomFilter extends BitArrayFilter {
         long bestBlocks = Long.MAX_VALUE;
         int bestK = 1;
         for (int k = 1; k <= Math.min(32, blockBits / 2); k++) {
-            double lambda = maxItemsPerBlock(k, blockBits, fpp);
+            int hashes = k;
+            double lambda = BloomSizing.maxItemsPerBlock(
+                    load -> falsePositiveProbability(load, hashes, blockBits), blockBits, fpp);
             long blocks = (long) Math.ceil(expectedItems / lambda);
             if (blocks < bestBlocks) {
                 bestBlocks = blocks;
@@ -240,20 +242,6 @@ public final class BlockedBloomFilter extends BitArrayFilter {
             sum += pmf[i] * Math.pow(fill, k);
         }
         return sum;
-    }
-
-    private static double maxItemsPerBlock(int k, int blockBits, double fpp) {
-        double lo = 0;
-        double hi = blockBits;
-        for (int iter = 0; iter < 60; iter++) {
-            double mid = (lo + hi) / 2;
-            if (falsePositiveProbability(mid, k, blockBits) <= fpp) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        return Math.max(lo, 1e-9);
     }
 
     @Override

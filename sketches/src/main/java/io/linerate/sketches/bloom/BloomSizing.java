@@ -1,5 +1,7 @@
 package io.linerate.sketches.bloom;
 
+import java.util.function.DoubleUnaryOperator;
+
 /**
  * Sizing formulas of the standard Bloom filter (thesis §2.1.2): with m bits, n items and k indexes per
  * item, the false-positive probability is f = (1 − e<sup>−kn/m</sup>)<sup>k</sup>, minimised at
@@ -33,5 +35,25 @@ public final class BloomSizing {
     /** (1 − e<sup>−kn/m</sup>)<sup>k</sup>. */
     public static double falsePositiveProbability(long n, long bits, int k) {
         return Math.pow(-Math.expm1(-(double) k * n / bits), k);
+    }
+
+    /**
+     * For the blocked layouts: the largest mean load λ in [0, {@code maxLoad}] items per block at which the
+     * layout's model false-positive probability {@code fprAtLoad(λ)} (increasing in λ) is at most {@code fpp}, by
+     * 60 bisection steps; at least 10<sup>−9</sup>, so that a caller dividing by it gets a size the limit check
+     * rejects rather than an infinity.
+     */
+    static double maxItemsPerBlock(DoubleUnaryOperator fprAtLoad, double maxLoad, double fpp) {
+        double lo = 0;
+        double hi = maxLoad;
+        for (int iter = 0; iter < 60; iter++) {
+            double mid = (lo + hi) / 2;
+            if (fprAtLoad.applyAsDouble(mid) <= fpp) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return Math.max(lo, 1e-9);
     }
 }

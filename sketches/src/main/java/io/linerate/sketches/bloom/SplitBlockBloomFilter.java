@@ -52,7 +52,7 @@ public final class SplitBlockBloomFilter extends BitArrayFilter {
     public static SplitBlockBloomFilter create(long expectedItems, double fpp, long seed) {
         Checks.expectedItems(expectedItems);
         Checks.fpp(fpp);
-        double itemsPerBlock = maxItemsPerBlock(fpp);
+        double itemsPerBlock = BloomSizing.maxItemsPerBlock(SplitBlockBloomFilter::falsePositiveProbability, BLOCK_BITS, fpp);
         double blocks = Math.max(1, Math.ceil(expectedItems / itemsPerBlock));
         if (blocks > MAX_BITS / BLOCK_BITS) {
             throw new IllegalArgumentException("expectedItems=" + expectedItems + " at fpp=" + fpp + " needs "
@@ -177,20 +177,6 @@ public final class SplitBlockBloomFilter extends BitArrayFilter {
             sum += pmf[i] * Math.pow(fill, HASH_COUNT);
         }
         return sum;
-    }
-
-    private static double maxItemsPerBlock(double fpp) {
-        double lo = 0;
-        double hi = BLOCK_BITS;
-        for (int iter = 0; iter < 60; iter++) {
-            double mid = (lo + hi) / 2;
-            if (falsePositiveProbability(mid) <= fpp) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        return Math.max(lo, 1e-9);
     }
 
     @Override
