@@ -11,6 +11,9 @@ import java.util.zip.CRC32C;
  */
 public final class ImageReader {
 
+    /** Up to this many longs, {@link #getLongs(String, long[], int, int)} reads them one by one. */
+    private static final int SHORT_RUN_LONGS = 32;
+
     private final ByteBuffer buffer;
     private final Family family;
     private final int version;
@@ -163,7 +166,17 @@ public final class ImageReader {
     /** Reads {@code count} longs into {@code out} at {@code offset}, after checking the image holds them. */
     public void getLongs(String field, long[] out, int offset, int count) {
         need(field, (long) count * Long.BYTES);
-        buffer.asLongBuffer().get(out, offset, count);
+        if (count <= SHORT_RUN_LONGS) {
+            // a few longs, as in a flow table's runs of entries: plain reads, measured faster than a LongBuffer
+            // view per call
+            java.util.Objects.checkFromIndexSize(offset, count, out.length);
+            int p = buffer.position();
+            for (int i = 0; i < count; i++) {
+                out[offset + i] = buffer.getLong(p + i * Long.BYTES);
+            }
+        } else {
+            buffer.asLongBuffer().get(out, offset, count);
+        }
         buffer.position(buffer.position() + count * Long.BYTES);
     }
 

@@ -538,6 +538,72 @@ class FlowTableValidationTest {
         rejectsImage(resealed(inStash), "same flow as slot");
     }
 
+    /**
+     * The same flow in two of its own buckets (any two sub-tables), or twice in one bucket of capacity 2: each
+     * copy is in a legal place, only the search for a second copy catches it, whichever copy comes first.
+     */
+    @Test
+    void aFlowInTwoOfItsOwnBucketsIsRejected() {
+        for (InsertionScheme scheme : new InsertionScheme[] {InsertionScheme.SECOND_CHANCE, InsertionScheme.SECOND_CHANCE_2}) {
+            FlowTable t = FlowTable.builder().capacity(64).scheme(scheme).stashCapacity(2)
+                    .keyFormat(FlowKeyFormat.IPV4_ONLY).build();
+            FiveTuple key = FiveTuple.ipv4(0x0A000001, 0x0A000002, 1234, 80, 6);
+            t.update(key, 0x02, 60, 1);
+            byte[] image = t.toByteArray();
+            Layout at = new Layout(image);
+            MultilevelTable placement = new MultilevelTable(t.layout(), t.scheme(), null, null);
+            long h1 = ItemHasher.seeded(t.seed()).hash(key);
+            long h2 = ItemHasher.h2(h1);
+            int levels = t.layout().levels();
+            assertThat(levels).isGreaterThanOrEqualTo(3);
+            int pairs = 0;
+            for (int a = 0; a < levels; a++) {
+                for (int b = a; b < levels; b++) {
+                    int first = placement.bucketSlot(a, h1, h2);
+                    int second = a == b ? first + 1 : placement.bucketSlot(b, h1, h2);
+                    if (a == b && scheme.bucketCapacity() < 2) {
+                        continue;
+                    }
+                    rejectsImage(withTwoCopies(image, at, t, first, second), "image entry in slot " + second,
+                            "same flow as slot " + first);
+                    pairs++;
+                }
+            }
+            assertThat(pairs).isEqualTo(scheme.bucketCapacity() == 2 ? levels * (levels + 1) / 2 : levels * (levels - 1) / 2);
+        }
+    }
+
+    /** {@code image} (one entry) with that entry in {@code first} and in {@code second} (first &lt; second). */
+    private static byte[] withTwoCopies(byte[] image, Layout at, FlowTable t, int first, int second) {
+        int entryBytes = 8 * t.entryLongs();
+        byte[] entry = Arrays.copyOfRange(image, at.entries, at.entries + entryBytes);
+        byte[] twice = Arrays.copyOf(image, image.length + entryBytes);
+        System.arraycopy(entry, 0, twice, image.length - 4, entryBytes);
+        Arrays.fill(twice, at.states, at.states + at.totalSlots, (byte) 0);
+        twice[at.states + first] = MultilevelTable.OCCUPIED;
+        twice[at.states + second] = MultilevelTable.OCCUPIED;
+        ByteBuffer.wrap(twice).order(ByteOrder.LITTLE_ENDIAN).putInt(at.occupied, 2);
+        return resealed(twice);
+    }
+
+    /**
+     * A large table reads back equal: with 200,000 flows many candidate buckets hold a flow whose 15-bit
+     * fingerprint equals the checked flow's (about one comparison in 32,768), and those must compare keys, not
+     * reject.
+     */
+    @Test
+    void aLargeTableReadsBackEqual() {
+        FlowTable t = FlowTable.builder().capacity(240_000).keyFormat(FlowKeyFormat.IPV4_ONLY).build();
+        SplittableRandom rnd = new SplittableRandom(31);
+        for (int i = 0; i < 200_000; i++) {
+            t.updateIpv4(rnd.nextInt(), rnd.nextInt(), rnd.nextInt(65536), 443, 6, 0x10, 100, i);
+        }
+        byte[] image = t.toByteArray();
+        FlowTable copy = FlowTable.fromByteArray(image, null);
+        assertThat(copy.size()).isEqualTo(t.size());
+        assertThat(copy.toByteArray()).isEqualTo(image);
+    }
+
     @Test
     void malformedKeysAreRejected() {
         FlowTable t = FlowTable.builder().capacity(8).stashCapacity(0).keyFormat(FlowKeyFormat.IPV4_ONLY).build();
