@@ -180,6 +180,8 @@ public final class HeavyHittersJob implements JobLauncher {
             OutputJson.<PacketRecord>rejected(), "malformed")
         .add(topics.deadLetter(), reports.getSideOutput(HeavyHitterDetector.lateTag(PacketRecordTypeInfo.INSTANCE)),
             new LateJson(), "late")
+        .add(topics.deadLetter(), reports.getSideOutput(Rejected.batchTag(PacketBatchTypeInfo.INSTANCE)),
+            OutputJson.<PacketBatch>rejected(), "rejected-batches")
         .sinkAll(topics.bootstrapServers(), NAME, options.transactionTimeout());
   }
 

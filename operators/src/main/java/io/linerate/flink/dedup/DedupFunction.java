@@ -34,6 +34,8 @@ import org.apache.flink.util.OutputTag;
  * per kept generation otherwise, no allocation (a generation's filter is allocated when it receives its first
  * item, once per key per span). First-occurrence elements go to the main output, probable duplicates to
  * {@link Deduplicator#duplicatesTag}, elements whose item or timestamp is unusable to {@link Rejected#tag}.
+ * A batch whose {@link ElementsOf} itself throws goes to {@link Rejected#batchTag} (counted in
+ * {@code malformedBatches}); the elements it handed over before failing stay processed and emitted.
  * One rotation timer per key per span S.
  */
 public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> {
@@ -47,12 +49,14 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
     private final ElementsOf<B, T> elements;
     private final OutputTag<T> duplicates;
     private final OutputTag<Rejected<T>> malformed;
+    private final OutputTag<Rejected<B>> malformedBatches; // null for plain records: they cannot fail to list
 
     private transient ValueState<GenerationRing> state;
     private transient ItemHasher hasher;
     private transient Counter itemsProcessed;
     private transient Counter duplicatesFlagged;
     private transient Counter malformedRecords;
+    private transient Counter malformedBatchRecords;
     private transient Counter lateRecords;
     private transient Counter overCapacityGenerations;
     /** Epoch whose rotations {@link #fppOfLatestRotation} covers. */
@@ -69,9 +73,11 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
     private transient long batchTime;
     private transient long watermark;
     private transient long processingTime;
+    private transient boolean inElement; // an exception escaping forEach came from the element path, not ElementsOf
+    private transient int elementsSeen;
 
     DedupFunction(ItemSelector<T> item, DedupSizing sizing, boolean eventTime, TimestampOf<T> timestamps,
-                  ElementsOf<B, T> elements, TypeInformation<T> elementType) {
+                  ElementsOf<B, T> elements, TypeInformation<B> batchType, TypeInformation<T> elementType) {
         this.item = item;
         this.sizing = sizing;
         this.eventTime = eventTime;
@@ -79,6 +85,7 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
         this.elements = Objects.requireNonNull(elements, "elements");
         this.duplicates = Deduplicator.duplicatesTag(elementType);
         this.malformed = Rejected.tag(elementType);
+        this.malformedBatches = batchType == null ? null : Rejected.batchTag(batchType);
     }
 
     /** The elements of a plain record: the record itself (batches of one). */
@@ -105,13 +112,14 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
         itemsProcessed = metrics.counter("itemsProcessed");
         duplicatesFlagged = metrics.counter("duplicatesFlagged");
         malformedRecords = metrics.counter("malformedRecords");
+        malformedBatchRecords = metrics.counter("malformedBatches");
         lateRecords = metrics.counter("lateRecords");
         overCapacityGenerations = metrics.counter("overCapacityGenerations");
         long stateBytes = sizing.stateBytesPerKey();
         metrics.gauge("stateBytesPerKey", (Gauge<Long>) () -> stateBytes);
         metrics.gauge("estimatedFpp", (Gauge<Double>) () -> fppOfLatestRotation);
         fppEpoch = Long.MIN_VALUE;
-        each = this::processElementOfBatch; // allocated once, not per batch
+        each = this::element; // allocated once, not per batch
     }
 
     @Override
@@ -131,8 +139,19 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
         }
         ring = state.value();
         dirty = false;
+        inElement = false;
+        elementsSeen = 0;
         try {
-            elements.forEach(batch, each);
+            try {
+                elements.forEach(batch, each);
+            } catch (RuntimeException e) {
+                if (inElement || malformedBatches == null) {
+                    throw e; // the operator's own failure (or downstream's, through the collector)
+                }
+                malformedBatchRecords.inc();
+                ctx.output(malformedBatches, new Rejected<>(batch, "elements of the batch failed after "
+                        + elementsSeen + " elements: " + e));
+            }
             if (ring != null) {
                 dirty |= scheduleRotation(ring, timers);
                 if (dirty) {
@@ -144,6 +163,13 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
             this.out = null;
             this.ring = null;
         }
+    }
+
+    private void element(T element) {
+        inElement = true;
+        elementsSeen++;
+        processElementOfBatch(element);
+        inElement = false;
     }
 
     /** The per-element path, shared by plain records and batch elements; reads the batch context fields. */
@@ -303,6 +329,10 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
 
     long malformedRecords() {
         return malformedRecords.getCount();
+    }
+
+    long malformedBatches() {
+        return malformedBatchRecords.getCount();
     }
 
     long lateRecords() {

@@ -110,6 +110,9 @@ public final class Deduplicator<T, K> implements Serializable {
      * <p>Per batch one state read and at most one state write; per element the same logic as {@link #apply}.
      * The outputs are elements: first occurrences on the main output, probable duplicates on
      * {@link #duplicatesTag duplicatesTag(elementType)}, malformed elements on {@code Rejected.tag(elementType)}.
+     * A batch record whose {@code elements} throws goes to {@code Rejected.batchTag(batches.getType())} of the
+     * first-occurrence stream, counted in {@code malformedBatches}; the elements it handed over before failing are
+     * processed as usual.
      * An element emitted downstream is copied or serialized by Flink, so a flyweight element
      * ({@link ElementsOf}) is safe. Event time per element: {@link Builder#timestamps} if set, else the batch
      * record's Flink timestamp for all its elements.
@@ -118,7 +121,7 @@ public final class Deduplicator<T, K> implements Serializable {
                                               ElementsOf<B, T> elements, TypeInformation<T> elementType) {
         Objects.requireNonNull(batchScope, "batchScope");
         KeyedStream<B, K> keyed = scopeType == null ? batches.keyBy(batchScope) : batches.keyBy(batchScope, scopeType);
-        SingleOutputStreamOperator<T> firsts = keyed.process(batchFunction(elementType, elements), elementType)
+        SingleOutputStreamOperator<T> firsts = keyed.process(batchFunction(batches.getType(), elementType, elements), elementType)
                 .name("dedup");
         return new DedupStreams<>(firsts, firsts.getSideOutput(duplicatesTag(elementType)),
                 firsts.getSideOutput(Rejected.tag(elementType)));
@@ -126,7 +129,7 @@ public final class Deduplicator<T, K> implements Serializable {
 
     /** The keyed function (for a harness or a custom topology); its input must be keyed by {@link #scope()}. */
     public DedupFunction<K, T, T> function(TypeInformation<T> inputType) {
-        return new DedupFunction<>(item, sizing, eventTime, timestamps, DedupFunction.single(),
+        return new DedupFunction<>(item, sizing, eventTime, timestamps, DedupFunction.single(), null,
                 Objects.requireNonNull(inputType, "inputType"));
     }
 
@@ -134,9 +137,10 @@ public final class Deduplicator<T, K> implements Serializable {
      * The keyed function over batches (for a harness or a custom topology); its input must be keyed by the
      * batches' scope. Outputs as in {@link #applyToBatches}.
      */
-    public <B> DedupFunction<K, B, T> batchFunction(TypeInformation<T> elementType, ElementsOf<B, T> elements) {
+    public <B> DedupFunction<K, B, T> batchFunction(TypeInformation<B> batchType, TypeInformation<T> elementType,
+                                                    ElementsOf<B, T> elements) {
         return new DedupFunction<>(item, sizing, eventTime, timestamps, elements,
-                Objects.requireNonNull(elementType, "elementType"));
+                Objects.requireNonNull(batchType, "batchType"), Objects.requireNonNull(elementType, "elementType"));
     }
 
     public KeySelector<T, K> scope() {

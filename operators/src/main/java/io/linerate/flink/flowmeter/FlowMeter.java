@@ -60,7 +60,7 @@ public final class FlowMeter<T, K> implements Serializable {
     private static final long MAX_ENTRY_LONGS = Integer.MAX_VALUE - 8;
     private static final int LEVELS = 4;
     /** Name of the side output of batch records that cannot be read. */
-    public static final String MALFORMED_BATCHES = "malformedBatches";
+    public static final String MALFORMED_BATCHES = Rejected.BATCH_OUTPUT_NAME;
     /** The elements of a packet record: the record itself (a batch of one). */
     private static final ElementsOf<Object, Object> SINGLE = (record, each) -> each.accept(record);
 
@@ -174,7 +174,7 @@ public final class FlowMeter<T, K> implements Serializable {
      * before throwing are metered.
      */
     public <B> OutputTag<Rejected<B>> malformedBatchesTag(TypeInformation<B> batchType) {
-        return new OutputTag<>(MALFORMED_BATCHES, Rejected.typeInfo(batchType));
+        return Rejected.batchTag(batchType);
     }
 
     /** The flow count each scope's table is sized for. */

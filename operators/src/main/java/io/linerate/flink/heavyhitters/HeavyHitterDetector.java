@@ -129,7 +129,9 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
      *
      * <p>Flink's per-record costs (network serialization, {@code keyBy}, state lookup) are paid once per batch: one
      * state read and at most one state write per batch, then per element the same logic as {@link #apply}. Late
-     * elements go to {@link #lateTag lateTag(elementType)}, malformed ones to {@code Rejected.tag(elementType)}.
+     * elements go to {@link #lateTag lateTag(elementType)}, malformed ones to {@code Rejected.tag(elementType)}. A
+     * batch record whose {@code elements} throws goes to {@code Rejected.batchTag(batches.getType())}, counted in
+     * {@code malformedBatches}; the elements it handed over before failing stay counted.
      */
     public <B> SingleOutputStreamOperator<HeavyHitterReport<K>> applyToBatches(DataStream<B> batches,
             KeySelector<B, K> batchScope, ElementsOf<B, T> elements, TypeInformation<T> elementType) {
@@ -145,7 +147,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
     public <B> HeavyHittersBatchOperator<B, T, K> batchOperator(TypeInformation<B> batchType,
             TypeInformation<T> elementType, TypeInformation<K> keyType, ElementsOf<B, T> elements) {
         Objects.requireNonNull(batchType, "batchType");
-        return new HeavyHittersBatchOperator<>(this, Objects.requireNonNull(elements, "elements"),
+        return new HeavyHittersBatchOperator<>(this, Objects.requireNonNull(elements, "elements"), batchType,
                 Objects.requireNonNull(elementType, "elementType"), keyType);
     }
 

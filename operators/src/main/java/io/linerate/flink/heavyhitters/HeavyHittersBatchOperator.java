@@ -40,7 +40,9 @@ import org.apache.flink.util.OutputTag;
  * changed). Per element: its event time (the detector's {@code timestamps} or the batch record's timestamp), the
  * late check, one tracker update (the selector hashes the item once); no allocation beyond the user's selectors.
  * Elements whose first window has been reported go to the late side output; elements without a timestamp, with a
- * negative weight or an item the selector rejects go to the malformed output.
+ * negative weight or an item the selector rejects go to the malformed output. A batch record whose
+ * {@link ElementsOf} itself throws goes to {@link Rejected#batchTag} (counted in {@code malformedBatches}); the
+ * elements it handed over before failing stay counted.
  *
  * <p>Written against {@link AbstractStreamOperator} rather than a {@code KeyedProcessFunction} so that the record's
  * timestamp is read as a primitive (the function context boxes it).
@@ -54,14 +56,17 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private final ElementsOf<B, T> elements;
     private final TypeInformation<T> elementType;
     private final TypeInformation<K> keyType;
+    private final TypeInformation<B> batchType; // null for single records: they cannot fail to list
 
     private transient ValueState<WindowRing> state;
     private transient InternalTimerService<VoidNamespace> timers;
     private transient OutputTag<T> lateTag;
     private transient OutputTag<Rejected<T>> malformedTag;
+    private transient OutputTag<Rejected<B>> malformedBatchesTag;
     private transient OutputTag<HeavyHitterAlert<K>> alertTag;
     private transient Counter itemsProcessed;
     private transient Counter malformedRecords;
+    private transient Counter malformedBatches;
     private transient Counter lateRecords;
     private transient Counter reportsEmitted;
     private transient Counter alertsEmitted;
@@ -79,11 +84,14 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     /** The key's ring, read at the batch's first counted element; null until then. */
     private transient WindowRing batchRing;
     private transient boolean ringChanged;
+    private transient boolean inElement; // an exception escaping forEach came from the element path, not ElementsOf
+    private transient int elementsSeen;
 
-    HeavyHittersBatchOperator(HeavyHitterDetector<T, K> spec, ElementsOf<B, T> elements,
+    HeavyHittersBatchOperator(HeavyHitterDetector<T, K> spec, ElementsOf<B, T> elements, TypeInformation<B> batchType,
                               TypeInformation<T> elementType, TypeInformation<K> keyType) {
         this.spec = spec;
         this.elements = elements;
+        this.batchType = batchType;
         this.elementType = elementType;
         this.keyType = keyType;
     }
@@ -96,14 +104,16 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         timers = getInternalTimerService("heavy-hitter-window-ends", VoidNamespaceSerializer.INSTANCE, this);
         lateTag = HeavyHitterDetector.lateTag(elementType);
         malformedTag = HeavyHitterDetector.malformedTag(elementType);
+        malformedBatchesTag = batchType == null ? null : Rejected.batchTag(batchType);
         alertTag = HeavyHitterDetector.alertTag(keyType);
         itemsProcessed = getMetricGroup().counter("itemsProcessed");
         malformedRecords = getMetricGroup().counter("malformedRecords");
+        malformedBatches = getMetricGroup().counter("malformedBatches");
         lateRecords = getMetricGroup().counter("lateRecords");
         reportsEmitted = getMetricGroup().counter("reportsEmitted");
         alertsEmitted = getMetricGroup().counter("alertsEmitted");
         getMetricGroup().gauge("stateBytesPerKey", () -> stateBytes);
-        each = this::processOne;
+        each = this::element;
         lateRecord = new StreamRecord<>(null);
     }
 
@@ -114,8 +124,21 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         watermark = timers.currentWatermark();
         batchRing = null;
         ringChanged = false;
+        inElement = false;
+        elementsSeen = 0;
         try {
-            elements.forEach(batch.getValue(), each);
+            try {
+                elements.forEach(batch.getValue(), each);
+            } catch (RuntimeException e) {
+                if (inElement || malformedBatchesTag == null) {
+                    throw e; // the operator's own failure (or downstream's, through the output)
+                }
+                malformedBatches.inc();
+                Rejected<B> rejected = new Rejected<>(batch.getValue(), "elements of the batch failed after "
+                        + elementsSeen + " elements: " + e);
+                output.collect(malformedBatchesTag, batchHasTimestamp ? new StreamRecord<>(rejected, batchTimestamp)
+                        : new StreamRecord<>(rejected));
+            }
             if (ringChanged) {
                 state.update(batchRing);
             }
@@ -123,6 +146,13 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             batchRing = null;
             lateRecord.replace(null);
         }
+    }
+
+    private void element(T element) {
+        inElement = true;
+        elementsSeen++;
+        processOne(element);
+        inElement = false;
     }
 
     /** One element of the current batch: the same logic for a single record (a batch of one) and a batch. */
@@ -351,6 +381,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
 
     long malformedRecords() {
         return malformedRecords.getCount();
+    }
+
+    long malformedBatches() {
+        return malformedBatches.getCount();
     }
 
     long lateRecords() {

@@ -15,7 +15,7 @@ public final class HeavyHittersOperator<T, K> extends HeavyHittersBatchOperator<
     private static final long serialVersionUID = 1L;
 
     HeavyHittersOperator(HeavyHitterDetector<T, K> spec, TypeInformation<T> inputType, TypeInformation<K> keyType) {
-        super(spec, new Itself<>(), inputType, keyType);
+        super(spec, new Itself<>(), null, inputType, keyType);
     }
 
     /** The elements of a single record: the record itself. */

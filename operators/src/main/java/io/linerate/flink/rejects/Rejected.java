@@ -21,6 +21,12 @@ public final class Rejected<T> {
     /** Name of the side output every linerate operator sends malformed records to. */
     public static final String OUTPUT_NAME = "malformed";
 
+    /**
+     * Name of the side output of the batch operators for batch records whose {@code ElementsOf} threw (a batch
+     * that cannot be read): the batch and the reason, counted in the operator's {@code malformedBatches} metric.
+     */
+    public static final String BATCH_OUTPUT_NAME = "malformedBatches";
+
     /** The record as it arrived. */
     public T record;
 
@@ -51,6 +57,11 @@ public final class Rejected<T> {
     /** The malformed-records side output of an operator whose input has type {@code recordType}. */
     public static <T> OutputTag<Rejected<T>> tag(TypeInformation<T> recordType) {
         return new OutputTag<>(OUTPUT_NAME, typeInfo(recordType));
+    }
+
+    /** The side output of batch records that cannot be read, for batches of type {@code batchType}. */
+    public static <B> OutputTag<Rejected<B>> batchTag(TypeInformation<B> batchType) {
+        return new OutputTag<>(BATCH_OUTPUT_NAME, typeInfo(batchType));
     }
 
     @Override

@@ -172,7 +172,7 @@ class DedupBatchTest {
             }
         }
 
-        var batchFn = dedup.batchFunction(TYPE, ELEMENTS);
+        var batchFn = dedup.batchFunction(BATCH_TYPE, TYPE, ELEMENTS);
         var batched = harness(batchFn, b -> b.f0, batchBackend, null);
         Outputs got = new Outputs();
         feedBatches(batched, eventTime, s, 0, s.batches().size(), got);
@@ -215,12 +215,51 @@ class DedupBatchTest {
         batchRunEqualsRecordRun(false, null);
     }
 
+    /**
+     * A batch whose ElementsOf throws part-way: the batch goes to the malformed-batches side output with the reason,
+     * counted; the elements it handed over before failing are processed and kept in state (a repeat of them in a
+     * later batch is a duplicate); the operator goes on.
+     */
+    @Test
+    void aBatchThatCannotBeListedGoesToTheMalformedBatchesOutput() throws Exception {
+        ElementsOf<Tuple2<String, List<Tuple3<String, Long, Long>>>, Tuple3<String, Long, Long>> failing =
+                (batch, each) -> {
+                    for (Tuple3<String, Long, Long> e : batch.f1) {
+                        if (e.f1 == -99) { // stands for an element that cannot be read
+                            throw new IllegalStateException("corrupt batch");
+                        }
+                        each.accept(e);
+                    }
+                };
+        var dedup = dedup(false);
+        var fn = dedup.batchFunction(BATCH_TYPE, TYPE, failing);
+        var h = harness(fn, b -> b.f0, null, null);
+        List<Tuple3<String, Long, Long>> corrupt = new ArrayList<>(List.of(Tuple3.of("k", 1L, 0L), Tuple3.of("k", 2L, 0L)));
+        corrupt.add(Tuple3.of("k", -99L, 0L));
+        corrupt.add(Tuple3.of("k", 3L, 0L));
+        h.processElement(Tuple2.of("k", corrupt), 0);
+        h.processElement(Tuple2.of("k", List.of(Tuple3.of("k", 2L, 0L), Tuple3.of("k", 3L, 0L))), 0);
+        Outputs out = new Outputs();
+        var rejected = h.getSideOutput(Rejected.batchTag(BATCH_TYPE));
+        out.drain(h);
+        assertThat(rejected).singleElement().satisfies(r -> {
+            assertThat(r.getValue().record.f1).containsExactlyElementsOf(corrupt);
+            assertThat(r.getValue().reason).contains("after 2 elements").contains("corrupt batch");
+        });
+        assertThat(out.firsts).containsExactly("(k,1,0)", "(k,2,0)", "(k,3,0)");
+        assertThat(out.duplicates).containsExactly("(k,2,0)");
+        assertThat(fn.malformedBatches()).isEqualTo(1);
+        assertThat(fn.malformedRecords()).isZero();
+        assertThat(fn.itemsProcessed()).isEqualTo(4);
+        h.close();
+    }
+
     @Test
     void withoutTimestampsEveryElementTakesTheBatchRecordsTimestamp() throws Exception {
         var dedup = Deduplicator.<Tuple3<String, Long, Long>, String>builder()
                 .scope(r -> r.f0, Types.STRING).item(ItemSelector.longs(r -> r.f1))
                 .horizon(Duration.ofMillis(H)).generations(3).eventTime().expectedRate(20).fpp(1e-6).build();
-        var fn = dedup.batchFunction(TYPE, ELEMENTS);
+        var fn = dedup.batchFunction(BATCH_TYPE, TYPE, ELEMENTS);
         var h = harness(fn, b -> b.f0, null, null);
         Outputs out = new Outputs();
         // the elements' own f2 (here 0) is ignored: the batch's timestamp 10 000 is every element's time
@@ -241,16 +280,16 @@ class DedupBatchTest {
         int cut = 200;
         var dedup = dedup(true);
         Outputs expected = new Outputs();
-        var whole = harness(dedup.batchFunction(TYPE, ELEMENTS), b -> b.f0, null, null); // reference: heap
+        var whole = harness(dedup.batchFunction(BATCH_TYPE, TYPE, ELEMENTS), b -> b.f0, null, null); // reference: heap
         feedBatches(whole, true, s, 0, s.batches().size(), expected);
         whole.close();
 
         Outputs got = new Outputs();
-        var first = harness(dedup.batchFunction(TYPE, ELEMENTS), b -> b.f0, backend, null);
+        var first = harness(dedup.batchFunction(BATCH_TYPE, TYPE, ELEMENTS), b -> b.f0, backend, null);
         feedBatches(first, true, s, 0, cut, got);
         OperatorSubtaskState snapshot = first.snapshot(1, 1);
         first.close();
-        var second = harness(dedup.batchFunction(TYPE, ELEMENTS), b -> b.f0, backend, snapshot);
+        var second = harness(dedup.batchFunction(BATCH_TYPE, TYPE, ELEMENTS), b -> b.f0, backend, snapshot);
         feedBatches(second, true, s, cut, s.batches().size(), got);
         second.close();
 

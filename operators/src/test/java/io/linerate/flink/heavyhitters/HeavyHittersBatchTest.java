@@ -273,6 +273,48 @@ class HeavyHittersBatchTest {
         }
     }
 
+    /**
+     * A batch whose ElementsOf throws part-way: the batch goes to the malformed-batches side output with the reason,
+     * counted; the elements it handed over before failing are counted in the window's report; the operator goes on.
+     */
+    @Test
+    void aBatchThatCannotBeListedGoesToTheMalformedBatchesOutput() throws Exception {
+        HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector = Fixtures.builder()
+                .weight(r -> r.f2).tumbling(java.time.Duration.ofSeconds(10)).phi(0.01).capacity(200).build();
+        var listed = new ListElements();
+        io.linerate.flink.items.ElementsOf<List<Tuple3<String, Long, Integer>>, Tuple3<String, Long, Integer>> failing =
+                (batch, each) -> listed.forEach(batch, e -> {
+                    if (e.f1 == -99) { // stands for an element that cannot be read
+                        throw new IllegalStateException("corrupt batch");
+                    }
+                    each.accept(e);
+                });
+        var batchType = Types.LIST(Fixtures.TYPE);
+        try (var h = new KeyedOneInputStreamOperatorTestHarness<>(detector.batchOperator(batchType, Fixtures.TYPE,
+                Types.STRING, failing), (List<Tuple3<String, Long, Integer>> b) -> b.get(0).f0, Types.STRING)) {
+            h.open();
+            List<Tuple3<String, Long, Integer>> corrupt = List.of(Tuple3.of("a", 1L, 5), Tuple3.of("a", 2L, 3),
+                    Tuple3.of("a", -99L, 1), Tuple3.of("a", 3L, 100));
+            h.processElement(new StreamRecord<>(corrupt, 1_000));
+            h.processElement(new StreamRecord<>(List.of(Tuple3.of("a", 1L, 2)), 2_000));
+            h.processWatermark(new Watermark(Long.MAX_VALUE));
+            assertThat(h.getSideOutput(Rejected.batchTag(batchType))).singleElement()
+                    .satisfies(r -> {
+                        assertThat(r.getValue().record).isEqualTo(corrupt);
+                        assertThat(r.getValue().reason).contains("after 2 elements").contains("corrupt batch");
+                        assertThat(r.getTimestamp()).isEqualTo(1_000);
+                    });
+            var op = (HeavyHittersBatchOperator<?, ?, ?>) h.getOperator();
+            assertThat(op.malformedBatches()).isEqualTo(1);
+            assertThat(op.malformedRecords()).isZero();
+            assertThat(op.itemsProcessed()).isEqualTo(3);
+            assertThat(h.extractOutputValues()).singleElement().satisfies(report -> {
+                assertThat(report.totalWeight).isEqualTo(10);
+                assertThat(report.items).extracting(i -> i.item).containsExactlyInAnyOrder("1", "2");
+            });
+        }
+    }
+
     /** The elements of a list, by index (no iterator). */
     static final class ListElements implements io.linerate.flink.items.ElementsOf<List<Tuple3<String, Long, Integer>>,
             Tuple3<String, Long, Integer>> {
