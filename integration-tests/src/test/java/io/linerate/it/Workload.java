@@ -71,6 +71,8 @@ public enum Workload {
   public static final int PARTITIONS = 4;
   /** Packets or events per second of event time. */
   public static final int EVENT_RATE = 20_000;
+  /** Observation points of the packet traffic (scope keys 0..7; with parallelism 2, six of them share a subtask). */
+  public static final int OBSERVATION_POINTS = 8;
   /** Flows per observation point the flow meter's tables are sized for. */
   public static final int FLOW_CAPACITY = 16_384;
   public static final Duration OUT_OF_ORDERNESS = Duration.ofMillis(100);
@@ -121,6 +123,6 @@ public enum Workload {
 
   private static SyntheticTraffic.Builder packets(long units, long seed) {
     return SyntheticTraffic.builder().format(SyntheticTraffic.Format.PACKETS).seed(seed).count(units)
-        .eventRate(EVENT_RATE).flows(10_000).skew(1.1).observationPoints(8).batchSize(64);
+        .eventRate(EVENT_RATE).flows(10_000).skew(1.1).observationPoints(OBSERVATION_POINTS).batchSize(64);
   }
 }

@@ -75,6 +75,11 @@ public final class FlowMeterJob implements JobLauncher {
 
   @Override
   public void define(StreamExecutionEnvironment env, JobTopics topics) {
+    // Every operator of this job hands its output on and keeps no reference to its input after the call (the flow
+    // table copies what it needs into primitive arrays; flow records are new objects, written as JSON at once), so
+    // chained operators may pass records without Flink's defensive copy: under a flood of new flows that copy (a
+    // reflective POJO copy of every flow record) was a tenth of the operator's time.
+    env.getConfig().enableObjectReuse();
     SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, NAME,
         KafkaDecoding.packetBatches(), PacketBatchTypeInfo.INSTANCE, FlowMeterJob::batchTime, options);
     SingleOutputStreamOperator<MeteredFlow<Integer>> flows = meter.applyToBatches(batches,

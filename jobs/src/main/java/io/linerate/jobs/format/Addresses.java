@@ -17,6 +17,36 @@ public final class Addresses {
                 + (address & 0xFF);
     }
 
+    /** The longest dotted quad, {@code 255.255.255.255}: 15 characters. */
+    public static final int IPV4_MAX_TEXT = 15;
+
+    /**
+     * Writes {@code a.b.c.d} of a 32-bit network-order address as ASCII into {@code out} from index {@code at}, which
+     * must leave room for {@link #IPV4_MAX_TEXT} bytes, and returns the index after it: the text of {@link #ipv4(int)}
+     * without allocating.
+     */
+    public static int ipv4(byte[] out, int at, int address) {
+        int n = octet(out, at, address >>> 24);
+        out[n++] = '.';
+        n = octet(out, n, (address >>> 16) & 0xFF);
+        out[n++] = '.';
+        n = octet(out, n, (address >>> 8) & 0xFF);
+        out[n++] = '.';
+        return octet(out, n, address & 0xFF);
+    }
+
+    private static int octet(byte[] out, int at, int v) {
+        if (v >= 100) {
+            out[at++] = (byte) ('0' + v / 100);
+            v %= 100;
+            out[at++] = (byte) ('0' + v / 10);
+        } else if (v >= 10) {
+            out[at++] = (byte) ('0' + v / 10);
+        }
+        out[at++] = (byte) ('0' + v % 10);
+        return at;
+    }
+
     /** RFC 5952 text of the IPv6 address whose high and low 64 bits (network order) are given. */
     public static String ipv6(long high, long low) {
         if (high == 0 && (low >>> 32) == 0xFFFFL) {

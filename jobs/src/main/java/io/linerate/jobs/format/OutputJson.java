@@ -97,25 +97,7 @@ public final class OutputJson {
 
     public static <K> JsonSerialization<MeteredFlow<K>> flows(ValueWriter<? super K> scope) {
         Objects.requireNonNull(scope, "scope");
-        return new JsonSerialization<>((f, g) -> {
-            g.writeStartObject();
-            g.writeStringField("type", FLOW);
-            g.writeFieldName("scope");
-            scope.write(f.scope, g);
-            g.writeNumberField("ip_version", f.ipv6 ? 6 : 4);
-            g.writeStringField("src_addr", f.ipv6 ? Addresses.ipv6(f.srcHigh, f.srcLow) : Addresses.ipv4((int) f.srcLow));
-            g.writeStringField("dst_addr", f.ipv6 ? Addresses.ipv6(f.dstHigh, f.dstLow) : Addresses.ipv4((int) f.dstLow));
-            g.writeNumberField("src_port", f.srcPort);
-            g.writeNumberField("dst_port", f.dstPort);
-            g.writeNumberField("protocol", f.protocol);
-            g.writeNumberField("packets", f.packets);
-            g.writeNumberField("bytes", f.bytes);
-            g.writeNumberField("first_timestamp", f.firstTimestamp);
-            g.writeNumberField("last_timestamp", f.lastTimestamp);
-            g.writeNumberField("tcp_flags", f.tcpFlags);
-            g.writeStringField("export_reason", f.reason == null ? null : f.reason.name().toLowerCase(Locale.ROOT));
-            g.writeEndObject();
-        });
+        return JsonSerialization.encodedBy(new FlowRecordJson<K>(scope));
     }
 
     /** The first occurrences of the dedup job: type {@value #UNIQUE_EVENT}, the event's fields and raw JSON. */

@@ -20,8 +20,9 @@ public interface ValueWriter<T> extends Serializable {
      * text); an {@link Event} as its raw JSON; a {@link PacketBatch} as a summary object; anything else as its
      * {@code toString()} text.
      */
+    @SuppressWarnings("unchecked")
     static <T> ValueWriter<T> auto() {
-        return (value, g) -> writeAuto(value, g);
+        return (ValueWriter<T>) AutoValueWriter.INSTANCE;
     }
 
     /** Always the {@code toString()} text (null as {@code null}). */
@@ -33,37 +34,5 @@ public interface ValueWriter<T> extends Serializable {
                 g.writeString(value.toString());
             }
         };
-    }
-
-    private static void writeAuto(Object value, JsonGenerator g) throws IOException {
-        if (value == null) {
-            g.writeNull();
-        } else if (value instanceof Long || value instanceof Integer || value instanceof Short
-                || value instanceof Byte) {
-            g.writeNumber(((Number) value).longValue());
-        } else if (value instanceof Double || value instanceof Float) {
-            g.writeNumber(((Number) value).doubleValue());
-        } else if (value instanceof Boolean b) {
-            g.writeBoolean(b);
-        } else if (value instanceof String s) {
-            g.writeString(s);
-        } else if (value instanceof PacketRecord p) {
-            OutputJson.writePacket(p, g);
-        } else if (value instanceof FiveTuple t) {
-            OutputJson.writeFiveTuple(t, g);
-        } else if (value instanceof Event e) {
-            g.writeRawValue(e.json);
-        } else if (value instanceof PacketBatch b) {
-            g.writeStartObject();
-            g.writeNumberField("observation_point", b.observationPoint());
-            g.writeNumberField("packets", b.size());
-            if (!b.isEmpty()) {
-                g.writeNumberField("min_timestamp", b.minTimestamp());
-                g.writeNumberField("max_timestamp", b.maxTimestamp());
-            }
-            g.writeEndObject();
-        } else {
-            g.writeString(value.toString());
-        }
     }
 }
