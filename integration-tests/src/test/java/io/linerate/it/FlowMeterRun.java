@@ -1,5 +1,7 @@
 package io.linerate.it;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -121,17 +123,19 @@ final class FlowMeterRun {
       metric = CounterReporter.sum(run.id(), "evictions");
     }
     long t1 = System.nanoTime();
-    long records = 0;
-    long evicted = 0;
-    long packetsOut = 0;
-    for (String value : TopicReader.readAll(broker.bootstrapServers(), topics.output(), true)) {
-      JsonNode flow = JSON.readTree(value);
-      records++;
-      packetsOut += flow.get("packets").asLong();
+    // counted as read, not collected: under attack at the full scale the output is millions of records
+    long[] counts = new long[3]; // records, evicted, packets
+    TopicReader.forEachValue(broker.bootstrapServers(), topics.output(), true, value -> {
+      JsonNode flow = readTree(value);
+      counts[0]++;
+      counts[2] += flow.get("packets").asLong();
       if ("evicted".equals(flow.get("export_reason").asText())) {
-        evicted++;
+        counts[1]++;
       }
-    }
+    });
+    long records = counts[0];
+    long evicted = counts[1];
+    long packetsOut = counts[2];
     long rejected = 0;
     long deadLetters = 0;
     List<String> dlq = TopicReader.readAll(broker.bootstrapServers(), topics.deadLetter(), true);
@@ -146,6 +150,14 @@ final class FlowMeterRun {
         prefix, seconds, (System.nanoTime() - t1) / 1e9);
     return new Result(prefix, input, packets, empty, held, baseline, heap, seconds, records, evicted, packetsOut, rejected,
         deadLetters, metric);
+  }
+
+  private static JsonNode readTree(byte[] json) {
+    try {
+      return JSON.readTree(json);
+    } catch (IOException e) {
+      throw new UncheckedIOException("not a JSON flow record", e);
+    }
   }
 
   /** Another bounded run of {@code input} (already written), timed ({@link #runningToFinished}); output not read. */

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -38,6 +39,17 @@ public final class TopicReader {
   /** The values of every record of {@code topic}, partition by partition, as bytes. */
   public static List<byte[]> readAllValues(String bootstrapServers, String topic, boolean readCommitted) {
     List<byte[]> values = new ArrayList<>();
+    forEachValue(bootstrapServers, topic, readCommitted, values::add);
+    return values;
+  }
+
+  /**
+   * Hands the value of every record of {@code topic} to {@code each}, partition by partition, without keeping them
+   * (for outputs of millions of records). Fails if the end offsets are not reached, or no record arrives for
+   * {@link #DEADLINE}.
+   */
+  public static void forEachValue(String bootstrapServers, String topic, boolean readCommitted,
+      Consumer<byte[]> each) {
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
         ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted",
@@ -53,14 +65,15 @@ public final class TopicReader {
       long deadline = System.nanoTime() + DEADLINE.toNanos();
       while (!reached(consumer, end)) {
         if (System.nanoTime() > deadline) {
-          throw new AssertionError("topic " + topic + " not read to its end offsets " + end + " within " + DEADLINE);
+          throw new AssertionError("topic " + topic + " not read to its end offsets " + end + ": nothing new for "
+              + DEADLINE);
         }
         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-          values.add(record.value());
+          each.accept(record.value());
+          deadline = System.nanoTime() + DEADLINE.toNanos();
         }
       }
     }
-    return values;
   }
 
   private static boolean reached(KafkaConsumer<?, ?> consumer, Map<TopicPartition, Long> end) {
