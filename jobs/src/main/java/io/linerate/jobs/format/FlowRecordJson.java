@@ -63,22 +63,14 @@ final class FlowRecordJson<K> implements JsonSerialization.Encoder<MeteredFlow<K
             out.raw(DST_ADDR);
             out.quotedIpv4((int) f.dstLow);
         }
-        out.raw(SRC_PORT);
-        out.number(f.srcPort);
-        out.raw(DST_PORT);
-        out.number(f.dstPort);
-        out.raw(PROTOCOL);
-        out.number(f.protocol);
-        out.raw(PACKETS);
-        out.number(f.packets);
-        out.raw(BYTES);
-        out.number(f.bytes);
-        out.raw(FIRST_TIMESTAMP);
-        out.number(f.firstTimestamp);
-        out.raw(LAST_TIMESTAMP);
-        out.number(f.lastTimestamp);
-        out.raw(TCP_FLAGS);
-        out.number(f.tcpFlags);
+        out.numberField(SRC_PORT, f.srcPort);
+        out.numberField(DST_PORT, f.dstPort);
+        out.numberField(PROTOCOL, f.protocol);
+        out.numberField(PACKETS, f.packets);
+        out.numberField(BYTES, f.bytes);
+        out.numberField(FIRST_TIMESTAMP, f.firstTimestamp);
+        out.numberField(LAST_TIMESTAMP, f.lastTimestamp);
+        out.numberField(TCP_FLAGS, f.tcpFlags);
         out.raw(EXPORT_REASON);
         if (f.reason == null) {
             out.nullValue();

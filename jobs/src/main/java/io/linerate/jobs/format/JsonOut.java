@@ -59,6 +59,12 @@ final class JsonOut {
         raw(NULL);
     }
 
+    /** A pre-encoded field name (with its comma, quotes and colon) and then {@code v}, as {@link #number}. */
+    void numberField(byte[] name, long v) {
+        raw(name);
+        number(v);
+    }
+
     /** {@code v} in decimal, as Jackson writes a {@code long} (and an {@code int}). */
     void number(long v) {
         if (v == Long.MIN_VALUE) {
