@@ -1,5 +1,7 @@
 package io.linerate.jobs.format;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * Addresses as text without {@link java.net.InetAddress} (whose IPv6 text is not compressed): IPv4 as a dotted
  * quad, IPv6 in the canonical form of RFC 5952 (lowercase hex, no leading zeros, the longest run of two or more
@@ -13,8 +15,8 @@ public final class Addresses {
 
     /** {@code a.b.c.d} of a 32-bit network-order address. */
     public static String ipv4(int address) {
-        return ((address >>> 24) & 0xFF) + "." + ((address >>> 16) & 0xFF) + "." + ((address >>> 8) & 0xFF) + "."
-                + (address & 0xFF);
+        byte[] text = new byte[IPV4_MAX_TEXT];
+        return new String(text, 0, ipv4(text, 0, address), StandardCharsets.ISO_8859_1);
     }
 
     /** The longest dotted quad, {@code 255.255.255.255}: 15 characters. */
