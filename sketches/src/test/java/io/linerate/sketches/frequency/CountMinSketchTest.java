@@ -164,6 +164,52 @@ class CountMinSketchTest {
         }
     }
 
+    /**
+     * The conservative update, counter for counter, against its definition (Estan and Varghese): each of the
+     * item's d counters becomes max(counter, old estimate + weight) and no other counter changes. The item's
+     * counters are found with a plain sketch of the same shape and seed that holds only that item.
+     */
+    @Test
+    void conservativeUpdateRaisesExactlyTheItemsCountersToTheNewEstimate() {
+        for (RowIndexing indexing : RowIndexing.values()) {
+            int width = 31;
+            int depth = 4;
+            CountMinSketch cu = CountMinSketch.withShape(width, depth, 11, indexing, true);
+            long[][] model = new long[depth][width];
+            SplittableRandom random = new SplittableRandom(5);
+            for (int step = 0; step < 3_000; step++) {
+                long key = random.nextInt(400);
+                long weight = random.nextInt(5) == 0 ? 0 : 1 + random.nextInt(1_000);
+                CountMinSketch alone = CountMinSketch.withShape(width, depth, 11, indexing, false);
+                alone.update(key, 1);
+                long estimate = Long.MAX_VALUE;
+                for (int row = 0; row < depth; row++) {
+                    for (int column = 0; column < width; column++) {
+                        if (alone.counter(row, column) == 1) {
+                            estimate = Math.min(estimate, model[row][column]);
+                        }
+                    }
+                }
+                long target = estimate + weight;
+                for (int row = 0; row < depth; row++) {
+                    for (int column = 0; column < width; column++) {
+                        if (alone.counter(row, column) == 1) {
+                            model[row][column] = Math.max(model[row][column], target);
+                        }
+                    }
+                }
+                long h1 = cu.hasher().hash(key);
+                assertThat(cu.updateAndEstimate(h1, ItemHasher.h2(h1), weight)).isEqualTo(target);
+            }
+            for (int row = 0; row < depth; row++) {
+                for (int column = 0; column < width; column++) {
+                    assertThat(cu.counter(row, column)).as("%s counter (%d, %d)", indexing, row, column)
+                            .isEqualTo(model[row][column]);
+                }
+            }
+        }
+    }
+
     @Test
     void countersSaturateInsteadOfWrapping() {
         CountMinSketch s = CountMinSketch.withShape(11, 2, 1, RowIndexing.MOD_PRIME, false);
