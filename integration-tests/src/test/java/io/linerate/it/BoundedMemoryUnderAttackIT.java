@@ -34,8 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
  * traffic ({@link Workload#FLOW_METER}'s, the same number of packets and the same capacity) is the comparison.
  *
  * <p><b>The configured bound.</b> A flow table's memory is fixed at construction: {@code memoryBytes()} of a table
- * built with the job's settings ({@link #prototype}), about {@code (slots + stash + 1) · 72 + slots + stash} bytes with
- * slots ≈ 1.29·C (second chance, d = 4); about 94 bytes per flow of capacity. One table per observation point.
+ * built with the job's settings ({@link #prototype}), about {@code (slots + stash + 1) · 72 + slots + 17 · stash}
+ * bytes with slots ≈ 1.29·C (second chance, d = 4); about 94 bytes per flow of capacity. One table per observation
+ * point.
  *
  * <p><b>Checkpoint.</b> The checkpointed image of a table holds its header (configuration, counters: a few hundred
  * bytes), one state byte per slot and 72 bytes per occupied slot, so it is at most {@code memoryBytes()} plus the

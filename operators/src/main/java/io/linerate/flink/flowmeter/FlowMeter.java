@@ -197,7 +197,8 @@ public final class FlowMeter<T, K> implements Serializable {
 
     /**
      * Bytes of one table's arrays for {@code flows} capacity: (slots + stash + 1) entries of
-     * (key + 4 counters) longs, plus one state byte per slot and the layout's int arrays.
+     * (key + 4 counters) longs, plus one state byte per slot, the stash's copies of its flows' hashes and last
+     * timestamps (two longs per stash slot) and the layout's int arrays.
      */
     static long tableBytes(long flows, InsertionScheme scheme, FlowKeyFormat format, int stash) {
         long longs = entryLongs(flows, scheme, format, stash);
@@ -205,7 +206,7 @@ public final class FlowMeter<T, K> implements Serializable {
             return Long.MAX_VALUE; // no such table
         }
         long slots = longs / (format.keyLongs() + COUNTER_LONGS) - 1;
-        return longs * Long.BYTES + slots + 4L * (2 * LEVELS + 2);
+        return longs * Long.BYTES + slots + 2L * stash * Long.BYTES + 4L * (2 * LEVELS + 2);
     }
 
     /** Longs of the entry array: (sub-table slots + stash + 1 scratch) × (key + counters); MAX_VALUE if too big. */
