@@ -10,9 +10,10 @@ import java.util.Arrays;
 
 /**
  * The bytes of one JSON record written by hand: pre-encoded ASCII fragments (field names with their quotes, colons and
- * commas), decimal numbers and addresses, with a Jackson generator for a generic part ({@link ValueWriter}). For the
- * output records that come one per input item in the worst case (flow records under a flood of new flows), where
- * Jackson's per-field checks cost more than everything else the record needs. Not thread-safe: one per
+ * commas), decimal numbers and addresses, with a reused Jackson generator for generic parts ({@link ValueWriter}).
+ * Every record of a {@link JsonSerialization} is written here: by hand for the output records that come one per input
+ * item in the worst case (flow records under a flood of new flows), where Jackson's per-field checks cost more than
+ * everything else the record needs, and wholly through {@link #value} for the others. Not thread-safe: one per
  * serialization schema instance, which Flink calls from one thread.
  */
 final class JsonOut {

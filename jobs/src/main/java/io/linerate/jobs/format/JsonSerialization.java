@@ -1,9 +1,6 @@
 package io.linerate.jobs.format;
 
-import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -20,25 +17,21 @@ public final class JsonSerialization<T> implements SerializationSchema<T> {
 
     private static final long serialVersionUID = 1L;
 
-    private final ValueWriter<T> writer;
     private final Encoder<T> encoder;
-    private transient JsonFactory factory;
-    private transient ByteArrayBuilder buffer;
     private transient JsonOut out;
 
     /** Writes each record with {@code writer} through a Jackson generator. */
     public JsonSerialization(ValueWriter<T> writer) {
-        this(Objects.requireNonNull(writer, "writer"), null);
+        this(new Generic<>(Objects.requireNonNull(writer, "writer")));
     }
 
-    private JsonSerialization(ValueWriter<T> writer, Encoder<T> encoder) {
-        this.writer = writer;
+    private JsonSerialization(Encoder<T> encoder) {
         this.encoder = encoder;
     }
 
     /** Writes each record with a hand-written {@code encoder} (the records the jobs write most of). */
     static <T> JsonSerialization<T> encodedBy(Encoder<T> encoder) {
-        return new JsonSerialization<>(null, Objects.requireNonNull(encoder, "encoder"));
+        return new JsonSerialization<>(Objects.requireNonNull(encoder, "encoder"));
     }
 
     /** Writes a record's JSON text into a {@link JsonOut} by hand. */
@@ -47,42 +40,43 @@ public final class JsonSerialization<T> implements SerializationSchema<T> {
         void encode(T value, JsonOut out) throws IOException;
     }
 
+    /** The whole record through its {@link ValueWriter}, on the output's reused Jackson generator. */
+    private static final class Generic<T> implements Encoder<T> {
+        private static final long serialVersionUID = 1L;
+        private final ValueWriter<T> writer;
+
+        Generic(ValueWriter<T> writer) {
+            this.writer = writer;
+        }
+
+        @Override
+        public void encode(T value, JsonOut out) throws IOException {
+            out.value(writer, value);
+        }
+    }
+
     @Override
     public void open(InitializationContext context) {
         init();
     }
 
     private void init() {
-        if (factory == null) {
-            factory = new JsonFactory();
-            if (encoder == null) {
-                buffer = new ByteArrayBuilder(512);
-            } else {
-                // no separator between root values: the generator for generic parts writes value after value
-                out = new JsonOut(factory.setRootValueSeparator(null));
-            }
+        if (out == null) {
+            // no separator between root values: one generator writes record after record into the reset buffer
+            out = new JsonOut(new JsonFactory().setRootValueSeparator(null));
         }
     }
 
     @Override
     public byte[] serialize(T element) {
         init();
-        if (encoder != null) {
-            out.reset();
-            try {
-                encoder.encode(element, out);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot write " + element + " as JSON", e);
-            }
-            return out.toByteArray();
-        }
-        buffer.reset();
-        try (JsonGenerator g = factory.createGenerator(buffer, JsonEncoding.UTF8)) {
-            writer.write(element, g);
+        out.reset();
+        try {
+            encoder.encode(element, out);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + element + " as JSON", e);
         }
-        return buffer.toByteArray();
+        return out.toByteArray();
     }
 
     /** The JSON text of {@code element} (for tests and logs). */
