@@ -188,6 +188,19 @@ public final class FlowMeter<T, K> implements Serializable {
                 .exporter(exporter).build();
     }
 
+    /**
+     * Gives a table read from state this meter's timeouts and overflow policy, where a savepoint of a differently
+     * configured job left others: they are behaviour, not shape (restoring another capacity or seed fails instead).
+     */
+    void adopt(FlowTable table) {
+        if (table.idleTimeout() != idleTimeout || table.activeTimeout() != activeTimeout) {
+            table.setTimeouts(idleTimeout, activeTimeout);
+        }
+        if (table.overflowPolicy() != overflow) {
+            table.setOverflowPolicy(overflow);
+        }
+    }
+
     private static FlowTable.Builder tableBuilder(long capacity, InsertionScheme scheme, OverflowPolicy overflow,
                                                   FlowKeyFormat keyFormat, int stash, long seed, long idle,
                                                   long active) {

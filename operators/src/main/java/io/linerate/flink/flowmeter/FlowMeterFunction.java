@@ -2,6 +2,7 @@ package io.linerate.flink.flowmeter;
 
 import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.serializers.FlowTableSerializer;
 import io.linerate.flink.serializers.FlowTableTypeInfo;
 import io.linerate.sketches.flowtable.ExportReason;
 import io.linerate.sketches.flowtable.FlowExporter;
@@ -90,7 +91,10 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
 
     @Override
     public void open(OpenContext context) {
-        tables = getRuntimeContext().getState(new ValueStateDescriptor<>("flowTable", new FlowTableTypeInfo()));
+        // the expected shape makes a restore into a table of another capacity, scheme, key format or seed fail,
+        // naming the field; the timeouts and overflow policy are not shape: adopt() applies the current ones
+        tables = getRuntimeContext().getState(new ValueStateDescriptor<>("flowTable",
+                FlowTableSerializer.expecting(meter.newTable(null))));
         fields = new PacketFields();
         emitter = new Emitter();
         meterPacket = this::meterPacket;
@@ -126,6 +130,7 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
         table = tables.value();
         if (table != null) {
             table.setExporter(emitter); // the exporter is not state: a restored or deserialized table has none
+            meter.adopt(table);
         }
         emitter.to(ctx.getCurrentKey(), out);
         try {
@@ -223,8 +228,8 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
             p.length = meter.bytes.weightOf(packet);
             p.tcpFlags = meter.tcpFlags != null ? meter.tcpFlags.tcpFlagsOf(packet) : 0;
             return null;
-        } catch (IllegalArgumentException | NullPointerException e) {
-            return "selector failed: " + e.getMessage();
+        } catch (RuntimeException e) { // a user selector's failure is the packet's problem, not the job's
+            return "selector failed: " + e;
         }
     }
 
@@ -235,6 +240,7 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
             return; // flushed already (a tick timer left over after the end of input)
         }
         table.setExporter(emitter);
+        meter.adopt(table);
         emitter.to(ctx.getCurrentKey(), out);
         long watermark = ctx.timerService().currentWatermark();
         if (time == END_OF_INPUT) {
@@ -250,9 +256,15 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
         } else {
             long sweepAt = Math.max(time, Math.floorDiv(watermark, meter.tick) * meter.tick);
             table.advanceTime(sweepAt, table.slots());
-            if (table.size() > 0) {
-                ctx.timerService().registerEventTimeTimer(sweepAt + meter.tick);
+            if (table.size() == 0) {
+                // every flow exported: free the scope's state (a quiet scope would otherwise keep a full-capacity
+                // table); its next packet creates a new table, and the end-of-input timer finds none
+                observe(table);
+                tables.clear();
+                ctx.timerService().deleteEventTimeTimer(END_OF_INPUT);
+                return;
             }
+            ctx.timerService().registerEventTimeTimer(sweepAt + meter.tick);
         }
         tables.update(table);
         observe(table);

@@ -75,10 +75,42 @@ class FlowMeterHarnessTest {
 
             h.processWatermark(12_000); // idle for exactly idleTimeout: exported by the timer's sweep
             assertThat(drain(h)).containsExactly(flow("a", 1, 3, 600, 0, 2_000, 0x13, ExportReason.IDLE_TIMEOUT));
-            assertThat(h.numEventTimeTimers()).isEqualTo(1); // empty table: only the end-of-input timer
+            // the sweep emptied the table: the quiet scope's state and timers are freed, not kept at full capacity
+            assertThat(h.numKeyedStateEntries()).isZero();
+            assertThat(h.numEventTimeTimers()).isZero();
             assertThat(metrics.count("flowsIdleTimeout")).isEqualTo(1);
             assertThat(metrics.count("itemsProcessed")).isEqualTo(3);
             assertThat(metrics.gaugeValue("activeFlows")).isEqualTo(0);
+
+            send(h, new Packet("a", 1, 0x02, 100, 30_000)); // the scope's next packet starts a new table
+            assertThat(h.numKeyedStateEntries()).isEqualTo(1);
+            h.processWatermark(Long.MAX_VALUE);
+            assertThat(drain(h)).containsExactly(flow("a", 1, 1, 100, 30_000, 30_000, 0x02, ExportReason.FLUSHED));
+            assertThat(h.numKeyedStateEntries()).isZero();
+            assertThat(h.numEventTimeTimers()).isZero();
+        }
+    }
+
+    @Test
+    void aSelectorThatThrowsAnyRuntimeExceptionRejectsThePacketNotTheJob() throws Exception {
+        FlowMeter<Packet, String> meter = Packets.meter().capacity(64)
+                .bytes(p -> Math.multiplyExact(p.length, 1L << 40)) // user arithmetic that can overflow
+                .build();
+        Harnesses.Metrics metrics = new Harnesses.Metrics();
+        try (var h = Harnesses.open(meter, null, 1, 0, metrics)) {
+            h.open();
+            Packet good = new Packet("a", 1, 0, 100, 1_000);
+            Packet huge = new Packet("a", 2, 0, 1L << 30, 1_000);
+            send(h, good);
+            send(h, huge);
+            h.processWatermark(Long.MAX_VALUE);
+            List<Rejected<Packet>> rejected = h.getSideOutput(meter.malformedTag(PACKET)).stream()
+                    .map(StreamRecord::getValue).collect(Collectors.toList());
+            assertThat(rejected).extracting(r -> r.record).containsExactly(huge);
+            assertThat(rejected.get(0).reason).contains("selector failed", "ArithmeticException", "long overflow");
+            assertThat(metrics.count("malformedRecords")).isEqualTo(1);
+            assertThat(h.extractOutputValues()).containsExactly(
+                    flow("a", 1, 1, 100L << 40, 1_000, 1_000, 0, ExportReason.FLUSHED));
         }
     }
 

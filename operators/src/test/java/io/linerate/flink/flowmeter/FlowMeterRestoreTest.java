@@ -2,8 +2,10 @@ package io.linerate.flink.flowmeter;
 
 import static io.linerate.flink.flowmeter.Harnesses.MAX_PARALLELISM;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.flink.flowmeter.Packets.Packet;
+import io.linerate.sketches.flowtable.ExportReason;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,6 +18,7 @@ import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -154,6 +157,46 @@ class FlowMeterRestoreTest {
         assertThat(got).isEqualTo(expected);
         assertThat(got.values().stream().flatMap(List::stream).mapToLong(f -> f.packets).sum())
                 .isEqualTo(PACKETS.size());
+    }
+
+    @Test
+    void restoredScopesTakeTheTimeoutsTheJobIsNowConfiguredWith() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = Harnesses.open(Packets.meter().capacity(64).idleTimeout(Duration.ofSeconds(60)).build(), null,
+                1, 0, null)) {
+            h.open();
+            Harnesses.send(h, new Packet("a", 1, 0, 100, 1_000));
+            snapshot = h.snapshot(1, 1_000);
+            assertThat(h.extractOutputValues()).isEmpty();
+        }
+        try (var h = Harnesses.open(Packets.meter().capacity(64).idleTimeout(Duration.ofSeconds(1)).build(), null,
+                1, 0, null)) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processWatermark(20_000); // idle for 19 s: past the new 1 s timeout, not the old 60 s
+            assertThat(h.extractOutputValues()).singleElement().satisfies(f -> {
+                assertThat(f.reason).isEqualTo(ExportReason.IDLE_TIMEOUT);
+                assertThat(f.packets).isEqualTo(1);
+            });
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"heap", "rocksdb"})
+    void restoringIntoATableOfAnotherCapacityFailsNamingTheField(String backend) throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = Harnesses.open(Packets.meter().capacity(64).build(), backend(backend), 1, 0, null)) {
+            h.open();
+            Harnesses.send(h, new Packet("a", 1, 0, 100, 1_000));
+            snapshot = h.snapshot(1, 1_000);
+        }
+        try (var h = Harnesses.open(Packets.meter().capacity(128).build(), backend(backend), 1, 0, null)) {
+            h.initializeState(snapshot);
+            assertThatThrownBy(() -> {
+                h.open();
+                Harnesses.send(h, new Packet("a", 1, 0, 100, 2_000)); // RocksDB checks on first access
+            }).hasStackTraceContaining("capacity");
+        }
     }
 
     private static int owner(String scope, int parallelism) {

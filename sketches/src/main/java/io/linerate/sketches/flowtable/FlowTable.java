@@ -56,10 +56,10 @@ public final class FlowTable {
     private final int keyLongs;
     private final int stride;
     private final int userSlots;
-    private final long idleTimeout;
-    private final long activeTimeout;
+    private long idleTimeout; // not final: a restored table takes its operator's current timeouts (setTimeouts)
+    private long activeTimeout;
     private final int sweepPerUpdate;
-    private final OverflowPolicy policy;
+    private OverflowPolicy policy; // not final, as the timeouts: see setOverflowPolicy
     private FlowExporter exporter; // not state: not in the image, re-attached after a restore
     private final MultilevelTable table;
     private final TypeSummary summary;
@@ -870,6 +870,28 @@ public final class FlowTable {
 
     public long activeTimeout() {
         return activeTimeout;
+    }
+
+    /**
+     * Changes both timeouts (same limits as {@link Builder#idleTimeout} and {@link Builder#activeTimeout}). Sound
+     * at any time: the timeouts only decide when flows are exported, never where they are stored, so a table
+     * restored from state can take the timeouts its operator is now configured with. Flows already past the new
+     * timeouts are exported by the next sweep.
+     */
+    public void setTimeouts(long idleTimeout, long activeTimeout) {
+        long idle = Builder.positiveTimeout("idleTimeout", idleTimeout);
+        long active = Builder.positiveTimeout("activeTimeout", activeTimeout);
+        this.idleTimeout = idle;
+        this.activeTimeout = active;
+    }
+
+    public OverflowPolicy overflowPolicy() {
+        return policy;
+    }
+
+    /** Changes the overflow policy; sound at any time, like {@link #setTimeouts}: it only decides future evictions. */
+    public void setOverflowPolicy(OverflowPolicy policy) {
+        this.policy = java.util.Objects.requireNonNull(policy, "overflowPolicy");
     }
 
     public long seed() {
