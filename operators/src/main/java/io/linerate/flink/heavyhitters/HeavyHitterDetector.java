@@ -329,16 +329,20 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
             return this;
         }
 
-        /** Alert once per item per window when its estimate reaches {@code weight} (> 0). */
+        /**
+         * Alert once per item per sub-window (the window when tumbling, each slide interval when sliding) when its
+         * estimate reaches {@code weight} (> 0).
+         */
         public Builder<T, K> alertAtWeight(long weight) {
             this.alertWeight = weight;
             return this;
         }
 
         /**
-         * Alert once per item per window when its estimate reaches {@code fraction} (in (0, 1]) of the window's
-         * weight so far, once that weight is at least {@code minWindowWeight} (≥ 0; avoids alerting on the first
-         * records of a window, where every item is a large fraction).
+         * Alert once per item per sub-window (the window when tumbling, each slide interval when sliding) when its
+         * estimate reaches {@code fraction} (in (0, 1]) of the sub-window's weight so far, once that weight is at
+         * least {@code minWindowWeight} (≥ 0; avoids alerting on the first records of a window, where every item is
+         * a large fraction).
          */
         public Builder<T, K> alertAtFraction(double fraction, long minWindowWeight) {
             this.alertFraction = fraction;
