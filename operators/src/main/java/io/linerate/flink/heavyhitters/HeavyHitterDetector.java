@@ -342,7 +342,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
          * Alert once per item per sub-window (the window when tumbling, each slide interval when sliding) when its
          * estimate reaches {@code fraction} (in (0, 1]) of the sub-window's weight so far, once that weight is at
          * least {@code minWindowWeight} (≥ 0; avoids alerting on the first records of a window, where every item is
-         * a large fraction).
+         * a large fraction). A sub-window of weight 0 never alerts.
          */
         public Builder<T, K> alertAtFraction(double fraction, long minWindowWeight) {
             this.alertFraction = fraction;

@@ -232,10 +232,17 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         return batchRing;
     }
 
-    /** Alerts once per item per sub-window when the item's estimate right after this record crosses a threshold. */
+    /**
+     * Alerts once per item per sub-window when the item's estimate right after this record crosses a threshold;
+     * never while the sub-window or the item weighs 0 (a fraction of nothing is not a heavy hitter: with
+     * {@code minWindowWeight} 0, {@code 0 ≥ fraction · 0} would hold and use up the item's one alert).
+     */
     private void checkAlert(WindowRing ring, int slot, HeavyHitters tracker, T element, long ts) {
         long estimate = tracker.lastEstimate();
         long n = tracker.totalWeight();
+        if (n == 0 || estimate == 0) {
+            return;
+        }
         long threshold;
         String kind;
         if (spec.alertWeight > 0 && estimate >= spec.alertWeight) {
