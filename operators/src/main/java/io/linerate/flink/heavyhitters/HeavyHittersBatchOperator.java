@@ -70,6 +70,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private transient Counter lateRecords;
     private transient Counter reportsEmitted;
     private transient Counter alertsEmitted;
+    private transient Counter alertsSuppressed;
     /** State bytes of the key last opened or reported (the {@code stateBytesPerKey} gauge). */
     private transient long stateBytes;
 
@@ -112,6 +113,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         lateRecords = getMetricGroup().counter("lateRecords");
         reportsEmitted = getMetricGroup().counter("reportsEmitted");
         alertsEmitted = getMetricGroup().counter("alertsEmitted");
+        alertsSuppressed = getMetricGroup().counter("alertsSuppressed");
         getMetricGroup().gauge("stateBytesPerKey", () -> stateBytes);
         each = this::element;
         lateRecord = new StreamRecord<>(null);
@@ -254,7 +256,11 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         } else {
             return;
         }
-        if (!ring.markAlerted(slot, tracker.lastItemHash(), spec.capacity)) {
+        WindowRing.Mark mark = ring.markAlerted(slot, tracker.lastItemHash(), spec.capacity);
+        if (mark != WindowRing.Mark.ADDED) {
+            if (mark == WindowRing.Mark.SET_FULL) {
+                alertsSuppressed.inc();
+            }
             return;
         }
         HeavyHitterAlert<K> alert = new HeavyHitterAlert<>();
@@ -404,6 +410,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
 
     long alertsEmitted() {
         return alertsEmitted.getCount();
+    }
+
+    long alertsSuppressed() {
+        return alertsSuppressed.getCount();
     }
 
     long stateBytesPerKey() {

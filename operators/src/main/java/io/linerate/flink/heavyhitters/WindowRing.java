@@ -85,12 +85,17 @@ public final class WindowRing {
         return trackers[slot];
     }
 
-    /** Records that {@code hash}'s item was alerted in {@code slot}; false if it already was or the set is full. */
-    boolean markAlerted(int slot, long hash, int limit) {
+    /** What {@link #markAlerted} did. */
+    enum Mark { ADDED, ALREADY_ALERTED, SET_FULL }
+
+    /** Records that {@code hash}'s item was alerted in {@code slot}, unless it already was or {@code limit} were. */
+    Mark markAlerted(int slot, long hash, int limit) {
         if (alerted[slot] == null) {
             alerted[slot] = new AlertedItems();
+        } else if (alerted[slot].contains(hash)) {
+            return Mark.ALREADY_ALERTED;
         }
-        return alerted[slot].add(hash, limit);
+        return alerted[slot].add(hash, limit) ? Mark.ADDED : Mark.SET_FULL;
     }
 
     boolean isEmpty() {

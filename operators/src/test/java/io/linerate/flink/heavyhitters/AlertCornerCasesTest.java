@@ -10,7 +10,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
-/** Alerts at the edges: a sub-window that weighs nothing. */
+/** Alerts at the edges: a sub-window that weighs nothing, and an alerted set that is full. */
 class AlertCornerCasesTest {
 
     private static List<String> alerts(KeyedOneInputStreamOperatorTestHarness<String, Tuple3<String, Long, Integer>,
@@ -38,6 +38,33 @@ class AlertCornerCasesTest {
             h.processElement(new StreamRecord<>(Tuple3.of("a", 2L, 0), 250)); // 0 < 5
             assertThat(alerts(h)).containsExactly("1@200:10/10≥5");
             assertThat(((HeavyHittersOperator<?, ?>) h.getOperator()).alertsEmitted()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * The alerted set holds at most m items per sub-window (m = capacity 3 here): further items due an alert are
+     * counted in alertsSuppressed, once per record (the set cannot remember them); an item already alerted is not.
+     */
+    @Test
+    void alertsOverThePerSubWindowLimitAreCounted() throws Exception {
+        HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector = Fixtures.builder()
+                .tumbling(Duration.ofSeconds(1)).topK(1).phi(0.5).capacity(3).alertAtWeight(1).build();
+        try (var h = Fixtures.harness(detector, 1, 0)) {
+            h.open();
+            var op = (HeavyHittersOperator<?, ?>) h.getOperator();
+            for (long item = 1; item <= 5; item++) {
+                h.processElement(new StreamRecord<>(Tuple3.of("a", item, 1), 10 * item));
+            }
+            assertThat(alerts(h)).extracting(a -> a.substring(0, a.indexOf(':')))
+                    .containsExactly("1@10", "2@20", "3@30");
+            assertThat(op.alertsSuppressed()).isEqualTo(2); // items 4 and 5
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 4L, 1), 60));
+            assertThat(op.alertsSuppressed()).isEqualTo(3);
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 1L, 1), 70)); // alerted already: not suppressed
+            assertThat(op.alertsSuppressed()).isEqualTo(3);
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 5L, 1), 1010)); // next window: a fresh set
+            assertThat(op.alertsEmitted()).isEqualTo(4);
+            assertThat(op.alertsSuppressed()).isEqualTo(3);
         }
     }
 }
