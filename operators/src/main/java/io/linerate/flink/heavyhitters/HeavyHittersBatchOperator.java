@@ -40,7 +40,8 @@ import org.apache.flink.util.OutputTag;
  * changed). Per element: its event time (the detector's {@code timestamps} or the batch record's timestamp), the
  * late check, one tracker update (the selector hashes the item once); no allocation beyond the user's selectors.
  * Elements whose first window has been reported go to the late side output; elements without a timestamp, with a
- * negative weight or an item the selector rejects go to the malformed output. A batch record whose
+ * negative weight or an item the selector rejects go to the malformed output, and so do elements that would open a
+ * sub-window beyond {@code maxOpenSubWindows} (counted in {@code subWindowLimitRecords}). A batch record whose
  * {@link ElementsOf} itself throws goes to {@link Rejected#batchTag} (counted in {@code malformedBatches}); the
  * elements it handed over before failing stay counted.
  *
@@ -68,6 +69,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private transient Counter malformedRecords;
     private transient Counter malformedBatches;
     private transient Counter lateRecords;
+    private transient Counter subWindowLimitRecords;
     private transient Counter reportsEmitted;
     private transient Counter alertsEmitted;
     private transient Counter alertsSuppressed;
@@ -111,6 +113,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         malformedRecords = getMetricGroup().counter("malformedRecords");
         malformedBatches = getMetricGroup().counter("malformedBatches");
         lateRecords = getMetricGroup().counter("lateRecords");
+        subWindowLimitRecords = getMetricGroup().counter("subWindowLimitRecords");
         reportsEmitted = getMetricGroup().counter("reportsEmitted");
         alertsEmitted = getMetricGroup().counter("alertsEmitted");
         alertsSuppressed = getMetricGroup().counter("alertsSuppressed");
@@ -196,6 +199,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         int slot = ring.find(sub);
         boolean opened = slot < 0;
         if (opened) {
+            if (!ring.canOpen(spec.maxOpenSubWindows)) {
+                rejectOverLimit(element, ts, sub, ring.slots());
+                return;
+            }
             slot = ring.open(sub, spec.newTracker());
         }
         HeavyHitters tracker = ring.tracker(slot);
@@ -256,7 +263,9 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         } else {
             return;
         }
-        WindowRing.Mark mark = ring.markAlerted(slot, tracker.lastItemHash(), spec.capacity);
+        // the slot's own tracker bounds its alerted set (the serializer's limit), even for a ring restored from a
+        // configuration of another capacity
+        WindowRing.Mark mark = ring.markAlerted(slot, tracker.lastItemHash(), WindowRingSerializer.capacityOf(tracker));
         if (mark != WindowRing.Mark.ADDED) {
             if (mark == WindowRing.Mark.SET_FULL) {
                 alertsSuppressed.inc();
@@ -280,6 +289,16 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     @SuppressWarnings("unchecked")
     private K currentKey() {
         return (K) getCurrentKey();
+    }
+
+    /** Sends {@code element}, which would open one sub-window too many, to the malformed output. */
+    private void rejectOverLimit(T element, long ts, long sub, int open) {
+        subWindowLimitRecords.inc();
+        long start = sub * spec.slideMillis;
+        String reason = "sub-window [" + start + ", " + (start + spec.slideMillis) + ") of event time " + ts
+                + " would be open sub-window " + (open + 1) + " of this key, over maxOpenSubWindows "
+                + spec.maxOpenSubWindows + " (watermark " + watermark + ")";
+        output.collect(malformedTag, new StreamRecord<>(new Rejected<>(element, reason), ts));
     }
 
     /** Sends {@code element} to the malformed output (a rare path: it allocates the {@code Rejected}). */
@@ -410,6 +429,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
 
     long alertsEmitted() {
         return alertsEmitted.getCount();
+    }
+
+    long subWindowLimitRecords() {
+        return subWindowLimitRecords.getCount();
     }
 
     long alertsSuppressed() {

@@ -11,7 +11,7 @@ import java.util.Arrays;
  *
  * <p>The ring starts with {@code n} slots; a slot is freed when the last window containing its sub-window has been
  * reported. It grows by one slot only if records run more than a window ahead of the watermark (more than
- * {@code n} sub-windows unreported at once).
+ * {@code n} sub-windows unreported at once), and never beyond the limit the operator passes to {@link #canOpen}.
  */
 public final class WindowRing {
 
@@ -45,7 +45,20 @@ public final class WindowRing {
         return -1;
     }
 
-    /** Opens a slot for sub-window {@code sub} holding {@code tracker}; returns the slot. */
+    /** Whether a sub-window can be opened without the ring growing beyond {@code maxSlots}. */
+    boolean canOpen(int maxSlots) {
+        if (subWindows.length < maxSlots) {
+            return true;
+        }
+        for (long s : subWindows) {
+            if (s == FREE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Opens a slot for sub-window {@code sub} holding {@code tracker} (growing by one if none is free). */
     int open(long sub, HeavyHitters tracker) {
         int slot = -1;
         for (int i = 0; i < subWindows.length && slot < 0; i++) {

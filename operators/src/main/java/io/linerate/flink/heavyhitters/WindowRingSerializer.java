@@ -17,6 +17,12 @@ import org.apache.flink.core.memory.DataOutputView;
  * Format v1: byte version, int slot count, then per slot a long sub-window index ({@code Long.MIN_VALUE} = free)
  * and, for an open slot, a tracker tag byte (0 Space-Saving, 1 CM-heap), the tracker as its serializer writes it
  * (int length + versioned image) and the alerted item hashes (int count, longs).
+ *
+ * <p>Reading checks the slot count against [1, {@value #MAX_SLOTS}] and each slot's alerted count against its
+ * tracker's capacity; a mismatch is an {@link IOException} naming the field. Writing refuses a ring the reader would
+ * reject (more than {@value #MAX_SLOTS} slots, more alerted items than a tracker's capacity), so a checkpoint never
+ * holds state that cannot be restored; the operator never builds one ({@code maxOpenSubWindows} ≤
+ * {@value #MAX_SLOTS}).
  */
 public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
 
@@ -24,7 +30,7 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
     private static final byte VERSION = 1;
     private static final byte SPACE_SAVING = 0;
     private static final byte COUNT_MIN_HEAP = 1;
-    /** Bounds a corrupt slot count before anything is allocated. */
+    /** The most slots a ring may have: bounds a corrupt slot count before anything is allocated. */
     static final int MAX_SLOTS = 1 << 16;
 
     public static final WindowRingSerializer INSTANCE = new WindowRingSerializer();
@@ -76,6 +82,10 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
 
     @Override
     public void serialize(WindowRing ring, DataOutputView out) throws IOException {
+        if (ring.slots() < 1 || ring.slots() > MAX_SLOTS) {
+            throw new IOException("WindowRing: slot count " + ring.slots() + " outside [1, " + MAX_SLOTS
+                    + "], a ring the reader would reject");
+        }
         WRITES.increment();
         out.writeByte(VERSION);
         out.writeInt(ring.slots());
@@ -94,6 +104,10 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
                 CountMinHeapSerializer.INSTANCE.serialize((CountMinHeap) t, out);
             }
             long[] alerted = ring.alerted[i] == null ? new long[0] : ring.alerted[i].toArray();
+            if (alerted.length > capacityOf(t)) {
+                throw new IOException("WindowRing: slot " + i + " has " + alerted.length + " alerted items, more than"
+                        + " its tracker's capacity " + capacityOf(t) + ", a ring the reader would reject");
+            }
             out.writeInt(alerted.length);
             for (long h : alerted) {
                 out.writeLong(h);

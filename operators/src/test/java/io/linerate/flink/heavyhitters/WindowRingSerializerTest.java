@@ -14,7 +14,10 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
-/** The per-key ring's serializer: round trip, deep copy, snapshot compatibility, corrupt input. */
+/**
+ * The per-key ring's serializer: round trip, deep copy, snapshot compatibility, corrupt input, and no ring written
+ * that the reader would reject.
+ */
 class WindowRingSerializerTest {
 
     private static WindowRing sample() {
@@ -89,5 +92,26 @@ class WindowRingSerializerTest {
         byte[] truncated = java.util.Arrays.copyOf(good, good.length - 5);
         assertThatThrownBy(() -> WindowRingSerializer.INSTANCE.deserialize(new DataInputDeserializer(truncated)))
                 .isInstanceOf(IOException.class);
+    }
+
+    /** The reader refuses over MAX_SLOTS slots or more alerted items than a tracker's capacity; so does the writer. */
+    @Test
+    void serializeRefusesARingTheReaderWouldReject() throws IOException {
+        WindowRing largest = new WindowRing(WindowRingSerializer.MAX_SLOTS);
+        largest.open(5, SpaceSaving.withCapacity(KeyKind.longs(), 4, 1));
+        assertThat(WindowRingSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes(largest))).slots())
+                .isEqualTo(WindowRingSerializer.MAX_SLOTS);
+        WindowRing tooMany = new WindowRing(WindowRingSerializer.MAX_SLOTS + 1);
+        tooMany.open(5, SpaceSaving.withCapacity(KeyKind.longs(), 4, 1));
+        assertThatThrownBy(() -> bytes(tooMany)).isInstanceOf(IOException.class)
+                .hasMessageContaining("slot count 65537 outside [1, 65536]");
+
+        WindowRing overAlerted = new WindowRing(1);
+        int slot = overAlerted.open(5, SpaceSaving.withCapacity(KeyKind.longs(), 2, 1));
+        for (long h = 1; h <= 3; h++) {
+            assertThat(overAlerted.markAlerted(slot, h, 10)).isEqualTo(WindowRing.Mark.ADDED);
+        }
+        assertThatThrownBy(() -> bytes(overAlerted)).isInstanceOf(IOException.class)
+                .hasMessageContaining("3 alerted items, more than its tracker's capacity 2");
     }
 }
