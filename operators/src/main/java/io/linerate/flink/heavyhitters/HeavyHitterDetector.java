@@ -192,6 +192,13 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         return alertWeight > 0 || alertFraction > 0;
     }
 
+    /** What restored state must agree on with this configuration (recorded in the state's serializer snapshot). */
+    WindowShape shape() {
+        boolean cm = tracker == TrackerKind.COUNT_MIN_HEAP;
+        return new WindowShape(slideMillis, subWindows, tracker.name(), capacity, cm ? cmWidth : 0, cm ? cmDepth : 0,
+                item.keyKind().toString(), seed);
+    }
+
     public int capacity() {
         return capacity;
     }

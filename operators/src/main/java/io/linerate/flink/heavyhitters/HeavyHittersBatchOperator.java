@@ -103,7 +103,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     public void open() throws Exception {
         super.open();
         state = getKeyedStateStore().getState(new ValueStateDescriptor<>("heavy-hitter-windows",
-                new WindowRingTypeInfo()));
+                new WindowRingTypeInfo(spec.shape())));
         timers = getInternalTimerService("heavy-hitter-window-ends", VoidNamespaceSerializer.INSTANCE, this);
         lateTag = HeavyHitterDetector.lateTag(elementType);
         malformedTag = HeavyHitterDetector.malformedTag(elementType);
