@@ -128,6 +128,9 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
      * item of {@code items}, selected by {@code queryItem} (the same kind of selector as the item selector).
      * {@code items} are shipped with the job, so they must be serializable. {@code keyType} is the key type of the
      * keyed stream ({@code KeyedStream.getKeyType()}), {@code itemType} the type of the listed items.
+     *
+     * @throws IllegalArgumentException when the job is built, if an item is null or {@code queryItem} rejects it
+     *     (each item is hashed once here, as each window firing will), naming the item's index
      */
     public <K, Q, W extends Window> SingleOutputStreamOperator<WindowEstimate<K, Q>> estimatesOf(
             WindowedStream<T, K, W> windowed, TypeInformation<K> keyType, ItemSelector<Q> queryItem, List<Q> items,
@@ -139,8 +142,26 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
         if (items == null || items.isEmpty()) {
             throw new IllegalArgumentException("items must list at least one item, got " + items);
         }
+        checkWatchList(queryItem, items);
         return windowed.aggregate(this, new WindowEstimates<K, Q, W>(queryItem, items), accumulatorType(),
                 resultType(), WindowEstimate.typeInfo(keyType, itemType)).name("Count-Min watch list per window");
+    }
+
+    /** Hashes every watched item once, so that one the selector rejects fails now, not at a window firing. */
+    private <Q> void checkWatchList(ItemSelector<Q> queryItem, List<Q> items) {
+        ItemHasher hasher = ItemHasher.seeded(sizing.seed());
+        for (int i = 0; i < items.size(); i++) {
+            Q watched = items.get(i);
+            if (watched == null) {
+                throw new IllegalArgumentException("items[" + i + "] is null");
+            }
+            try {
+                queryItem.hash(hasher, watched);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("items[" + i + "] (" + watched + ") is rejected by queryItem: "
+                        + e.getMessage(), e);
+            }
+        }
     }
 
     /**

@@ -50,6 +50,13 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
     public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(1);
     /** Largest number of sub-windows per window (window / slide). */
     public static final int MAX_SUB_WINDOWS = 1024;
+    /**
+     * Sub-windows a key may hold open beyond its window's n, by default: max(n, this). The default
+     * {@code maxOpenSubWindows} is n + max(n, {@value}).
+     */
+    public static final int DEFAULT_OPEN_AHEAD = 64;
+    /** Largest {@code maxOpenSubWindows}: the most slots a key's ring may have (what its serializer reads back). */
+    public static final int MAX_OPEN_SUB_WINDOWS = WindowRingSerializer.MAX_SLOTS;
     /** Default depth of the CM-heap's sketch. */
     public static final int DEFAULT_CM_DEPTH = 4;
     /** Name of the late-records side output. */
@@ -65,6 +72,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
     final long windowMillis;
     final long slideMillis;
     final int subWindows;
+    final int maxOpenSubWindows;
     final int k;
     final double phi;
     final TrackerKind tracker;
@@ -76,7 +84,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
     final double alertFraction;
     final long alertMinWeight;
 
-    private HeavyHitterDetector(Builder<T, K> b, int capacity, int cmWidth) {
+    private HeavyHitterDetector(Builder<T, K> b, int capacity, int cmWidth, int maxOpenSubWindows) {
         this.scope = b.scope;
         this.item = b.item;
         this.weight = b.weight;
@@ -84,6 +92,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         this.windowMillis = b.window.toMillis();
         this.slideMillis = b.slide.toMillis();
         this.subWindows = (int) (windowMillis / slideMillis);
+        this.maxOpenSubWindows = maxOpenSubWindows;
         this.k = b.k;
         this.phi = b.phi;
         this.tracker = b.tracker;
@@ -164,7 +173,10 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         return new OutputTag<>(ALERT_OUTPUT, HeavyHitterAlert.typeInfo(keyType));
     }
 
-    /** Side output of malformed records (the one every linerate operator shares). */
+    /**
+     * Side output of malformed records (the one every linerate operator shares), and of records that would open a
+     * sub-window beyond {@link Builder#maxOpenSubWindows}.
+     */
     public static <T> OutputTag<Rejected<T>> malformedTag(TypeInformation<T> inputType) {
         return Rejected.tag(inputType);
     }
@@ -178,6 +190,13 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
 
     boolean alerts() {
         return alertWeight > 0 || alertFraction > 0;
+    }
+
+    /** What restored state must agree on with this configuration (recorded in the state's serializer snapshot). */
+    WindowShape shape() {
+        boolean cm = tracker == TrackerKind.COUNT_MIN_HEAP;
+        return new WindowShape(slideMillis, subWindows, tracker.name(), capacity, cm ? cmWidth : 0, cm ? cmDepth : 0,
+                item.keyKind().toString(), seed);
     }
 
     public int capacity() {
@@ -196,6 +215,11 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         return subWindows;
     }
 
+    /** The most sub-windows a key holds open at once (its ring's slots); see {@link Builder#maxOpenSubWindows}. */
+    public int maxOpenSubWindows() {
+        return maxOpenSubWindows;
+    }
+
     public int k() {
         return k;
     }
@@ -208,7 +232,10 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         return tracker;
     }
 
-    /** Bytes of one sub-window's tracker; a key holds at most {@code subWindows} of them (plus any early ones). */
+    /**
+     * Bytes of one sub-window's tracker; a key holds {@code subWindows} of them while records keep within a window
+     * of the watermark, at most {@code maxOpenSubWindows}.
+     */
     public long trackerBytes() {
         return newTracker().memoryBytes();
     }
@@ -239,6 +266,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         private long alertWeight;
         private double alertFraction;
         private long alertMinWeight;
+        private Integer maxOpenSubWindows;
 
         private Builder(KeySelector<T, K> scope, ItemSelector<T> item) {
             this.scope = scope;
@@ -329,20 +357,37 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
             return this;
         }
 
-        /** Alert once per item per window when its estimate reaches {@code weight} (> 0). */
+        /**
+         * Alert once per item per sub-window (the window when tumbling, each slide interval when sliding) when its
+         * estimate reaches {@code weight} (> 0).
+         */
         public Builder<T, K> alertAtWeight(long weight) {
             this.alertWeight = weight;
             return this;
         }
 
         /**
-         * Alert once per item per window when its estimate reaches {@code fraction} (in (0, 1]) of the window's
-         * weight so far, once that weight is at least {@code minWindowWeight} (≥ 0; avoids alerting on the first
-         * records of a window, where every item is a large fraction).
+         * Alert once per item per sub-window (the window when tumbling, each slide interval when sliding) when its
+         * estimate reaches {@code fraction} (in (0, 1]) of the sub-window's weight so far, once that weight is at
+         * least {@code minWindowWeight} (≥ 0; avoids alerting on the first records of a window, where every item is
+         * a large fraction). A sub-window of weight 0 never alerts.
          */
         public Builder<T, K> alertAtFraction(double fraction, long minWindowWeight) {
             this.alertFraction = fraction;
             this.alertMinWeight = minWindowWeight;
+            return this;
+        }
+
+        /**
+         * The most sub-windows a key may hold open at once, in [n, {@value #MAX_OPEN_SUB_WINDOWS}] where n =
+         * windowSize / slide; default n + max(n, {@value #DEFAULT_OPEN_AHEAD}). A key holds n while its records keep
+         * within a window of the watermark; a record running further ahead opens one more, each with its tracker and
+         * timer. A record that would open one beyond this limit goes to the malformed output
+         * ({@link Rejected#tag}) with the reason, counted in {@code subWindowLimitRecords}: it bounds the state and
+         * timers of a key whose timestamps run far ahead of the watermark (another time unit, a stalled watermark).
+         */
+        public Builder<T, K> maxOpenSubWindows(int maxOpenSubWindows) {
+            this.maxOpenSubWindows = maxOpenSubWindows;
             return this;
         }
 
@@ -363,6 +408,13 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
             if (windowMs / slideMs > MAX_SUB_WINDOWS) {
                 throw new IllegalArgumentException("windowSize / slide must be ≤ " + MAX_SUB_WINDOWS + ", got "
                         + windowMs / slideMs);
+            }
+            int n = (int) (windowMs / slideMs);
+            int maxOpen = maxOpenSubWindows != null ? maxOpenSubWindows
+                    : Math.min(MAX_OPEN_SUB_WINDOWS, n + Math.max(n, DEFAULT_OPEN_AHEAD));
+            if (maxOpen < n || maxOpen > MAX_OPEN_SUB_WINDOWS) {
+                throw new IllegalArgumentException("maxOpenSubWindows must be in [windowSize / slide, "
+                        + MAX_OPEN_SUB_WINDOWS + "] = [" + n + ", " + MAX_OPEN_SUB_WINDOWS + "], got " + maxOpen);
             }
             if (k <= 0) {
                 throw new IllegalArgumentException("k must be > 0, got " + k);
@@ -410,7 +462,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
             if (memoryBudget != null && tracker == TrackerKind.COUNT_MIN_HEAP) {
                 width = cmWidth; // the budget chose the sketch's shape
             }
-            HeavyHitterDetector<T, K> built = new HeavyHitterDetector<>(this, m, width);
+            HeavyHitterDetector<T, K> built = new HeavyHitterDetector<>(this, m, width, maxOpen);
             built.newTracker(); // the sketch's own limits (width × depth) fail here, at build time
             return built;
         }

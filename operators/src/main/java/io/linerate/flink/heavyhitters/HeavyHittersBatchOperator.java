@@ -40,7 +40,8 @@ import org.apache.flink.util.OutputTag;
  * changed). Per element: its event time (the detector's {@code timestamps} or the batch record's timestamp), the
  * late check, one tracker update (the selector hashes the item once); no allocation beyond the user's selectors.
  * Elements whose first window has been reported go to the late side output; elements without a timestamp, with a
- * negative weight or an item the selector rejects go to the malformed output. A batch record whose
+ * negative weight or an item the selector rejects go to the malformed output, and so do elements that would open a
+ * sub-window beyond {@code maxOpenSubWindows} (counted in {@code subWindowLimitRecords}). A batch record whose
  * {@link ElementsOf} itself throws goes to {@link Rejected#batchTag} (counted in {@code malformedBatches}); the
  * elements it handed over before failing stay counted.
  *
@@ -68,8 +69,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private transient Counter malformedRecords;
     private transient Counter malformedBatches;
     private transient Counter lateRecords;
+    private transient Counter subWindowLimitRecords;
     private transient Counter reportsEmitted;
     private transient Counter alertsEmitted;
+    private transient Counter alertsSuppressed;
     /** State bytes of the key last opened or reported (the {@code stateBytesPerKey} gauge). */
     private transient long stateBytes;
 
@@ -100,7 +103,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     public void open() throws Exception {
         super.open();
         state = getKeyedStateStore().getState(new ValueStateDescriptor<>("heavy-hitter-windows",
-                new WindowRingTypeInfo()));
+                new WindowRingTypeInfo(spec.shape())));
         timers = getInternalTimerService("heavy-hitter-window-ends", VoidNamespaceSerializer.INSTANCE, this);
         lateTag = HeavyHitterDetector.lateTag(elementType);
         malformedTag = HeavyHitterDetector.malformedTag(elementType);
@@ -110,8 +113,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         malformedRecords = getMetricGroup().counter("malformedRecords");
         malformedBatches = getMetricGroup().counter("malformedBatches");
         lateRecords = getMetricGroup().counter("lateRecords");
+        subWindowLimitRecords = getMetricGroup().counter("subWindowLimitRecords");
         reportsEmitted = getMetricGroup().counter("reportsEmitted");
         alertsEmitted = getMetricGroup().counter("alertsEmitted");
+        alertsSuppressed = getMetricGroup().counter("alertsSuppressed");
         getMetricGroup().gauge("stateBytesPerKey", () -> stateBytes);
         each = this::element;
         lateRecord = new StreamRecord<>(null);
@@ -194,6 +199,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         int slot = ring.find(sub);
         boolean opened = slot < 0;
         if (opened) {
+            if (!ring.canOpen(spec.maxOpenSubWindows)) {
+                rejectOverLimit(element, ts, sub, ring.slots());
+                return;
+            }
             slot = ring.open(sub, spec.newTracker());
         }
         HeavyHitters tracker = ring.tracker(slot);
@@ -232,10 +241,17 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         return batchRing;
     }
 
-    /** Alerts once per item per sub-window when the item's estimate right after this record crosses a threshold. */
+    /**
+     * Alerts once per item per sub-window when the item's estimate right after this record crosses a threshold;
+     * never while the sub-window or the item weighs 0 (a fraction of nothing is not a heavy hitter: with
+     * {@code minWindowWeight} 0, {@code 0 ≥ fraction · 0} would hold and use up the item's one alert).
+     */
     private void checkAlert(WindowRing ring, int slot, HeavyHitters tracker, T element, long ts) {
         long estimate = tracker.lastEstimate();
         long n = tracker.totalWeight();
+        if (n == 0 || estimate == 0) {
+            return;
+        }
         long threshold;
         String kind;
         if (spec.alertWeight > 0 && estimate >= spec.alertWeight) {
@@ -247,7 +263,13 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         } else {
             return;
         }
-        if (!ring.markAlerted(slot, tracker.lastItemHash(), spec.capacity)) {
+        // the slot's own tracker bounds its alerted set (the serializer's limit), even for a ring restored from a
+        // configuration of another capacity
+        WindowRing.Mark mark = ring.markAlerted(slot, tracker.lastItemHash(), WindowRingSerializer.capacityOf(tracker));
+        if (mark != WindowRing.Mark.ADDED) {
+            if (mark == WindowRing.Mark.SET_FULL) {
+                alertsSuppressed.inc();
+            }
             return;
         }
         HeavyHitterAlert<K> alert = new HeavyHitterAlert<>();
@@ -267,6 +289,16 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     @SuppressWarnings("unchecked")
     private K currentKey() {
         return (K) getCurrentKey();
+    }
+
+    /** Sends {@code element}, which would open one sub-window too many, to the malformed output. */
+    private void rejectOverLimit(T element, long ts, long sub, int open) {
+        subWindowLimitRecords.inc();
+        long start = sub * spec.slideMillis;
+        String reason = "sub-window [" + start + ", " + (start + spec.slideMillis) + ") of event time " + ts
+                + " would be open sub-window " + (open + 1) + " of this key, over maxOpenSubWindows "
+                + spec.maxOpenSubWindows + " (watermark " + watermark + ")";
+        output.collect(malformedTag, new StreamRecord<>(new Rejected<>(element, reason), ts));
     }
 
     /** Sends {@code element} to the malformed output (a rare path: it allocates the {@code Rejected}). */
@@ -397,6 +429,14 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
 
     long alertsEmitted() {
         return alertsEmitted.getCount();
+    }
+
+    long subWindowLimitRecords() {
+        return subWindowLimitRecords.getCount();
+    }
+
+    long alertsSuppressed() {
+        return alertsSuppressed.getCount();
     }
 
     long stateBytesPerKey() {

@@ -11,7 +11,7 @@ import java.util.Arrays;
  *
  * <p>The ring starts with {@code n} slots; a slot is freed when the last window containing its sub-window has been
  * reported. It grows by one slot only if records run more than a window ahead of the watermark (more than
- * {@code n} sub-windows unreported at once).
+ * {@code n} sub-windows unreported at once), and never beyond the limit the operator passes to {@link #canOpen}.
  */
 public final class WindowRing {
 
@@ -45,7 +45,20 @@ public final class WindowRing {
         return -1;
     }
 
-    /** Opens a slot for sub-window {@code sub} holding {@code tracker}; returns the slot. */
+    /** Whether a sub-window can be opened without the ring growing beyond {@code maxSlots}. */
+    boolean canOpen(int maxSlots) {
+        if (subWindows.length < maxSlots) {
+            return true;
+        }
+        for (long s : subWindows) {
+            if (s == FREE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Opens a slot for sub-window {@code sub} holding {@code tracker} (growing by one if none is free). */
     int open(long sub, HeavyHitters tracker) {
         int slot = -1;
         for (int i = 0; i < subWindows.length && slot < 0; i++) {
@@ -85,12 +98,17 @@ public final class WindowRing {
         return trackers[slot];
     }
 
-    /** Records that {@code hash}'s item was alerted in {@code slot}; false if it already was or the set is full. */
-    boolean markAlerted(int slot, long hash, int limit) {
+    /** What {@link #markAlerted} did. */
+    enum Mark { ADDED, ALREADY_ALERTED, SET_FULL }
+
+    /** Records that {@code hash}'s item was alerted in {@code slot}, unless it already was or {@code limit} were. */
+    Mark markAlerted(int slot, long hash, int limit) {
         if (alerted[slot] == null) {
             alerted[slot] = new AlertedItems();
+        } else if (alerted[slot].contains(hash)) {
+            return Mark.ALREADY_ALERTED;
         }
-        return alerted[slot].add(hash, limit);
+        return alerted[slot].add(hash, limit) ? Mark.ADDED : Mark.SET_FULL;
     }
 
     boolean isEmpty() {

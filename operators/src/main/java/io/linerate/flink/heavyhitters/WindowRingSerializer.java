@@ -6,17 +6,27 @@ import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.HeavyHitters;
 import io.linerate.sketches.frequency.SpaceSaving;
 import java.io.IOException;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import java.util.List;
+import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Flink serializer of a {@link WindowRing}, composed of the state-serializers' tracker serializers (never Kryo).
  * Format v1: byte version, int slot count, then per slot a long sub-window index ({@code Long.MIN_VALUE} = free)
  * and, for an open slot, a tracker tag byte (0 Space-Saving, 1 CM-heap), the tracker as its serializer writes it
  * (int length + versioned image) and the alerted item hashes (int count, longs).
+ *
+ * <p>Reading checks the slot count against [1, {@value #MAX_SLOTS}] and each slot's alerted count against its
+ * tracker's capacity, and, if the serializer expects a {@link WindowShape}, each tracker's kind and capacity against
+ * it; a mismatch is an {@link IOException} naming the field. Writing refuses a ring the reader would reject (more
+ * than {@value #MAX_SLOTS} slots, more alerted items than a tracker's capacity), so a checkpoint never holds state
+ * that cannot be restored; the operator never builds one ({@code maxOpenSubWindows} ≤ {@value #MAX_SLOTS}).
  */
 public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
 
@@ -24,13 +34,21 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
     private static final byte VERSION = 1;
     private static final byte SPACE_SAVING = 0;
     private static final byte COUNT_MIN_HEAP = 1;
-    /** Bounds a corrupt slot count before anything is allocated. */
+    /** The most slots a ring may have: bounds a corrupt slot count before anything is allocated. */
     static final int MAX_SLOTS = 1 << 16;
 
-    public static final WindowRingSerializer INSTANCE = new WindowRingSerializer();
+    /** A serializer that accepts rings of any shape. */
+    public static final WindowRingSerializer INSTANCE = new WindowRingSerializer(null);
 
     /** Rings written in this JVM: lets a job test see that checkpoints went through this serializer. */
     static final java.util.concurrent.atomic.LongAdder WRITES = new java.util.concurrent.atomic.LongAdder();
+
+    private final WindowShape expected;
+
+    /** @param expected the shape rings must have, or {@code null} to accept any */
+    WindowRingSerializer(WindowShape expected) {
+        this.expected = expected;
+    }
 
     @Override
     public boolean isImmutableType() {
@@ -39,7 +57,7 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
 
     @Override
     public TypeSerializer<WindowRing> duplicate() {
-        return this; // stateless
+        return this; // stateless: the expected shape is immutable
     }
 
     @Override
@@ -76,6 +94,10 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
 
     @Override
     public void serialize(WindowRing ring, DataOutputView out) throws IOException {
+        if (ring.slots() < 1 || ring.slots() > MAX_SLOTS) {
+            throw new IOException("WindowRing: slot count " + ring.slots() + " outside [1, " + MAX_SLOTS
+                    + "], a ring the reader would reject");
+        }
         WRITES.increment();
         out.writeByte(VERSION);
         out.writeInt(ring.slots());
@@ -94,6 +116,10 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
                 CountMinHeapSerializer.INSTANCE.serialize((CountMinHeap) t, out);
             }
             long[] alerted = ring.alerted[i] == null ? new long[0] : ring.alerted[i].toArray();
+            if (alerted.length > capacityOf(t)) {
+                throw new IOException("WindowRing: slot " + i + " has " + alerted.length + " alerted items, more than"
+                        + " its tracker's capacity " + capacityOf(t) + ", a ring the reader would reject");
+            }
             out.writeInt(alerted.length);
             for (long h : alerted) {
                 out.writeLong(h);
@@ -124,6 +150,9 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
                 case COUNT_MIN_HEAP -> CountMinHeapSerializer.INSTANCE.deserialize(in);
                 default -> throw new IOException("WindowRing: unknown tracker tag " + tag + " in slot " + i);
             };
+            if (expected != null) {
+                checkShape(ring.trackers[i], i);
+            }
             int alerted = in.readInt();
             int limit = capacityOf(ring.trackers[i]);
             if (alerted < 0 || alerted > limit) {
@@ -138,6 +167,18 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
             }
         }
         return ring;
+    }
+
+    private void checkShape(HeavyHitters tracker, int slot) throws IOException {
+        String kind = (tracker instanceof SpaceSaving ? TrackerKind.SPACE_SAVING : TrackerKind.COUNT_MIN_HEAP).name();
+        if (!kind.equals(expected.tracker())) {
+            throw new IOException("WindowRing slot " + slot + ": tracker is " + kind + ", expected "
+                    + expected.tracker());
+        }
+        if (capacityOf(tracker) != expected.capacity()) {
+            throw new IOException("WindowRing slot " + slot + ": capacity is " + capacityOf(tracker) + ", expected "
+                    + expected.capacity());
+        }
     }
 
     static int capacityOf(HeavyHitters tracker) {
@@ -156,23 +197,105 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof WindowRingSerializer;
+        return o instanceof WindowRingSerializer other && Objects.equals(expected, other.expected);
     }
 
     @Override
     public int hashCode() {
-        return WindowRingSerializer.class.hashCode();
+        return Objects.hashCode(expected);
+    }
+
+    @Override
+    public String toString() {
+        return "WindowRingSerializer" + (expected == null ? "[any shape]" : expected.toString());
     }
 
     @Override
     public TypeSerializerSnapshot<WindowRing> snapshotConfiguration() {
-        return new Snapshot();
+        return new Snapshot(expected);
     }
 
-    /** The serializer has no configuration: its snapshot only names it. */
-    public static final class Snapshot extends SimpleTypeSerializerSnapshot<WindowRing> {
+    /**
+     * Snapshot of a {@link WindowRingSerializer}: its expected {@link WindowShape}. Format version
+     * {@value #VERSION}: a boolean "shape present", then the shape's fields. Version {@value #LEGACY_VERSION} is
+     * what linerate wrote before shapes were recorded (Flink's {@code SimpleTypeSerializerSnapshot}, under this
+     * class name, no bytes): it reads as "shape unknown". A restore whose configured shape differs from the
+     * snapshot's in any field is incompatible (the differences are logged, e.g. {@code "slideMillis: 1000 ->
+     * 2000"}); if either side's shape is unknown it is compatible as is, as every restore was before.
+     */
+    public static final class Snapshot implements TypeSerializerSnapshot<WindowRing> {
+
+        private static final Logger LOG = LoggerFactory.getLogger(Snapshot.class);
+        /** Written by {@code SimpleTypeSerializerSnapshot} before shapes were recorded (v1 savepoints): no bytes. */
+        static final int LEGACY_VERSION = 3;
+        static final int VERSION = 4;
+
+        private WindowShape shape;
+
+        /** For Flink's reflective instantiation on restore. */
         public Snapshot() {
-            super(() -> INSTANCE);
+        }
+
+        Snapshot(WindowShape shape) {
+            this.shape = shape;
+        }
+
+        WindowShape shape() {
+            return shape;
+        }
+
+        @Override
+        public int getCurrentVersion() {
+            return VERSION;
+        }
+
+        @Override
+        public void writeSnapshot(DataOutputView out) throws IOException {
+            out.writeBoolean(shape != null);
+            if (shape != null) {
+                shape.write(out);
+            }
+        }
+
+        @Override
+        public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
+            if (readVersion == LEGACY_VERSION) {
+                shape = null;
+            } else if (readVersion == VERSION) {
+                shape = in.readBoolean() ? WindowShape.read(in) : null;
+            } else {
+                throw new IOException("WindowRingSerializer snapshot version " + readVersion + " is not supported,"
+                        + " this library reads versions " + LEGACY_VERSION + " and " + VERSION);
+            }
+        }
+
+        @Override
+        public TypeSerializer<WindowRing> restoreSerializer() {
+            return new WindowRingSerializer(shape);
+        }
+
+        /** Why state written under {@code old} cannot be read with this snapshot's shape; empty if it can. */
+        List<String> incompatibilityFrom(TypeSerializerSnapshot<WindowRing> old) {
+            if (!(old instanceof Snapshot o)) {
+                return List.of("serializer: " + (old == null ? "null" : old.getClass().getName()) + " -> "
+                        + Snapshot.class.getName());
+            }
+            if (o.shape == null || shape == null) {
+                return List.of();
+            }
+            return shape.differencesFrom(o.shape);
+        }
+
+        @Override
+        public TypeSerializerSchemaCompatibility<WindowRing> resolveSchemaCompatibility(
+                TypeSerializerSnapshot<WindowRing> oldSnapshot) {
+            List<String> why = incompatibilityFrom(oldSnapshot);
+            if (!why.isEmpty()) {
+                LOG.warn("Restored heavy-hitters state is incompatible with the configured operator: {}",
+                        String.join(", ", why));
+                return TypeSerializerSchemaCompatibility.incompatible();
+            }
+            return TypeSerializerSchemaCompatibility.compatibleAsIs();
         }
     }
 }

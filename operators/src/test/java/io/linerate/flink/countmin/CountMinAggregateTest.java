@@ -5,8 +5,14 @@ import io.linerate.sketches.frequency.CountMinSketch;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.streaming.api.datastream.WindowedStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -132,5 +138,27 @@ class CountMinAggregateTest {
         assertThatThrownBy(() -> queries().memory(1024, 2).queryItem(ItemSelector.longs(q -> 1L)).build())
                 .hasMessageStartingWith("queryItem must select the same kind of item");
         assertThatThrownBy(() -> queries().errors(2, 0.1).build()).hasMessage("epsilon must be in (0, 1), got 2.0");
+    }
+
+    /**
+     * A watch-list item that is null or that the query selector rejects would throw at the first window firing
+     * (a restart loop): it fails when the job is built, naming its index; a good list builds.
+     */
+    @Test
+    void aBadWatchListItemFailsWhenTheJobIsBuiltNamingItsIndex() {
+        CountMinAggregate<Tuple3<String, String, Long>> cm = aggregate().memory(1024, 2).build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        WindowedStream<Tuple3<String, String, Long>, String, TimeWindow> windowed = env
+                .fromData(List.of(Tuple3.of("s", "a", 1L)), Streams.UPDATE).keyBy(u -> u.f0, Types.STRING)
+                .window(TumblingEventTimeWindows.of(Duration.ofSeconds(1)));
+        assertThatThrownBy(() -> cm.estimatesOf(windowed, Types.STRING, QUERY_ITEM,
+                Arrays.asList(Tuple2.of("", "a"), null), Streams.QUERY))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("items[1] is null");
+        assertThatThrownBy(() -> cm.estimatesOf(windowed, Types.STRING, QUERY_ITEM,
+                List.of(Tuple2.of("", "a"), Tuple2.of("", "b"), Tuple2.of("", null)), Streams.QUERY))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("items[2] ((,null)) is rejected by queryItem: item is null");
+        assertThat(cm.estimatesOf(windowed, Types.STRING, QUERY_ITEM, List.of(Tuple2.of("", "a")), Streams.QUERY))
+                .isNotNull();
     }
 }

@@ -79,6 +79,23 @@ class HeavyHitterDetectorBuilderTest {
                 .hasMessage("countMinHeap depth must be in [1, 64], got 0");
     }
 
+    /** At least the n sub-windows of a window, at most what the ring's serializer reads back (65,536 slots). */
+    @Test
+    void maxOpenSubWindowsIsCheckedAndDefaultsToNPlusMaxOfNAnd64() {
+        assertThatThrownBy(() -> Fixtures.builder().sliding(Duration.ofSeconds(3), Duration.ofSeconds(1))
+                .maxOpenSubWindows(2).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxOpenSubWindows must be in [windowSize / slide, 65536] = [3, 65536], got 2");
+        assertThatThrownBy(() -> Fixtures.builder().maxOpenSubWindows(65_537).build())
+                .hasMessage("maxOpenSubWindows must be in [windowSize / slide, 65536] = [1, 65536], got 65537");
+        assertThat(Fixtures.builder().maxOpenSubWindows(65_536).build().maxOpenSubWindows()).isEqualTo(65_536);
+        assertThat(Fixtures.builder().build().maxOpenSubWindows()).isEqualTo(1 + 64);
+        assertThat(Fixtures.builder().sliding(Duration.ofMinutes(5), Duration.ofMinutes(1)).build()
+                .maxOpenSubWindows()).isEqualTo(5 + 64);
+        assertThat(Fixtures.builder().sliding(Duration.ofSeconds(1024), Duration.ofSeconds(1)).build()
+                .maxOpenSubWindows()).isEqualTo(2 * 1024);
+    }
+
     @Test
     void defaultsAreATumblingMinuteTop10AtOnePercent() {
         var d = Fixtures.builder().build();

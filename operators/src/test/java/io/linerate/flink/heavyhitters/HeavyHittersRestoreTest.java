@@ -1,6 +1,7 @@
 package io.linerate.flink.heavyhitters;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.flink.heavyhitters.Fixtures.Event;
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
@@ -24,6 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Snapshot mid-stream (mid-window, with sub-windows open and alerts recorded), restore into fresh harnesses on the
  * heap and RocksDB backends and at other parallelisms: the reports and alerts that follow equal an uninterrupted run.
+ * A restore into an operator of another window shape fails instead of dropping the open windows.
  */
 class HeavyHittersRestoreTest {
 
@@ -151,6 +154,50 @@ class HeavyHittersRestoreTest {
             h.open();
             Fixtures.feed(h, EVENTS.subList(SPLIT, EVENTS.size()));
             assertThat(byKey(drain(h))).isEqualTo(byKey(ref.after()));
+        }
+    }
+
+    /** Builders of the restore test's detector with one shape field changed each. */
+    private static List<UnaryOperator<HeavyHitterDetector.Builder<Tuple3<String, Long, Integer>, String>>> changes() {
+        return List.of(b -> b.sliding(Duration.ofSeconds(3), Duration.ofMillis(500)),
+                b -> b.sliding(Duration.ofSeconds(4), Duration.ofSeconds(1)),
+                b -> b.countMinHeap(),
+                b -> b.capacity(61),
+                b -> b.seed(99));
+    }
+
+    /**
+     * Slide, window size, tracker kind, capacity, seed: a restore with any of them changed would read the open
+     * sub-windows as something else (or fail merging them at the next report); it must fail at the restore, on
+     * both backends, naming the state incompatible.
+     */
+    @ParameterizedTest(name = "rocksDb={0}")
+    @ValueSource(booleans = {false, true})
+    void restoringIntoAnOperatorOfAnotherShapeFails(boolean rocksDb) throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = Fixtures.harness(DETECTOR, 1, 0)) {
+            if (rocksDb) {
+                h.setStateBackend(new EmbeddedRocksDBStateBackend());
+            }
+            h.open();
+            Fixtures.feed(h, EVENTS.subList(0, SPLIT));
+            snapshot = h.snapshot(1, 1);
+        }
+        for (var change : changes()) {
+            var changed = change.apply(Fixtures.builder().weight(r -> r.f2)
+                    .sliding(Duration.ofSeconds(3), Duration.ofSeconds(1)).topK(5).phi(0.02).capacity(60)
+                    .alertAtFraction(0.05, 2_000)).build();
+            assertThatThrownBy(() -> {
+                try (var h = Fixtures.harness(changed, 1, 0)) {
+                    if (rocksDb) {
+                        h.setStateBackend(new EmbeddedRocksDBStateBackend());
+                    }
+                    h.initializeState(snapshot);
+                    h.open();
+                    Fixtures.feed(h, EVENTS.subList(SPLIT, EVENTS.size()));
+                }
+            }).as("%s", changed).hasStackTraceContaining("must not be incompatible with the old state serializer")
+                    .hasStackTraceContaining("WindowRingSerializer" + changed.shape());
         }
     }
 

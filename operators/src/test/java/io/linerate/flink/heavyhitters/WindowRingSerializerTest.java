@@ -3,18 +3,25 @@ package io.linerate.flink.heavyhitters;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.linerate.flink.items.ItemSelector;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.HeavyHitters;
 import io.linerate.sketches.frequency.KeyKind;
 import io.linerate.sketches.frequency.SpaceSaving;
 import java.io.IOException;
+import java.time.Duration;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
-/** The per-key ring's serializer: round trip, deep copy, snapshot compatibility, corrupt input. */
+/**
+ * The per-key ring's serializer: round trip, deep copy, snapshot compatibility (shape changes named, the legacy
+ * shapeless snapshot still read), corrupt input, and no ring written that the reader would reject.
+ */
 class WindowRingSerializerTest {
 
     private static WindowRing sample() {
@@ -89,5 +96,128 @@ class WindowRingSerializerTest {
         byte[] truncated = java.util.Arrays.copyOf(good, good.length - 5);
         assertThatThrownBy(() -> WindowRingSerializer.INSTANCE.deserialize(new DataInputDeserializer(truncated)))
                 .isInstanceOf(IOException.class);
+    }
+
+    /** The reader refuses over MAX_SLOTS slots or more alerted items than a tracker's capacity; so does the writer. */
+    @Test
+    void serializeRefusesARingTheReaderWouldReject() throws IOException {
+        WindowRing largest = new WindowRing(WindowRingSerializer.MAX_SLOTS);
+        largest.open(5, SpaceSaving.withCapacity(KeyKind.longs(), 4, 1));
+        assertThat(WindowRingSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes(largest))).slots())
+                .isEqualTo(WindowRingSerializer.MAX_SLOTS);
+        WindowRing tooMany = new WindowRing(WindowRingSerializer.MAX_SLOTS + 1);
+        tooMany.open(5, SpaceSaving.withCapacity(KeyKind.longs(), 4, 1));
+        assertThatThrownBy(() -> bytes(tooMany)).isInstanceOf(IOException.class)
+                .hasMessageContaining("slot count 65537 outside [1, 65536]");
+
+        WindowRing overAlerted = new WindowRing(1);
+        int slot = overAlerted.open(5, SpaceSaving.withCapacity(KeyKind.longs(), 2, 1));
+        for (long h = 1; h <= 3; h++) {
+            assertThat(overAlerted.markAlerted(slot, h, 10)).isEqualTo(WindowRing.Mark.ADDED);
+        }
+        assertThatThrownBy(() -> bytes(overAlerted)).isInstanceOf(IOException.class)
+                .hasMessageContaining("3 alerted items, more than its tracker's capacity 2");
+    }
+
+    private static WindowShape shape(HeavyHitterDetector.Builder<?, ?> builder) {
+        return builder.build().shape();
+    }
+
+    private static HeavyHitterDetector.Builder<?, ?> base() {
+        return Fixtures.builder().sliding(Duration.ofSeconds(3), Duration.ofSeconds(1)).phi(0.05).capacity(60);
+    }
+
+    /** Flink's round trip of a snapshot: class name, version, the snapshot's bytes; read back reflectively. */
+    private static TypeSerializerSnapshot<WindowRing> roundTrip(TypeSerializerSnapshot<WindowRing> snapshot)
+            throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(128);
+        TypeSerializerSnapshot.writeVersionedSnapshot(out, snapshot);
+        return TypeSerializerSnapshot.readVersionedSnapshot(new DataInputDeserializer(out.getCopyOfBuffer()),
+                WindowRingSerializerTest.class.getClassLoader());
+    }
+
+    private static WindowRingSerializer.Snapshot configured(WindowShape shape) {
+        return (WindowRingSerializer.Snapshot) new WindowRingSerializer(shape).snapshotConfiguration();
+    }
+
+    /**
+     * A restore into a configuration of another slide, window size, tracker kind, capacity or seed is incompatible,
+     * naming each changed field; the same configuration (or other φ, k, alerts: not part of the state) is compatible.
+     */
+    @Test
+    void snapshotsDetectAChangedShapeNamingTheField() throws IOException {
+        TypeSerializerSnapshot<WindowRing> old = roundTrip(configured(shape(base())));
+        assertThat(((WindowRingSerializer.Snapshot) old).shape()).isEqualTo(shape(base()));
+        assertThat(configured(shape(base().topK(3).phi(0.1).alertAtWeight(9))).resolveSchemaCompatibility(old)
+                .isCompatibleAsIs()).isTrue();
+        assertThat(old.restoreSerializer()).isEqualTo(new WindowRingSerializer(shape(base())));
+
+        assertIncompatible(old, base().tumbling(Duration.ofSeconds(3)), "slideMillis: 1000 -> 3000",
+                "subWindows: 3 -> 1");
+        assertIncompatible(old, base().sliding(Duration.ofSeconds(6), Duration.ofSeconds(1)), "subWindows: 3 -> 6");
+        assertIncompatible(old, base().countMinHeap(128, 3), "tracker: SPACE_SAVING -> COUNT_MIN_HEAP",
+                "cmWidth: 0 -> 128", "cmDepth: 0 -> 3");
+        assertIncompatible(old, base().capacity(80), "capacity: 60 -> 80");
+        assertIncompatible(old, base().seed(7), "seed: " + shape(base()).seed() + " -> 7");
+        ItemSelector<Tuple3<String, Long, Integer>> strings = ItemSelector.strings(r -> "x");
+        assertIncompatible(old, HeavyHitterDetector.builder(Fixtures.LINK, strings)
+                        .sliding(Duration.ofSeconds(3), Duration.ofSeconds(1)).phi(0.05).capacity(60),
+                "keyKind: LONG -> BYTES(64)");
+    }
+
+    private static void assertIncompatible(TypeSerializerSnapshot<WindowRing> old,
+                                           HeavyHitterDetector.Builder<?, ?> now, String... differences) {
+        WindowRingSerializer.Snapshot snapshot = configured(shape(now));
+        assertThat(snapshot.resolveSchemaCompatibility(old).isIncompatible()).as(String.join(", ", differences))
+                .isTrue();
+        assertThat(snapshot.incompatibilityFrom(old)).containsExactly(differences);
+    }
+
+    /**
+     * Savepoints written before shapes were recorded hold {@code WindowRingSerializer$Snapshot} at version 3 with
+     * no bytes (Flink's SimpleTypeSerializerSnapshot; the v1 savepoint fixture has exactly that): they restore
+     * compatible as is into any configuration, with a serializer that reads rings of any shape.
+     */
+    @Test
+    void aLegacySnapshotWithoutShapeStillRestores() throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(128);
+        out.writeUTF(WindowRingSerializer.Snapshot.class.getName());
+        out.writeInt(3);
+        TypeSerializerSnapshot<WindowRing> legacy = TypeSerializerSnapshot.readVersionedSnapshot(
+                new DataInputDeserializer(out.getCopyOfBuffer()), WindowRingSerializerTest.class.getClassLoader());
+        assertThat(((WindowRingSerializer.Snapshot) legacy).shape()).isNull();
+        assertThat(configured(shape(base())).resolveSchemaCompatibility(legacy).isCompatibleAsIs()).isTrue();
+        assertThat(legacy.restoreSerializer()).isEqualTo(WindowRingSerializer.INSTANCE);
+        WindowRing ring = sample();
+        assertThat(bytes(legacy.restoreSerializer().deserialize(new DataInputDeserializer(bytes(ring)))))
+                .isEqualTo(bytes(ring));
+        assertThat(configured(shape(base())).resolveSchemaCompatibility(roundTrip(WindowRingSerializer.INSTANCE
+                .snapshotConfiguration())).isCompatibleAsIs()).as("an unspecified shape").isTrue();
+
+        out.clear();
+        out.writeUTF(WindowRingSerializer.Snapshot.class.getName());
+        out.writeInt(2);
+        assertThatThrownBy(() -> TypeSerializerSnapshot.readVersionedSnapshot(
+                new DataInputDeserializer(out.getCopyOfBuffer()), WindowRingSerializerTest.class.getClassLoader()))
+                .isInstanceOf(IOException.class).hasMessageContaining("snapshot version 2 is not supported");
+    }
+
+    /** A serializer that expects a shape names the field when a ring's tracker does not have it. */
+    @Test
+    void aRingOfAnotherShapeIsRejectedNamingTheField() throws IOException {
+        WindowShape expected = new WindowShape(1000, 1, "SPACE_SAVING", 16, 0, 0, "LONG", 5);
+        WindowRing ring = new WindowRing(1);
+        ring.open(3, SpaceSaving.withCapacity(KeyKind.longs(), 16, 5));
+        WindowRingSerializer serializer = new WindowRingSerializer(expected);
+        assertThat(bytes(serializer.deserialize(new DataInputDeserializer(bytes(ring))))).isEqualTo(bytes(ring));
+        WindowRingSerializer larger = new WindowRingSerializer(new WindowShape(1000, 1, "SPACE_SAVING", 32, 0, 0,
+                "LONG", 5));
+        assertThatThrownBy(() -> larger.deserialize(new DataInputDeserializer(bytes(ring))))
+                .isInstanceOf(IOException.class).hasMessage("WindowRing slot 0: capacity is 16, expected 32");
+        WindowRingSerializer cm = new WindowRingSerializer(new WindowShape(1000, 1, "COUNT_MIN_HEAP", 16, 61, 3,
+                "LONG", 5));
+        assertThatThrownBy(() -> cm.deserialize(new DataInputDeserializer(bytes(ring))))
+                .isInstanceOf(IOException.class)
+                .hasMessage("WindowRing slot 0: tracker is SPACE_SAVING, expected COUNT_MIN_HEAP");
     }
 }

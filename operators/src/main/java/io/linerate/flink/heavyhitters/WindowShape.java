@@ -1,0 +1,61 @@
+package io.linerate.flink.heavyhitters;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * What a restored {@link WindowRing} must agree on with the job that reads it: the slide (what a sub-window index
+ * means), the sub-windows per window (which sub-windows a report merges and when a slot is freed), and the
+ * trackers' kind, capacity, sketch width and depth (0 for Space-Saving), key kind and seed (trackers of one window
+ * merge only if these are equal). A change of any of them makes the open windows unreadable as the new
+ * configuration, so the serializer snapshot reports the restore incompatible, naming each field that changed.
+ */
+record WindowShape(long slideMillis, int subWindows, String tracker, int capacity, int cmWidth, int cmDepth,
+                   String keyKind, long seed) implements Serializable {
+
+    WindowShape {
+        Objects.requireNonNull(tracker, "tracker");
+        Objects.requireNonNull(keyKind, "keyKind");
+    }
+
+    void write(DataOutputView out) throws IOException {
+        out.writeLong(slideMillis);
+        out.writeInt(subWindows);
+        out.writeUTF(tracker);
+        out.writeInt(capacity);
+        out.writeInt(cmWidth);
+        out.writeInt(cmDepth);
+        out.writeUTF(keyKind);
+        out.writeLong(seed);
+    }
+
+    static WindowShape read(DataInputView in) throws IOException {
+        return new WindowShape(in.readLong(), in.readInt(), in.readUTF(), in.readInt(), in.readInt(), in.readInt(),
+                in.readUTF(), in.readLong());
+    }
+
+    /** Fields that differ, as {@code "slideMillis: 1000 -> 2000"}; empty if none. */
+    List<String> differencesFrom(WindowShape old) {
+        List<String> out = new ArrayList<>();
+        diff(out, "slideMillis", old.slideMillis, slideMillis);
+        diff(out, "subWindows", old.subWindows, subWindows);
+        diff(out, "tracker", old.tracker, tracker);
+        diff(out, "capacity", old.capacity, capacity);
+        diff(out, "cmWidth", old.cmWidth, cmWidth);
+        diff(out, "cmDepth", old.cmDepth, cmDepth);
+        diff(out, "keyKind", old.keyKind, keyKind);
+        diff(out, "seed", old.seed, seed);
+        return out;
+    }
+
+    private static void diff(List<String> out, String name, Object before, Object after) {
+        if (!before.equals(after)) {
+            out.add(name + ": " + before + " -> " + after);
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package io.linerate.flink.heavyhitters;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+/** Alerts at the edges: a sub-window that weighs nothing, and an alerted set that is full. */
+class AlertCornerCasesTest {
+
+    private static List<String> alerts(KeyedOneInputStreamOperatorTestHarness<String, Tuple3<String, Long, Integer>,
+            HeavyHitterReport<String>> h) {
+        var out = h.getSideOutput(HeavyHitterDetector.alertTag(Types.STRING));
+        return out == null ? List.of() : out.stream().map(StreamRecord::getValue)
+                .map(a -> a.item + "@" + a.timestamp + ":" + a.estimate + "/" + a.windowWeight + "≥" + a.threshold)
+                .toList();
+    }
+
+    /**
+     * With minWindowWeight 0, a record of weight 0 first in its window would satisfy 0 ≥ fraction · 0: it must not
+     * alert, nor use up the item's one alert, which comes when the item really crosses.
+     */
+    @Test
+    void aZeroWeightRecordNeitherAlertsNorSuppressesTheItemsAlert() throws Exception {
+        HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector = Fixtures.builder().weight(r -> r.f2)
+                .tumbling(Duration.ofSeconds(1)).phi(0.1).capacity(100).alertAtFraction(0.5, 0).build();
+        try (var h = Fixtures.harness(detector, 1, 0)) {
+            h.open();
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 1L, 0), 100)); // window weight 0
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 2L, 0), 150)); // still 0
+            assertThat(alerts(h)).isEmpty();
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 1L, 10), 200)); // 10 ≥ 0.5 · 10
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 2L, 0), 250)); // 0 < 5
+            assertThat(alerts(h)).containsExactly("1@200:10/10≥5");
+            assertThat(((HeavyHittersOperator<?, ?>) h.getOperator()).alertsEmitted()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * The alerted set holds at most m items per sub-window (m = capacity 3 here): further items due an alert are
+     * counted in alertsSuppressed, once per record (the set cannot remember them); an item already alerted is not.
+     */
+    @Test
+    void alertsOverThePerSubWindowLimitAreCounted() throws Exception {
+        HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector = Fixtures.builder()
+                .tumbling(Duration.ofSeconds(1)).topK(1).phi(0.5).capacity(3).alertAtWeight(1).build();
+        try (var h = Fixtures.harness(detector, 1, 0)) {
+            h.open();
+            var op = (HeavyHittersOperator<?, ?>) h.getOperator();
+            for (long item = 1; item <= 5; item++) {
+                h.processElement(new StreamRecord<>(Tuple3.of("a", item, 1), 10 * item));
+            }
+            assertThat(alerts(h)).extracting(a -> a.substring(0, a.indexOf(':')))
+                    .containsExactly("1@10", "2@20", "3@30");
+            assertThat(op.alertsSuppressed()).isEqualTo(2); // items 4 and 5
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 4L, 1), 60));
+            assertThat(op.alertsSuppressed()).isEqualTo(3);
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 1L, 1), 70)); // alerted already: not suppressed
+            assertThat(op.alertsSuppressed()).isEqualTo(3);
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 5L, 1), 1010)); // next window: a fresh set
+            assertThat(op.alertsEmitted()).isEqualTo(4);
+            assertThat(op.alertsSuppressed()).isEqualTo(3);
+        }
+    }
+}
