@@ -118,7 +118,10 @@ public final class CountMinSketch {
         return new CountMinSketch(ItemHasher.seeded(seed), width, depth, indexing, conservative, null);
     }
 
-    /** As many counters as fit in {@code bytes} with the given depth; width rounded down to a prime. */
+    /**
+     * As many counters as fit in {@code bytes} with the given depth, and at most {@link #MAX_COUNTERS} in all:
+     * width = the largest prime ≤ min(bytes / 8 / depth, MAX_COUNTERS / depth).
+     */
     public static CountMinSketch withMemory(long bytes, int depth, long seed) {
         if (depth < 1 || depth > MAX_DEPTH) {
             throw new IllegalArgumentException("depth must be in [1, " + MAX_DEPTH + "], got " + depth);
@@ -128,10 +131,17 @@ public final class CountMinSketch {
             throw new IllegalArgumentException("bytes must hold at least 2 counters per row: " + bytes + " bytes, depth "
                     + depth + " needs at least " + 2L * Long.BYTES * depth);
         }
+        return withShape(widthForMemory(bytes, depth), depth, seed, RowIndexing.FULL_WIDTH, false);
+    }
+
+    /** The width of {@link #withMemory}: bytes and depth already checked. */
+    static int widthForMemory(long bytes, int depth) {
+        // clamped before the prime search, so the width stays prime (and the search short) for a huge budget
+        long w = Math.min(bytes / Long.BYTES / depth, MAX_COUNTERS / depth);
         while (w > 2 && !Primes.isPrime(w)) {
             w--;
         }
-        return withShape((int) Math.min(w, MAX_COUNTERS / depth), depth, seed, RowIndexing.FULL_WIDTH, false);
+        return (int) w;
     }
 
     private static void checkUnit(String name, double v) {

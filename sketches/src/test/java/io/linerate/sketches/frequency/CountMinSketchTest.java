@@ -159,6 +159,21 @@ class CountMinSketchTest {
     }
 
     @Test
+    void withMemoryClampsToMaxCountersBeforeRoundingDownToAPrime() {
+        // a budget above 2^28 counters: the width is the largest prime ≤ 2^28 / depth, not 2^28 / depth itself
+        for (int depth : new int[] {1, 4, 7, 64}) {
+            int w = CountMinSketch.widthForMemory(Long.MAX_VALUE, depth);
+            assertThat(Primes.isPrime(w)).as("depth %d: width %d prime", depth, w).isTrue();
+            assertThat((long) w * depth).isLessThanOrEqualTo(CountMinSketch.MAX_COUNTERS);
+            for (long v = w + 1; v <= CountMinSketch.MAX_COUNTERS / depth; v++) {
+                assertThat(Primes.isPrime(v)).as("a larger prime %d fits at depth %d", v, depth).isFalse();
+            }
+        }
+        assertThat(CountMinSketch.widthForMemory(Long.MAX_VALUE, 1)).isEqualTo(268_435_399);
+        assertThat(CountMinSketch.widthForMemory(4L << 20, 4)).isEqualTo(131_071);
+    }
+
+    @Test
     void mergeEqualsTheSketchOfTheUnion() {
         for (boolean conservative : new boolean[] {false}) {
             CountMinSketch a = CountMinSketch.withShape(1021, 5, 7, RowIndexing.FULL_WIDTH, conservative);
