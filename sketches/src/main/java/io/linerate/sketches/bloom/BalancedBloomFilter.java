@@ -434,7 +434,7 @@ public final class BalancedBloomFilter implements BloomFilter {
         double p = in.getDouble("coinProbability");
         long n = in.getLong("designCapacity", 1, Long.MAX_VALUE);
         long budget = in.getLong("accessBudget", 0, Long.MAX_VALUE);
-        int overflowCapacity = in.getInt("overflowCapacity", 0, Integer.MAX_VALUE / 4);
+        int overflowCapacity = in.getInt("overflowCapacity", 0, BalancedParameters.MAX_OVERFLOW_CAPACITY);
         BalancedParameters params = BalancedParameters.explicit(blockBits, sizes, k, h, p, n, budget,
                 overflowCapacity);
         long used = in.getLong("accessesUsed", 0, Long.MAX_VALUE);
