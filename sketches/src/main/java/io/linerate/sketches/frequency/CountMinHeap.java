@@ -295,6 +295,7 @@ public final class CountMinHeap implements HeavyHitters {
                 throw new IllegalArgumentException("image corrupt: candidate " + s + " has count " + count
                         + ", error " + error);
             }
+            kind.requireCanonical(entries, at, "candidate " + s);
             long h1 = kind.hash(sketch.hasher(), entries, at, new byte[kind.maxBytes()]);
             if (heap.candidates.find(h1) >= 0) {
                 throw new IllegalArgumentException("image corrupt: candidate " + s + " repeats an item");
