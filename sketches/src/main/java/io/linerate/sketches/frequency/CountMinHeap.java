@@ -300,9 +300,22 @@ public final class CountMinHeap implements HeavyHitters {
             if (heap.candidates.find(h1) >= 0) {
                 throw new IllegalArgumentException("image corrupt: candidate " + s + " repeats an item");
             }
+            // a stored count is at most the sketch's estimate of the item, which never decreases: above it, the
+            // reported lower bound could exceed the upper bound, and the next update would lower the count
+            long estimate = sketch.estimate(h1, ItemHasher.h2(h1));
+            if (count > estimate) {
+                throw new IllegalArgumentException("image corrupt: candidate " + s + " has count " + count
+                        + ", above the sketch's estimate " + estimate + " of its item");
+            }
             heap.candidates.add(h1, count, error);
         }
         heap.candidates.restoreHeap(heapOrder);
+        // the bound is a count displaced or an estimate turned away (or, after a merge, a sum of two bounds),
+        // each at most the total weight at the time, which never decreases
+        if (bound > sketch.totalWeight()) {
+            throw new IllegalArgumentException("image corrupt: unmonitoredBound " + bound
+                    + " is above the sketch's total weight " + sketch.totalWeight());
+        }
         heap.unmonitoredBound = bound;
         return heap;
     }

@@ -158,4 +158,30 @@ class TrackerImageValidationTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("image corrupt: candidate 0 has a non-canonical BYTES(8) key");
     }
+
+    @Test
+    void countMinHeapCandidateAboveTheSketchEstimateIsRejected() {
+        KeyKind kind = KeyKind.longs();
+        CountMinSketch sketch = CountMinSketch.withShape(101, 3, SEED, RowIndexing.FULL_WIDTH, true);
+        sketch.update(42L, 5);
+        long estimate = sketch.estimate(42L);
+        CountMinHeap ok = CountMinHeap.fromByteArray(countMinHeap(kind, 0, sketch, new long[] {42, estimate, 2}));
+        assertThat(ok.topK(1).get(0)).isEqualTo(new HeavyHitter(42L, estimate, estimate - 2, estimate));
+        // count 6 > estimate 5: topK reported lower bound 6 > upper bound 5, and an update lowered the count
+        assertThatThrownBy(() -> CountMinHeap.fromByteArray(countMinHeap(kind, 0, sketch,
+                new long[] {42, estimate + 1, 0}))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("image corrupt: candidate 0 has count " + (estimate + 1) + ", above the sketch's estimate "
+                        + estimate + " of its item");
+    }
+
+    @Test
+    void countMinHeapUnmonitoredBoundAboveTheTotalWeightIsRejected() {
+        CountMinSketch sketch = CountMinSketch.withShape(101, 3, SEED, RowIndexing.FULL_WIDTH, true);
+        sketch.update(42L, 5);
+        assertThat(CountMinHeap.fromByteArray(countMinHeap(KeyKind.longs(), 5, sketch)).unmonitoredBound())
+                .isEqualTo(5);
+        assertThatThrownBy(() -> CountMinHeap.fromByteArray(countMinHeap(KeyKind.longs(), 6, sketch)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("image corrupt: unmonitoredBound 6 is above the sketch's total weight 5");
+    }
 }
