@@ -210,15 +210,18 @@ public final class CountMinHeap implements HeavyHitters {
         long[] hashes = new long[n];
         long[] estimates = new long[n];
         int count = 0;
-        for (MonitoredItems set : new MonitoredItems[] {candidates, o.candidates}) {
+        for (int side = 0; side < 2; side++) {
+            MonitoredItems set = side == 0 ? candidates : o.candidates;
             for (int s = 0; s < set.size; s++) {
                 long h1 = set.keyHash(s);
-                boolean duplicate = false;
-                for (int i = 0; i < count && !duplicate; i++) {
-                    duplicate = hashes[i] == h1 && Arrays.equals(keys, i * w, i * w + w, set.keys, s * w, s * w + w);
-                }
-                if (duplicate) {
-                    continue;
+                // a set holds no item twice, so only the other side's items can repeat one of this set's:
+                // looked up in this set's index, as SpaceSaving.merge does (a scan made the merge O(C²));
+                // by side, not by identity, so that merging a heap with itself still drops the repeats
+                if (side == 1) {
+                    System.arraycopy(set.keys, s * w, candidates.probe, 0, w);
+                    if (candidates.find(h1) >= 0) {
+                        continue;
+                    }
                 }
                 System.arraycopy(set.keys, s * w, keys, count * w, w);
                 hashes[count] = h1;
