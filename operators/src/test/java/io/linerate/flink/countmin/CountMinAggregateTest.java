@@ -120,7 +120,8 @@ class CountMinAggregateTest {
         assertThatThrownBy(() -> aggregate().errors(0.1, 1.5).build()).hasMessage("delta must be in (0, 1), got 1.5");
         assertThatThrownBy(() -> aggregate().errors(Double.NaN, 0.1).build()).hasMessageStartingWith("epsilon");
         assertThatThrownBy(() -> aggregate().errors(1e-9, 0.1).build()).hasMessageContaining("epsilon=1.0E-9");
-        assertThatThrownBy(() -> aggregate().errors(0.5, 1e-300).build()).hasMessageStartingWith("delta must be ≥ e^-64");
+        assertThatThrownBy(() -> aggregate().errors(0.5, 1e-300).build()).hasMessageStartingWith("delta must be ≥ epsilon^64")
+                .hasMessageContaining("at most 64 rows");
         assertThatThrownBy(() -> aggregate().memory(100, 8).build())
                 .hasMessage("memory bytes must be ≥ 128 (2 counters of 8 bytes per row) for depth 8, got 100");
         assertThatThrownBy(() -> aggregate().memory(4096, 0).build()).hasMessage("depth must be in [1, 64], got 0");

@@ -84,7 +84,11 @@ public final class BalancedBloomFilter implements BloomFilter {
         this.overflow = new OverflowList(params.overflowCapacity());
     }
 
-    /** The paper's setting (a = 1.2, d = 3, 512-bit blocks) with β chosen so the model FPR ≤ {@code fpp}. */
+    /**
+     * The paper's setting (a = 1.2, d = 3, 512-bit blocks) with β chosen so the model FPR ≤ {@code fpp}. At
+     * least 3 blocks (one per choice) and at most one element per block are used, so a filter for fewer than 3
+     * items has a design capacity of 3.
+     */
     public static BalancedBloomFilter create(long expectedItems, double fpp) {
         return create(expectedItems, fpp, ItemHasher.DEFAULT_SEED);
     }
@@ -98,9 +102,10 @@ public final class BalancedBloomFilter implements BloomFilter {
             if (blocks * blockBits > MAX_BITS) {
                 break;
             }
-            BalancedParameters params = BalancedParameters.of(blocks, blockBits, blockBits * blocks
-                    / (double) expectedItems, BalancedParameters.DEFAULT_ACCESS_BUDGET,
-                    BalancedParameters.DEFAULT_CHOICES);
+            // at most one element per block: a tiny filter (n < the 3 blocks of d = 3) is sized for 3 elements
+            double bitsPerElement = Math.min(blockBits, blockBits * blocks / (double) expectedItems);
+            BalancedParameters params = BalancedParameters.of(blocks, blockBits, bitsPerElement,
+                    BalancedParameters.DEFAULT_ACCESS_BUDGET, BalancedParameters.DEFAULT_CHOICES);
             if (modelFpp(params) <= fpp) {
                 return new BalancedBloomFilter(ItemHasher.seeded(seed), params, null);
             }
@@ -434,7 +439,7 @@ public final class BalancedBloomFilter implements BloomFilter {
         double p = in.getDouble("coinProbability");
         long n = in.getLong("designCapacity", 1, Long.MAX_VALUE);
         long budget = in.getLong("accessBudget", 0, Long.MAX_VALUE);
-        int overflowCapacity = in.getInt("overflowCapacity", 0, Integer.MAX_VALUE / 4);
+        int overflowCapacity = in.getInt("overflowCapacity", 0, BalancedParameters.MAX_OVERFLOW_CAPACITY);
         BalancedParameters params = BalancedParameters.explicit(blockBits, sizes, k, h, p, n, budget,
                 overflowCapacity);
         long used = in.getLong("accessesUsed", 0, Long.MAX_VALUE);

@@ -21,6 +21,13 @@ import java.util.Arrays;
  */
 public final class BalancedParameters {
 
+    /**
+     * The largest overflow capacity: 3·2<sup>27</sup> entries, which the overflow list's open-addressing table
+     * (a power of two of 128-bit slots at most 3/4 full) holds in 2<sup>29</sup> slots, a {@code long[2^30]} of
+     * 8 GiB; one entry more would need 2<sup>30</sup> slots, a {@code long[]} beyond Java's array limit.
+     */
+    public static final int MAX_OVERFLOW_CAPACITY = 3 << 27;
+
     /** Defaults of the paper's experiments (§10). */
     public static final double DEFAULT_ACCESS_BUDGET = 1.2;
     public static final int DEFAULT_CHOICES = 3;
@@ -127,14 +134,15 @@ public final class BalancedParameters {
         k = Math.min(k, blockBits - counterBits);
         long[] sizes = subtableSizes(blocks, design, gamma, choices);
         long budget = (long) Math.floor(cap * n);
-        int overflowCapacity = (int) Math.min(Integer.MAX_VALUE / 4, 2 * Math.ceil(gamma * n) + 16);
+        int overflowCapacity = (int) Math.min(MAX_OVERFLOW_CAPACITY, 2 * Math.ceil(gamma * n) + 16);
         return new BalancedParameters(blockBits, sizes, k, k0, p, counterBits, n, budget, overflowCapacity,
                 cap, gamma, pLb);
     }
 
     /**
      * Parameters given directly (for experiments such as the paper's Fig. 1 toy and §2 simple variant).
-     * The access budget caps block accesses over all insertions; {@code Long.MAX_VALUE} means none.
+     * The access budget caps block accesses over all insertions; {@code Long.MAX_VALUE} means none. The overflow
+     * capacity must be at most {@link #MAX_OVERFLOW_CAPACITY} and at most 2·bits + 16 (bits = blocks·blockBits).
      */
     public static BalancedParameters explicit(int blockBits, long[] subtableBlocks, int k, int threshold,
                                               double coinProbability, long designCapacity, long accessBudget,
@@ -182,13 +190,15 @@ public final class BalancedParameters {
         if (accessBudget < 0) {
             throw new IllegalArgumentException("accessBudget must be ≥ 0, got " + accessBudget);
         }
-        if (overflowCapacity < 0 || overflowCapacity > Integer.MAX_VALUE / 4) {
-            throw new IllegalArgumentException("overflowCapacity must be in [0, " + Integer.MAX_VALUE / 4 + "], got "
-                    + overflowCapacity);
+        if (overflowCapacity < 0 || overflowCapacity > MAX_OVERFLOW_CAPACITY) {
+            throw new IllegalArgumentException("overflowCapacity must be in [0, " + MAX_OVERFLOW_CAPACITY
+                    + "] (the most a table of 2^29 slots holds at 3/4 load), got " + overflowCapacity);
         }
         // The overflow list is allocated at its capacity; tie it to the filter's size so that a small image cannot
         // declare a list of gigabytes. Every derived capacity, 2·⌈γ·n⌉ + 16 with γ < 1 and n ≤ bits (at least
-        // one bit per element), is within this bound.
+        // one bit per element), is within this bound, so it is the tightest that rejects no parameters a writer
+        // can produce. It still lets the table (≤ 128/3 bytes per entry) reach ~680 times the image's block
+        // bytes; a bound on the design capacity instead would not help, as that is the image's to declare too.
         long maxOverflow = 2 * total * blockBits + 16;
         if (overflowCapacity > maxOverflow) {
             throw new IllegalArgumentException("overflowCapacity must be at most 2 x blocks x blockBits + 16 = "

@@ -56,23 +56,27 @@ public final class BlockedBloomFilter extends BitArrayFilter {
         Checks.expectedItems(expectedItems);
         Checks.fpp(fpp);
         checkBlockBits(blockBits);
-        long bestBlocks = Long.MAX_VALUE;
+        // a double: at a tiny fpp the block count need not fit in a long (n / 1e-9 blocks at worst)
+        double bestBlocks = Double.POSITIVE_INFINITY;
+        double bestLambda = 0;
         int bestK = 1;
         for (int k = 1; k <= Math.min(32, blockBits / 2); k++) {
             int hashes = k;
             double lambda = BloomSizing.maxItemsPerBlock(
                     load -> falsePositiveProbability(load, hashes, blockBits), blockBits, fpp);
-            long blocks = (long) Math.ceil(expectedItems / lambda);
+            double blocks = Math.ceil(expectedItems / lambda);
             if (blocks < bestBlocks) {
                 bestBlocks = blocks;
+                bestLambda = lambda;
                 bestK = k;
             }
         }
         if (bestBlocks > MAX_BITS / blockBits) {
-            throw new IllegalArgumentException("expectedItems=" + expectedItems + " at fpp=" + fpp + " needs "
-                    + bestBlocks * blockBits + " bits, above the limit of " + MAX_BITS + " bits");
+            throw Checks.tooManyBits(expectedItems, fpp, bestBlocks * blockBits,
+                    bestLambda <= BloomSizing.MIN_ITEMS_PER_BLOCK);
         }
-        return new BlockedBloomFilter(ItemHasher.seeded(seed), Math.max(1, bestBlocks), blockBits, bestK, null);
+        return new BlockedBloomFilter(ItemHasher.seeded(seed), Math.max(1, (long) bestBlocks), blockBits, bestK,
+                null);
     }
 
     /** {@code bits} rounded up to whole blocks of {@code blockBits}, {@code hashCount} bits per item. */

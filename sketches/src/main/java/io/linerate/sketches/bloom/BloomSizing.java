@@ -10,6 +10,8 @@ import java.util.function.DoubleUnaryOperator;
 public final class BloomSizing {
 
     private static final double LN2 = Math.log(2);
+    /** The floor of {@link #maxItemsPerBlock}. */
+    static final double MIN_ITEMS_PER_BLOCK = 1e-9;
 
     private BloomSizing() {
     }
@@ -20,8 +22,7 @@ public final class BloomSizing {
         Checks.fpp(fpp);
         double bits = Math.ceil(-n * Math.log(fpp) / (LN2 * LN2));
         if (bits > BloomFilter.MAX_BITS) {
-            throw new IllegalArgumentException("expectedItems=" + n + " at fpp=" + fpp + " needs " + (long) bits
-                    + " bits, above the limit of " + BloomFilter.MAX_BITS + " bits");
+            throw Checks.tooManyBits(n, fpp, bits, false);
         }
         return Math.max(64, (long) bits);
     }
@@ -40,8 +41,8 @@ public final class BloomSizing {
     /**
      * For the blocked layouts: the largest mean load λ in [0, {@code maxLoad}] items per block at which the
      * layout's model false-positive probability {@code fprAtLoad(λ)} (increasing in λ) is at most {@code fpp}, by
-     * 60 bisection steps; at least 10<sup>−9</sup>, so that a caller dividing by it gets a size the limit check
-     * rejects rather than an infinity.
+     * 60 bisection steps; at least {@link #MIN_ITEMS_PER_BLOCK}, so that a caller dividing by it gets a size the
+     * limit check rejects rather than an infinity (a size that is then only a lower bound of the need).
      */
     static double maxItemsPerBlock(DoubleUnaryOperator fprAtLoad, double maxLoad, double fpp) {
         double lo = 0;
@@ -54,6 +55,6 @@ public final class BloomSizing {
                 hi = mid;
             }
         }
-        return Math.max(lo, 1e-9);
+        return Math.max(lo, MIN_ITEMS_PER_BLOCK);
     }
 }

@@ -36,6 +36,18 @@ final class Checks {
         return positive("bits", bits, BloomFilter.MAX_BITS);
     }
 
+    /**
+     * The "expectedItems=n at fpp=f needs B bits, above the limit" error of a sizing that exceeds
+     * {@link BloomFilter#MAX_BITS}. {@code bits} is a double so that a need beyond a long is not wrapped: it is
+     * printed exactly up to 2<sup>53</sup>, as a rounded double above, and as "more than B" if it is only a
+     * lower bound of the need ({@code atLeast}).
+     */
+    static IllegalArgumentException tooManyBits(long expectedItems, double fpp, double bits, boolean atLeast) {
+        String need = bits <= 0x1p53 ? String.valueOf((long) bits) : String.format(java.util.Locale.ROOT, "%.4g", bits);
+        return new IllegalArgumentException("expectedItems=" + expectedItems + " at fpp=" + fpp + " needs "
+                + (atLeast ? "more than " : "") + need + " bits, above the limit of " + BloomFilter.MAX_BITS + " bits");
+    }
+
     static void same(String what, Object mine, Object theirs) {
         if (!mine.equals(theirs)) {
             throw new IllegalArgumentException("cannot union filters with different " + what + ": " + mine

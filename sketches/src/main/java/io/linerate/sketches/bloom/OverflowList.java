@@ -14,10 +14,16 @@ final class OverflowList {
     private int size;
 
     OverflowList(int capacity) {
+        if (capacity < 0 || capacity > BalancedParameters.MAX_OVERFLOW_CAPACITY) {
+            throw new IllegalArgumentException("overflowCapacity must be in [0, "
+                    + BalancedParameters.MAX_OVERFLOW_CAPACITY + "], got " + capacity);
+        }
         this.capacity = capacity;
-        int tableSize = Integer.highestOneBit(Math.max(2, (int) Math.ceil(capacity / 0.75)) * 2 - 1);
-        this.slots = new long[2 * tableSize];
-        this.mask = tableSize - 1;
+        // the smallest power of two ≥ max(2, ⌈capacity / 0.75⌉), in long: at most 2^29 for the capacity limit
+        long least = Math.max(2, (4L * capacity + 2) / 3);
+        long tableSize = Long.highestOneBit(least * 2 - 1);
+        this.slots = new long[Math.toIntExact(2 * tableSize)];
+        this.mask = (int) tableSize - 1;
     }
 
     int size() {

@@ -55,8 +55,8 @@ public final class SplitBlockBloomFilter extends BitArrayFilter {
         double itemsPerBlock = BloomSizing.maxItemsPerBlock(SplitBlockBloomFilter::falsePositiveProbability, BLOCK_BITS, fpp);
         double blocks = Math.max(1, Math.ceil(expectedItems / itemsPerBlock));
         if (blocks > MAX_BITS / BLOCK_BITS) {
-            throw new IllegalArgumentException("expectedItems=" + expectedItems + " at fpp=" + fpp + " needs "
-                    + (long) blocks * BLOCK_BITS + " bits, above the limit of " + MAX_BITS + " bits");
+            throw Checks.tooManyBits(expectedItems, fpp, blocks * BLOCK_BITS,
+                    itemsPerBlock <= BloomSizing.MIN_ITEMS_PER_BLOCK);
         }
         return new SplitBlockBloomFilter(ItemHasher.seeded(seed), (long) blocks, null);
     }

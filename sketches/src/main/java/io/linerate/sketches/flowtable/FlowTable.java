@@ -317,7 +317,7 @@ public final class FlowTable {
         }
         export(victim, ExportReason.EVICTED);
         removeAt(victim);
-        slot = table.place(h1, h2);
+        slot = table.placeAfterEviction(h1, h2); // the first place counted this flow's overflow
         if (slot < 0) {
             throw new IllegalStateException("flow table invariant broken: no slot after evicting slot " + victim);
         }
@@ -810,7 +810,10 @@ public final class FlowTable {
         return table.rebuildMoves();
     }
 
-    /** New flows that found all d buckets full (went to the stash, or overflowed it). */
+    /**
+     * New flows that found all d buckets full (went to the stash, or overflowed it): each counted once, also
+     * when an eviction then made room for it.
+     */
     public long overflows() {
         return table.overflows();
     }

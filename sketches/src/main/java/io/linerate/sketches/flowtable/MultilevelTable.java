@@ -173,11 +173,24 @@ final class MultilevelTable {
     }
 
     /**
-     * Chooses the slot for a new item, moving at most one existing item, and marks it occupied.
+     * Chooses the slot for a new item, moving at most one existing item, and marks it occupied. Counts an
+     * overflow if every candidate bucket is full.
      *
      * @return the slot (in a sub-table or the stash), or −1 if every candidate bucket and the stash are full
      */
     int place(long h1, long h2) {
+        return place(h1, h2, true);
+    }
+
+    /**
+     * {@link #place(long, long)} again for the same item after a −1 and an eviction: the overflow was counted
+     * by the first call, so it is not counted again (one overflow per insertion, wherever the victim was).
+     */
+    int placeAfterEviction(long h1, long h2) {
+        return place(h1, h2, false);
+    }
+
+    private int place(long h1, long h2, boolean countOverflow) {
         int slot;
         switch (scheme) {
             case STANDARD:
@@ -198,7 +211,9 @@ final class MultilevelTable {
                 throw new AssertionError(scheme);
         }
         if (slot < 0) {
-            overflows++;
+            if (countOverflow) {
+                overflows++;
+            }
             if (stashSize == stashCapacity) {
                 return -1;
             }

@@ -210,15 +210,18 @@ public final class CountMinHeap implements HeavyHitters {
         long[] hashes = new long[n];
         long[] estimates = new long[n];
         int count = 0;
-        for (MonitoredItems set : new MonitoredItems[] {candidates, o.candidates}) {
+        for (int side = 0; side < 2; side++) {
+            MonitoredItems set = side == 0 ? candidates : o.candidates;
             for (int s = 0; s < set.size; s++) {
                 long h1 = set.keyHash(s);
-                boolean duplicate = false;
-                for (int i = 0; i < count && !duplicate; i++) {
-                    duplicate = hashes[i] == h1 && Arrays.equals(keys, i * w, i * w + w, set.keys, s * w, s * w + w);
-                }
-                if (duplicate) {
-                    continue;
+                // a set holds no item twice, so only the other side's items can repeat one of this set's:
+                // looked up in this set's index, as SpaceSaving.merge does (a scan made the merge O(C²));
+                // by side, not by identity, so that merging a heap with itself still drops the repeats
+                if (side == 1) {
+                    System.arraycopy(set.keys, s * w, candidates.probe, 0, w);
+                    if (candidates.find(h1) >= 0) {
+                        continue;
+                    }
                 }
                 System.arraycopy(set.keys, s * w, keys, count * w, w);
                 hashes[count] = h1;
@@ -295,13 +298,27 @@ public final class CountMinHeap implements HeavyHitters {
                 throw new IllegalArgumentException("image corrupt: candidate " + s + " has count " + count
                         + ", error " + error);
             }
+            kind.requireCanonical(entries, at, "candidate " + s);
             long h1 = kind.hash(sketch.hasher(), entries, at, new byte[kind.maxBytes()]);
             if (heap.candidates.find(h1) >= 0) {
                 throw new IllegalArgumentException("image corrupt: candidate " + s + " repeats an item");
             }
+            // a stored count is at most the sketch's estimate of the item, which never decreases: above it, the
+            // reported lower bound could exceed the upper bound, and the next update would lower the count
+            long estimate = sketch.estimate(h1, ItemHasher.h2(h1));
+            if (count > estimate) {
+                throw new IllegalArgumentException("image corrupt: candidate " + s + " has count " + count
+                        + ", above the sketch's estimate " + estimate + " of its item");
+            }
             heap.candidates.add(h1, count, error);
         }
         heap.candidates.restoreHeap(heapOrder);
+        // the bound is a count displaced or an estimate turned away (or, after a merge, a sum of two bounds),
+        // each at most the total weight at the time, which never decreases
+        if (bound > sketch.totalWeight()) {
+            throw new IllegalArgumentException("image corrupt: unmonitoredBound " + bound
+                    + " is above the sketch's total weight " + sketch.totalWeight());
+        }
         heap.unmonitoredBound = bound;
         return heap;
     }

@@ -73,18 +73,37 @@ public final class CountMinSketch {
     /**
      * Sized from the error ε (relative to the total weight) and failure probability δ, as described in the
      * class comment.
+     *
+     * @throws IllegalArgumentException if ε or δ is not in (0, 1); if ε is so small that w = nextPrime(⌈2e/ε⌉)
+     *     would exceed {@link #MAX_COUNTERS}; if δ is so small at this ε that it needs more than
+     *     {@link #MAX_DEPTH} rows (d·r), since fewer rows would not meet δ; or if w·d·r exceeds MAX_COUNTERS
      */
     public static CountMinSketch fromErrors(double epsilon, double delta, long seed) {
         checkUnit("epsilon", epsilon);
         checkUnit("delta", delta);
-        long w = Primes.nextPrime((long) Math.ceil(2 * E / epsilon));
-        int perCopy = rowsPerCopy(epsilon);
-        int copies = Math.max(1, (int) Math.ceil(Math.log(1 / delta) / Math.log(1 / epsilon)));
+        double minWidth = Math.ceil(2 * E / epsilon);
+        // checked before the prime search: for tiny ε the bound does not even fit in a long
+        long w = minWidth > MAX_COUNTERS ? Long.MAX_VALUE : Primes.nextPrime((long) minWidth);
         if (w > MAX_COUNTERS) {
-            throw new IllegalArgumentException("epsilon=" + epsilon + " needs width " + w + ", above " + MAX_COUNTERS);
+            throw new IllegalArgumentException("epsilon=" + epsilon + " needs width "
+                    + (w == Long.MAX_VALUE ? String.format("%.4g", minWidth) : String.valueOf(w))
+                    + " (the smallest prime ≥ 2e/epsilon), above the limit of " + MAX_COUNTERS + " counters");
         }
-        return new CountMinSketch(ItemHasher.seeded(seed), (int) w, Math.min(MAX_DEPTH, perCopy * copies),
-                RowIndexing.FULL_WIDTH, false, null);
+        int perCopy = rowsPerCopy(epsilon);
+        // a double, not an int: for ε near 1 and tiny δ the count of copies does not fit in an int
+        double copies = Math.max(1, Math.ceil(Math.log(1 / delta) / Math.log(1 / epsilon)));
+        double rows = perCopy * copies;
+        if (rows > MAX_DEPTH) {
+            int maxCopies = MAX_DEPTH / perCopy;
+            throw new IllegalArgumentException("delta must be ≥ epsilon^" + maxCopies + " = "
+                    + Math.pow(epsilon, maxCopies) + " at epsilon=" + epsilon + " (at most " + MAX_DEPTH + " rows, "
+                    + perCopy + " per copy), got " + delta + ", which needs " + (long) rows + " rows");
+        }
+        if (w * (long) rows > MAX_COUNTERS) {
+            throw new IllegalArgumentException("epsilon=" + epsilon + " and delta=" + delta + " need width " + w
+                    + " x depth " + (int) rows + " = " + w * (long) rows + " counters, above the limit of " + MAX_COUNTERS);
+        }
+        return new CountMinSketch(ItemHasher.seeded(seed), (int) w, (int) rows, RowIndexing.FULL_WIDTH, false, null);
     }
 
     /** d = ⌈ln(1/(ε(1 − 1/(2e²))))⌉: the depth at which one copy's failure probability is at most ε. */
@@ -99,7 +118,10 @@ public final class CountMinSketch {
         return new CountMinSketch(ItemHasher.seeded(seed), width, depth, indexing, conservative, null);
     }
 
-    /** As many counters as fit in {@code bytes} with the given depth; width rounded down to a prime. */
+    /**
+     * As many counters as fit in {@code bytes} with the given depth, and at most {@link #MAX_COUNTERS} in all:
+     * width = the largest prime ≤ min(bytes / 8 / depth, MAX_COUNTERS / depth).
+     */
     public static CountMinSketch withMemory(long bytes, int depth, long seed) {
         if (depth < 1 || depth > MAX_DEPTH) {
             throw new IllegalArgumentException("depth must be in [1, " + MAX_DEPTH + "], got " + depth);
@@ -109,10 +131,17 @@ public final class CountMinSketch {
             throw new IllegalArgumentException("bytes must hold at least 2 counters per row: " + bytes + " bytes, depth "
                     + depth + " needs at least " + 2L * Long.BYTES * depth);
         }
+        return withShape(widthForMemory(bytes, depth), depth, seed, RowIndexing.FULL_WIDTH, false);
+    }
+
+    /** The width of {@link #withMemory}: bytes and depth already checked. */
+    static int widthForMemory(long bytes, int depth) {
+        // clamped before the prime search, so the width stays prime (and the search short) for a huge budget
+        long w = Math.min(bytes / Long.BYTES / depth, MAX_COUNTERS / depth);
         while (w > 2 && !Primes.isPrime(w)) {
             w--;
         }
-        return withShape((int) Math.min(w, MAX_COUNTERS / depth), depth, seed, RowIndexing.FULL_WIDTH, false);
+        return (int) w;
     }
 
     private static void checkUnit(String name, double v) {

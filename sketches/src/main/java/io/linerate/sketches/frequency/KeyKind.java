@@ -121,6 +121,47 @@ public final class KeyKind {
         }
     }
 
+    /**
+     * Checks that the key stored at {@code at} (read from an image) is exactly what {@link #encode} writes for
+     * the item it decodes to: for byte strings a length word in [0, maxBytes] as a whole long and zero bytes
+     * past the length; for 5-tuples a version byte of 4 or 6, zero in the 16 bits above the source port, and
+     * for IPv4 zero high address words and high halves of the low words. Otherwise two encodings of one item
+     * (which hash and decode alike but compare unequal) could be monitored as two items.
+     *
+     * @param entry names the entry in the exception message, e.g. "entry 3"
+     * @throws IllegalArgumentException naming the entry if the encoding is not canonical
+     */
+    void requireCanonical(long[] keys, int at, String entry) {
+        long[] canonical = new long[width()];
+        switch (type) {
+            case LONG:
+                return;
+            case FIVE_TUPLE: {
+                long version = keys[at + 4] & 0xFF;
+                if (version != 4 && version != 6) {
+                    throw new IllegalArgumentException("image corrupt: " + entry + " has IP version byte " + version
+                            + " in its 5-tuple key, not 4 or 6");
+                }
+                encode((FiveTuple) decode(keys, at), canonical, 0);
+                break;
+            }
+            default: {
+                long len = keys[at];
+                if (len < 0 || len > maxBytes) {
+                    throw new IllegalArgumentException("image corrupt: " + entry + " has key length " + len
+                            + ", not in [0, maxBytes=" + maxBytes + "]");
+                }
+                encode((byte[]) decode(keys, at), 0, (int) len, canonical, 0);
+                break;
+            }
+        }
+        if (!Arrays.equals(keys, at, at + canonical.length, canonical, 0, canonical.length)) {
+            throw new IllegalArgumentException("image corrupt: " + entry + " has a non-canonical " + this + " key ("
+                    + (type == Type.BYTES ? "non-zero bytes past its length" : "unused address or port bits set")
+                    + ")");
+        }
+    }
+
     /** The reportable item stored at {@code at}: a {@code Long}, a {@link FiveTuple} or a {@code byte[]}. */
     Object decode(long[] keys, int at) {
         switch (type) {
@@ -163,10 +204,11 @@ public final class KeyKind {
                                 protocol(meta));
             }
             default: {
-                int len = (int) keys[at];
-                if (len < 0 || len > maxBytes) {
-                    throw new IllegalArgumentException("stored key length " + len + " outside [0, " + maxBytes + "]");
+                long stored = keys[at];
+                if (stored < 0 || stored > maxBytes) {
+                    throw new IllegalArgumentException("stored key length " + stored + " outside [0, " + maxBytes + "]");
                 }
+                int len = (int) stored;
                 for (int i = 0; i < len; i++) {
                     scratch[i] = (byte) (keys[at + 1 + (i >>> 3)] >>> ((i & 7) * 8));
                 }

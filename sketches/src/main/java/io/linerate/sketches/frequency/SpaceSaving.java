@@ -289,6 +289,7 @@ public final class SpaceSaving implements HeavyHitters {
             if (count < 0 || error < 0 || error > count) {
                 throw new IllegalArgumentException("image corrupt: entry " + e + " has count " + count + ", error " + error);
             }
+            kind.requireCanonical(entries, at, "entry " + e);
             long h1 = kind.hash(ss.hasher, entries, at, new byte[kind.maxBytes()]);
             if (ss.items.find(h1) >= 0) {
                 throw new IllegalArgumentException("image corrupt: entry " + e + " repeats an item");

@@ -8,10 +8,21 @@ public final class Primes {
     private Primes() {
     }
 
-    /** The smallest prime ≥ {@code n} (n ≥ 0). Deterministic for every long (Miller–Rabin with BigInteger). */
+    /** The largest prime that fits in a long: 2<sup>63</sup> − 25. */
+    public static final long LARGEST_LONG_PRIME = Long.MAX_VALUE - 24;
+
+    /**
+     * The smallest prime ≥ {@code n} (2 for n ≤ 2). Deterministic for every long (Miller–Rabin with BigInteger).
+     *
+     * @throws IllegalArgumentException if n &gt; {@link #LARGEST_LONG_PRIME}, where no prime ≥ n fits in a long
+     */
     public static long nextPrime(long n) {
         if (n <= 2) {
             return 2;
+        }
+        if (n > LARGEST_LONG_PRIME) {
+            throw new IllegalArgumentException("n must be ≤ " + LARGEST_LONG_PRIME
+                    + " (2^63 - 25, the largest prime in a long), got " + n);
         }
         long c = (n & 1) == 0 ? n + 1 : n;
         while (!isPrime(c)) {

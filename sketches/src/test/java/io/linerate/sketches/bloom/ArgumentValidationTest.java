@@ -50,6 +50,34 @@ class ArgumentValidationTest {
         }
     }
 
+    /**
+     * The bit count a too-large sizing reports is the real need, above MAX_BITS: at a tiny fpp the blocked
+     * layouts' block count exceeds a long, and the message used to show it wrapped ("needs -512 bits"). (A
+     * counting filter reports its counter limit instead.)
+     */
+    @ParameterizedTest
+    @EnumSource(value = Variant.class, names = {"STANDARD", "PARTITIONED", "BLOCKED", "SPLIT_BLOCK"})
+    void theReportedBitCountOfAnOversizedFilterIsItsRealNeed(Variant v) {
+        for (double fpp : new double[] {1e-300, Double.MIN_VALUE, 1e-9}) {
+            for (long n : new long[] {34_000_000_000L, 5_000_000_000L}) {
+                Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> v.create(n, fpp, 1));
+                org.assertj.core.api.Assertions.assertThat(thrown).as("%s n=%d fpp=%s", v, n, fpp)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageStartingWith("expectedItems=" + n + " at fpp=" + fpp + " needs ")
+                        .hasMessageEndingWith(" bits, above the limit of " + MAX_BITS + " bits");
+                String need = thrown.getMessage().replaceFirst(".* needs (?:more than )?(\\S+) bits,.*", "$1");
+                org.assertj.core.api.Assertions.assertThat(Double.parseDouble(need)).as("%s n=%d fpp=%s", v, n, fpp)
+                        .isGreaterThan(BloomFilter.MAX_BITS)
+                        // at least the information-theoretic need of n items at fpp, n·log2(1/fpp)
+                        .isGreaterThanOrEqualTo(n * -Math.log(fpp) / Math.log(2));
+                if (fpp == 1e-300 && (v == Variant.BLOCKED || v == Variant.SPLIT_BLOCK)) {
+                    // the model's load per block is below the search's floor: the count is a lower bound
+                    org.assertj.core.api.Assertions.assertThat(thrown).hasMessageContaining("needs more than ");
+                }
+            }
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(longs = {0, -1, -64, Long.MIN_VALUE, BloomFilter.MAX_BITS + 1, Long.MAX_VALUE})
     void bitCountsOutsideOneToMaxBitsAreRejected(long bits) {

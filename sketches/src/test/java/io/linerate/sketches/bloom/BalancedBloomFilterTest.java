@@ -120,6 +120,48 @@ class BalancedBloomFilterTest {
     }
 
     @Test
+    void overflowCapacityIsCappedAtWhatTheOverflowTableCanHold() {
+        // 393,217 blocks of 512 bits: 2·bits + 16 admits a capacity above 402,653,184, whose table would need
+        // 2^30 slots (long[2^31], a NegativeArraySizeException after allocating the 25 MB of block words)
+        long[] blocks = {393_217};
+        int limit = BalancedParameters.MAX_OVERFLOW_CAPACITY;
+        assertThat(limit).isEqualTo(402_653_184);
+        for (int capacity : new int[] {limit + 1, 536_870_911}) {
+            assertThatThrownBy(() -> BalancedParameters.explicit(512, blocks, 8, 14, 0.375, 100, Long.MAX_VALUE,
+                    capacity)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("overflowCapacity must be in [0, 402653184]")
+                    .hasMessageContaining("got " + capacity);
+        }
+        assertThat(BalancedParameters.explicit(512, blocks, 8, 14, 0.375, 100, Long.MAX_VALUE, limit)
+                .overflowCapacity()).isEqualTo(limit);
+    }
+
+    @Test
+    void createSizesATinyFilterAtOneElementPerBlock() {
+        // n = 1 and 2 used to ask BalancedParameters for 1536 and 768 bits per element, more than a block holds
+        for (long n = 1; n <= 4; n++) {
+            for (double fpp : new double[] {0.1, 0.01, 1e-9}) {
+                BalancedBloomFilter filter = BalancedBloomFilter.create(n, fpp, 5);
+                BalancedParameters p = filter.parameters();
+                assertThat(p.blocks()).isEqualTo(3);
+                assertThat(p.designCapacity()).isGreaterThanOrEqualTo(n);
+                assertThat(BalancedBloomFilter.modelFpp(p)).isLessThanOrEqualTo(fpp);
+                for (long key = 0; key < n; key++) {
+                    filter.put(key);
+                }
+                for (long key = 0; key < n; key++) {
+                    assertThat(filter.mightContain(key)).isTrue();
+                }
+                int falsePositives = 0;
+                for (long key = 1_000; key < 101_000; key++) {
+                    falsePositives += filter.mightContain(key) ? 1 : 0;
+                }
+                assertThat(falsePositives).as("n=%d fpp=%s", n, fpp).isLessThanOrEqualTo((int) (100_000 * fpp));
+            }
+        }
+    }
+
+    @Test
     void figure1ToyExample() {
         // 3 subtables of 4, 2 and 1 blocks, h = 3, no coin (the §2 simple variant), no access budget.
         BalancedParameters params = BalancedParameters.explicit(64, new long[] {4, 2, 1}, 2, 3, 0.0, 100,

@@ -105,6 +105,29 @@ class FlowTableTest {
         }
     }
 
+    /** One bucket slot and one stash slot: each new flow that finds its bucket full is one overflow. */
+    @Test
+    void overflowsCountEachNewFlowOnceWhereverTheEvictedFlowWas() {
+        for (boolean victimInStash : new boolean[] {true, false}) {
+            FlowTable t = FlowTable.builder().capacity(1).scheme(InsertionScheme.STANDARD).buckets(1)
+                    .stashCapacity(1).idleTimeout(Long.MAX_VALUE).activeTimeout(Long.MAX_VALUE)
+                    .exporter(r -> exported.add(r.reason() + " " + r.key())).build();
+            assertThat(t.slots()).isEqualTo(2);
+            t.updateIpv4(1, 9, 1, 1, 6, 0, 10, 1); // A: the bucket
+            t.updateIpv4(2, 9, 1, 1, 6, 0, 10, 2); // B: the stash, overflow 1
+            if (victimInStash) {
+                t.updateIpv4(1, 9, 1, 1, 6, 0, 10, 3); // A again: B is now the least recent
+            } else {
+                t.updateIpv4(2, 9, 1, 1, 6, 0, 10, 3); // B again: A is now the least recent
+            }
+            t.updateIpv4(3, 9, 1, 1, 6, 0, 10, 4); // C: overflow 2, evicts the least recent
+            assertThat(t.evictions()).isEqualTo(1);
+            assertThat(t.newFlows()).isEqualTo(3);
+            assertThat(t.overflows()).as("victim in the stash: %s", victimInStash).isEqualTo(2);
+            assertThat(t.find(FiveTuple.ipv4(3, 9, 1, 1, 6))).isNotNegative();
+        }
+    }
+
     @Test
     void imageRoundTripKeepsEveryFlowAndCounter() {
         FlowTable t = small().summary(true).userSlots(2).build();

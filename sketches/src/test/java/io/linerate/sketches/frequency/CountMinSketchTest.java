@@ -2,8 +2,11 @@ package io.linerate.sketches.frequency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.linerate.sketches.hash.ItemHasher;
+import io.linerate.sketches.hash.Primes;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -126,6 +129,48 @@ class CountMinSketchTest {
         assertThat(b.width()).isEqualTo(547);
         assertThat(b.depth()).isEqualTo(15);
         assertThat(CountMinSketch.fromErrors(0.001, 0.01, 1).memoryBytes()).isEqualTo(5437L * 7 * 8);
+    }
+
+    @Test
+    void fromErrorsRejectsAnEpsilonWhoseWidthIsAboveTheLimitWithoutSearchingForAPrime() {
+        // 2e/ε saturates a long below ~5.9e-19: the prime search used to wrap negative and run for ever
+        for (double epsilon : new double[] {1e-19, 5e-19, 1e-300, Double.MIN_VALUE, 1e-9}) {
+            assertTimeoutPreemptively(Duration.ofSeconds(10), () ->
+                    assertThatThrownBy(() -> CountMinSketch.fromErrors(epsilon, 0.01, 1))
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("epsilon=" + epsilon)
+                            .hasMessageContaining(String.valueOf(CountMinSketch.MAX_COUNTERS)));
+        }
+    }
+
+    @Test
+    void fromErrorsRejectsADeltaThatNeedsMoreThanMaxDepthRows() {
+        // (0.001, 1e-30): 7 rows per copy × 10 copies = 70 rows; capping at 64 would leave δ = 0.001^9 > 1e-30
+        assertThatThrownBy(() -> CountMinSketch.fromErrors(0.001, 1e-30, 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("delta must be ≥ epsilon^9 = ")
+                .hasMessageContaining("got 1.0E-30, which needs 70 rows");
+        // ε near 1: the count of copies (~6.9e14, an int once) times the rows per copy does not fit in an int
+        assertThatThrownBy(() -> CountMinSketch.fromErrors(1 - 1e-12, 1e-300, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("delta must be ≥");
+        // exactly at the limit: 0.001^9 needs 63 rows, and its guarantee is met
+        CountMinSketch atLimit = CountMinSketch.fromErrors(0.001, 1.1e-27, 1);
+        assertThat(atLimit.depth()).isEqualTo(63);
+    }
+
+    @Test
+    void withMemoryClampsToMaxCountersBeforeRoundingDownToAPrime() {
+        // a budget above 2^28 counters: the width is the largest prime ≤ 2^28 / depth, not 2^28 / depth itself
+        for (int depth : new int[] {1, 4, 7, 64}) {
+            int w = CountMinSketch.widthForMemory(Long.MAX_VALUE, depth);
+            assertThat(Primes.isPrime(w)).as("depth %d: width %d prime", depth, w).isTrue();
+            assertThat((long) w * depth).isLessThanOrEqualTo(CountMinSketch.MAX_COUNTERS);
+            for (long v = w + 1; v <= CountMinSketch.MAX_COUNTERS / depth; v++) {
+                assertThat(Primes.isPrime(v)).as("a larger prime %d fits at depth %d", v, depth).isFalse();
+            }
+        }
+        assertThat(CountMinSketch.widthForMemory(Long.MAX_VALUE, 1)).isEqualTo(268_435_399);
+        assertThat(CountMinSketch.widthForMemory(4L << 20, 4)).isEqualTo(131_071);
     }
 
     @Test

@@ -85,6 +85,49 @@ class HeavyHittersTest {
         }
     }
 
+    /**
+     * Two full CM-heaps of 2^17 candidates, half of them shared: the merge finds repeats by hash lookup (it
+     * scanned every kept item per item, ~10 s here), and keeps the heaviest distinct items by merged estimate.
+     */
+    @Test
+    void countMinHeapMergeOfLargeOverlappingSetsIsFastAndKeepsTheHeaviestDistinctItems() {
+        int capacity = 1 << 17;
+        CountMinHeap a = CountMinHeap.create(KeyKind.longs(), capacity, 1 << 16, 4, true, 11);
+        CountMinHeap b = CountMinHeap.create(KeyKind.longs(), capacity, 1 << 16, 4, true, 11);
+        SplittableRandom random = new SplittableRandom(11);
+        for (long i = 0; i < capacity; i++) {
+            a.update(i, 1 + random.nextInt(5));
+            b.update(i + capacity / 2, 1 + random.nextInt(5));
+        }
+        java.util.Set<Long> union = new java.util.HashSet<>();
+        a.topK(capacity).forEach(h -> union.add((Long) h.item()));
+        b.topK(capacity).forEach(h -> union.add((Long) h.item()));
+        assertThat(union).hasSize(capacity * 3 / 2);
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> a.merge(b));
+        List<HeavyHitter> merged = a.topK(capacity);
+        assertThat(merged).hasSize(capacity);
+        java.util.Set<Long> kept = new java.util.HashSet<>();
+        long lightestKept = Long.MAX_VALUE;
+        for (HeavyHitter h : merged) {
+            assertThat(kept.add((Long) h.item())).as("item %s kept once", h.item()).isTrue();
+            assertThat(h.upperBound()).isEqualTo(a.sketch().estimate((Long) h.item()));
+            lightestKept = Math.min(lightestKept, h.upperBound());
+        }
+        for (long item : union) {
+            if (!kept.contains(item)) {
+                long estimate = a.sketch().estimate(item);
+                assertThat(estimate).isLessThanOrEqualTo(lightestKept).isLessThanOrEqualTo(a.unmonitoredBound());
+            }
+        }
+        // merging a heap with itself keeps each item once
+        CountMinHeap c = CountMinHeap.create(KeyKind.longs(), 8, 101, 3, true, 11);
+        for (long i = 0; i < 5; i++) {
+            c.update(i, 1);
+        }
+        c.merge(c);
+        assertThat(c.topK(8)).hasSize(5).extracting(HeavyHitter::upperBound).containsOnly(2L);
+    }
+
     @Test
     void fiveTupleAndByteStringKeysAreReportedBack() {
         SpaceSaving flows = SpaceSaving.withCapacity(KeyKind.fiveTuples(), 16, 1);

@@ -1,8 +1,11 @@
 package io.linerate.sketches.hash;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.math.BigInteger;
+import java.time.Duration;
 import java.util.BitSet;
 import org.junit.jupiter.api.Test;
 
@@ -75,5 +78,19 @@ class PrimesTest {
         assertThat(Primes.nextPrime(7273)).isEqualTo(7283);
         assertThat(Primes.nextPrime(7500)).isEqualTo(7507);
         assertThat(Primes.nextPrime(6667)).isEqualTo(BigInteger.valueOf(6666).nextProbablePrime().longValue());
+    }
+
+    @Test
+    void nextPrimeRejectsAnArgumentAboveTheLargestPrimeInALong() {
+        assertThat(Primes.isPrime(Primes.LARGEST_LONG_PRIME)).isTrue();
+        assertThat(Primes.nextPrime(Primes.LARGEST_LONG_PRIME - 1)).isEqualTo(Primes.LARGEST_LONG_PRIME);
+        assertThat(Primes.nextPrime(Primes.LARGEST_LONG_PRIME)).isEqualTo(Primes.LARGEST_LONG_PRIME);
+        // above it the search used to wrap negative and run for ever
+        for (long n : new long[] {Primes.LARGEST_LONG_PRIME + 1, Long.MAX_VALUE - 1, Long.MAX_VALUE}) {
+            assertTimeoutPreemptively(Duration.ofSeconds(10), () ->
+                    assertThatThrownBy(() -> Primes.nextPrime(n)).isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("n must be ≤ " + Primes.LARGEST_LONG_PRIME)
+                            .hasMessageContaining("got " + n));
+        }
     }
 }

@@ -53,6 +53,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * CM-heap images). <b>Never regenerate or edit the v1 files</b>: they stand for what users have
  * in their checkpoints. Regenerating is a deliberate act with {@link ImageGenerator} (its Javadoc has the
  * command), never part of a test run, and it refuses to overwrite a file whose bytes changed unless told to.
+ *
+ * <p><b>Errata.</b> A statistic that the code of the committed images counted wrongly and the current code counts
+ * right (so far: the flow tables' {@code overflows}, which counted an overflowing flow twice when its eviction
+ * victim was in the stash) is declared per recipe as an {@link ImageRecipes.Erratum}: checks 2, 3 and 5 require
+ * the image to hold exactly the declared excess in that field and compare every other byte. The format is
+ * unchanged, and such a fix is no version bump: a v1 image keeps reading, with the value it holds.
  */
 class ImageUpgradeTest {
 
@@ -109,13 +115,15 @@ class ImageUpgradeTest {
         T fresh = recipe.build.get();
         recipe.coverage.accept(fresh);
         byte[] freshImage = recipe.write.apply(fresh);
-        assertSameBytes(recipe.write.apply(read), freshImage, recipe.name + ": committed image read and written again");
+        assertSameBytes(corrected(recipe, recipe.write.apply(read), freshImage), freshImage,
+                recipe.name + ": committed image read and written again");
 
         // 3. the current writer still writes version 1: it must write exactly the committed bytes
         int currentVersion = freshImage[5] & 0xFF;
         if (currentVersion == 1) {
-            assertSameBytes(freshImage, committed, recipe.name + ": a fresh instance's image (format version 1) vs the "
-                    + "committed v1 image. The v1 format or the structure's behaviour changed without a version bump");
+            assertSameBytes(freshImage, corrected(recipe, committed, freshImage), recipe.name + ": a fresh instance's "
+                    + "image (format version 1) vs the committed v1 image. The v1 format or the structure's behaviour "
+                    + "changed without a version bump");
         } else {
             assertThat(currentVersion).as("a newer format version").isGreaterThan(1);
         }
@@ -127,10 +135,32 @@ class ImageUpgradeTest {
         recipe.continueStream.accept(read);
         recipe.continueStream.accept(fresh);
         if (recipe.continuedAlike == null) {
-            assertSameBytes(recipe.write.apply(read), recipe.write.apply(fresh), recipe.name + ": after more updates");
+            byte[] freshAfter = recipe.write.apply(fresh);
+            assertSameBytes(corrected(recipe, recipe.write.apply(read), freshAfter), freshAfter,
+                    recipe.name + ": after more updates");
         } else {
             recipe.continuedAlike.accept(read, fresh);
         }
+    }
+
+    /**
+     * {@code image} (from the committed file, or written by a structure read from it) with the recipe's
+     * {@link ImageRecipes.Erratum erratum} field set to {@code fresh}'s value and the checksum recomputed, after
+     * checking that it held exactly the erratum's excess over it; {@code image} itself if the recipe has none.
+     */
+    static byte[] corrected(ImageRecipes.Recipe<?> recipe, byte[] image, byte[] fresh) {
+        ImageRecipes.Erratum e = recipe.erratum;
+        if (e == null) {
+            return image;
+        }
+        int at = e.offset().applyAsInt(image);
+        assertThat(e.offset().applyAsInt(fresh)).as("erratum offset").isEqualTo(at);
+        ByteBuffer mine = ByteBuffer.wrap(image.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        long theirs = ByteBuffer.wrap(fresh).order(ByteOrder.LITTLE_ENDIAN).getLong(at);
+        assertThat(mine.getLong(at) - theirs).as(recipe.name + ": " + e.field() + " of the v1 image minus a fresh one's")
+                .isEqualTo(e.excess());
+        mine.putLong(at, theirs);
+        return HostileImages.fixUp(mine.array(), recipe.family);
     }
 
     static byte[] committed(ImageRecipes.Recipe<?> recipe) {

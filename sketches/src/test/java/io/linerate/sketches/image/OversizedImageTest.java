@@ -3,6 +3,7 @@ package io.linerate.sketches.image;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.linerate.sketches.bloom.BalancedParameters;
 import io.linerate.sketches.bloom.BloomFilters;
 import io.linerate.sketches.frequency.SpaceSaving;
 import java.nio.ByteBuffer;
@@ -22,13 +23,34 @@ class OversizedImageTest {
         byte[] image = seed("balanced-bloom");
         ByteBuffer b = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
         int d = b.getInt(20);
-        b.putInt(24 + 8 * d + 32, Integer.MAX_VALUE / 4); // overflowCapacity: 2^29 entries, a 16 GiB table
+        // overflowCapacity: 3·2^27 entries, the most a table can hold (2^29 slots, 8 GiB), far above 2·bits + 16
+        b.putInt(24 + 8 * d + 32, BalancedParameters.MAX_OVERFLOW_CAPACITY);
         byte[] hostile = HostileImages.fixUp(image, Family.BALANCED_BLOOM);
         assertThatThrownBy(() -> BloomFilters.fromByteArray(hostile))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("overflowCapacity must be at most");
         assertThat(HostileImages.check(Family.BALANCED_BLOOM, hostile))
                 .isEqualTo(HostileImages.Outcome.REJECTED_AFTER_CHECKSUM);
+    }
+
+    @Test
+    void balancedFilterOverflowCapacityAboveTheTableLimitIsRejectedBeforeAllocating() {
+        // 393,217 blocks of 512 bits (25 MB of words) allow 2·bits + 16 entries by the size tie, more than the
+        // 402,653,184 an overflow table of 2^29 slots holds: reading used to end in a NegativeArraySizeException
+        long blocks = 393_217;
+        long words = blocks * 8;
+        ImageWriter w = new ImageWriter(Family.BALANCED_BLOOM, 1,
+                8 + 4 + 4 + 8 + 4 + 4 + 8 + 8 + 8 + 4 + 8 + 8 + 4 + 8 * words)
+                .putLong(1).putInt(512).putInt(1).putLong(blocks)
+                .putInt(8).putInt(14).putDouble(0.375).putLong(100).putLong(Long.MAX_VALUE)
+                .putInt(BalancedParameters.MAX_OVERFLOW_CAPACITY + 1)
+                .putLong(0).putLong(0).putInt(0);
+        w.putLongs(new long[(int) words], 0, (int) words);
+        byte[] image = w.finish();
+        assertThatThrownBy(() -> BloomFilters.fromByteArray(image))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("overflowCapacity")
+                .hasMessageContaining(String.valueOf(BalancedParameters.MAX_OVERFLOW_CAPACITY));
     }
 
     @Test

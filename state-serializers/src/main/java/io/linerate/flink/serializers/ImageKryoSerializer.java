@@ -58,9 +58,9 @@ public abstract class ImageKryoSerializer<T> extends Serializer<T> implements Se
         }
         try {
             return images.fromImage(buf);
-        } catch (IllegalArgumentException | ClassCastException e) {
-            throw new KryoException("cannot read " + images.typeClass().getSimpleName() + " image: "
-                    + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // as ImageSerializer.deserialize: any runtime exception of a reader is a bad image; Errors propagate
+            throw new KryoException(ImageSerializer.cannotRead(images.typeClass(), e), e);
         }
     }
 

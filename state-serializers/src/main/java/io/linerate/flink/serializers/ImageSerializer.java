@@ -58,7 +58,10 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
     /** The structure's image. */
     protected abstract byte[] toImage(T value);
 
-    /** The structure read back from its image; throws {@link IllegalArgumentException} on a bad image. */
+    /**
+     * The structure read back from its image; throws {@link IllegalArgumentException} on a bad image.
+     * {@link #deserialize(DataInputView)} reports any {@link RuntimeException} from here as an {@link IOException}.
+     */
     protected abstract T fromImage(byte[] image);
 
     /** A snapshot of this serializer's configuration. */
@@ -112,9 +115,20 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
         byte[] image = readImage(source, readLength(source));
         try {
             return fromImage(image);
-        } catch (IllegalArgumentException | ClassCastException e) {
-            throw new IOException("cannot read " + typeClass().getSimpleName() + " image: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // any runtime exception a reader lets escape on hostile state (its contract is an
+            // IllegalArgumentException) is a bad image too; Errors propagate
+            throw new IOException(cannotRead(typeClass(), e), e);
         }
+    }
+
+    /**
+     * "cannot read T image: " and the reader's message, or for anything but an IllegalArgumentException (whose
+     * message is the reader's explanation) the exception's class and message.
+     */
+    static String cannotRead(Class<?> type, RuntimeException e) {
+        return "cannot read " + type.getSimpleName() + " image: "
+                + (e instanceof IllegalArgumentException ? e.getMessage() : e.toString());
     }
 
     @Override

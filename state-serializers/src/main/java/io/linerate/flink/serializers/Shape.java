@@ -50,7 +50,12 @@ public final class Shape implements Serializable {
         return Collections.unmodifiableSet(hints);
     }
 
-    /** This shape with one more harmless hint (replacing a hint of the same name). */
+    /**
+     * This shape with one more harmless hint (replacing a hint of the same name).
+     *
+     * @throws IllegalArgumentException if {@code name} is a shape field of this shape: a hint must not take over
+     *     a field, whose change makes restored state unsound
+     */
     public Shape withHint(String name, Object value) {
         Builder b = toBuilder();
         b.hint(name, value);
@@ -68,6 +73,11 @@ public final class Shape implements Serializable {
      * Differences between {@code older} (the restored state's) and this shape, one entry per field as
      * {@code "width: 2048 -> 4096"}; a field missing on one side shows as {@code (absent)}.
      *
+     * <p>A name counts as a hint only if every side that has it marks it a hint: a name that is a shape field on
+     * either side is compared as a shape field. So a snapshot written before a hint was added (the name absent)
+     * stays compatible, while a name that a snapshot of an older version recorded as a hint although it was a
+     * shape field (before {@link Builder#hint} refused that) cannot hide a change of that field.
+     *
      * @param includeHints whether changed hints are listed too (they are suffixed {@code " (hint)"})
      */
     public List<String> differencesFrom(Shape older, boolean includeHints) {
@@ -75,7 +85,8 @@ public final class Shape implements Serializable {
         Set<String> names = new LinkedHashSet<>(older.fields.keySet());
         names.addAll(fields.keySet());
         for (String name : names) {
-            boolean hint = hints.contains(name) || older.hints.contains(name);
+            boolean hint = (!fields.containsKey(name) || hints.contains(name))
+                    && (!older.fields.containsKey(name) || older.hints.contains(name));
             if (hint && !includeHints) {
                 continue;
             }
@@ -110,6 +121,10 @@ public final class Shape implements Serializable {
             String name = in.readUTF();
             String value = in.readUTF();
             boolean hint = in.readBoolean();
+            if (b.fields.containsKey(name)) {
+                // a writer records each name once
+                throw new IOException("serializer snapshot corrupt: shape field " + name + " repeated");
+            }
             if (hint) {
                 b.hint(name, value);
             } else {
@@ -159,8 +174,18 @@ public final class Shape implements Serializable {
             return this;
         }
 
-        /** A harmless hint: a change is reported but the state stays compatible as is. */
+        /**
+         * A harmless hint: a change is reported but the state stays compatible as is. Setting a hint again
+         * replaces its value.
+         *
+         * @throws IllegalArgumentException if {@code name} is already a shape field (a hint must not take it over)
+         */
         public Builder hint(String name, Object value) {
+            Objects.requireNonNull(name, "name");
+            if (fields.containsKey(name) && !hints.contains(name)) {
+                throw new IllegalArgumentException("hint name " + name + " is already a shape field: a change of "
+                        + "it makes restored state incompatible, so it cannot be a hint");
+            }
             put(name, value);
             hints.add(name);
             return this;

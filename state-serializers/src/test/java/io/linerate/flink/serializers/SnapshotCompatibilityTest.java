@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.sketches.bloom.BalancedBloomFilter;
 import io.linerate.sketches.bloom.BlockedBloomFilter;
@@ -119,6 +120,61 @@ class SnapshotCompatibilityTest {
         assertThat(((ImageSerializerSnapshot<StandardBloomFilter>) now).shape()
                 .differencesFrom(((ImageSerializerSnapshot<StandardBloomFilter>) old).shape(), true))
                 .containsExactly("expectedItems: 1000 -> 2000 (hint)");
+    }
+
+    @Test
+    void aHintCannotTakeOverAShapeField() {
+        Shape w4096 = Shapes.of(cms(4096, 4, 1, false));
+        assertThatThrownBy(() -> w4096.withHint("width", 4096)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("hint name width is already a shape field");
+        assertThatThrownBy(() -> Shape.builder().field("bits", 1).hint("bits", 2))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bits");
+        // a hint may be set again, and a field may still replace a hint
+        Shape s = Shape.builder().hint("expectedItems", 1).hint("expectedItems", 2).field("expectedItems", 3).build();
+        assertThat(s.fields()).containsEntry("expectedItems", "3");
+        assertThat(s.hints()).isEmpty();
+    }
+
+    /** A snapshot in the version-1 format, each entry {name, value, "hint" or "field"}. */
+    private static Shape snapshotShape(String[]... entries) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        out.writeInt(entries.length);
+        for (String[] e : entries) {
+            out.writeUTF(e[0]);
+            out.writeUTF(e[1]);
+            out.writeBoolean(e[2].equals("hint"));
+        }
+        return Shape.read(new DataInputDeserializer(out.getCopyOfBuffer()));
+    }
+
+    @Test
+    void aNameIsAHintOnlyIfEverySideThatHasItMarksItAHint() throws IOException {
+        // the snapshot of an older version whose operator marked the width a hint (its builder allowed that):
+        // restoring it into a 4096-wide sketch is incompatible, not hidden as a harmless hint
+        Shape oldState = snapshotShape(new String[] {"width", "2048", "hint"}, new String[] {"depth", "4", "field"},
+                new String[] {"seed", "1", "field"}, new String[] {"indexing", "FULL_WIDTH", "field"},
+                new String[] {"conservative", "false", "field"});
+        var old = roundTrip(new CountMinSketchSerializer(oldState).snapshotConfiguration());
+        var now = roundTrip(CountMinSketchSerializer.expecting(cms(4096, 4, 1, false)).snapshotConfiguration());
+        assertThat(now.resolveSchemaCompatibility(old).isIncompatible()).isTrue();
+        assertThat(((ImageSerializerSnapshot<CountMinSketch>) now).incompatibilityFrom(old))
+                .isEqualTo("width: 2048 -> 4096");
+        // and the other way round
+        assertThat(oldState.differencesFrom(Shapes.of(cms(4096, 4, 1, false)), false))
+                .containsExactly("width: 4096 -> 2048");
+        // a hint added since the snapshot (absent there) or dropped since stays harmless
+        Shape plain = Shapes.of(cms(4096, 4, 1, false));
+        Shape hinted = plain.withHint("epsilon", 0.001);
+        assertThat(hinted.differencesFrom(plain, false)).isEmpty();
+        assertThat(plain.differencesFrom(hinted, false)).isEmpty();
+        assertThat(hinted.differencesFrom(plain, true)).containsExactly("epsilon: (absent) -> 0.001 (hint)");
+    }
+
+    @Test
+    void aSnapshotRepeatingAFieldNameIsCorrupt() {
+        assertThatThrownBy(() -> snapshotShape(new String[] {"width", "2048", "field"},
+                new String[] {"width", "4096", "hint"})).isInstanceOf(IOException.class)
+                .hasMessage("serializer snapshot corrupt: shape field width repeated");
     }
 
     @Test
