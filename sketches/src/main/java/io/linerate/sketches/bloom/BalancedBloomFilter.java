@@ -450,6 +450,9 @@ public final class BalancedBloomFilter implements BloomFilter {
         in.finish();
         BalancedBloomFilter f = new BalancedBloomFilter(hasher, params, words);
         for (int i = 0; i < entries.length; i += 2) {
+            if (f.overflow.contains(entries[i], entries[i + 1])) { // a writer never lists an item twice
+                throw new IllegalArgumentException("image corrupt: overflow entry " + i / 2 + " repeats an item");
+            }
             f.overflow.add(entries[i], entries[i + 1]);
         }
         f.accessesUsed = used;

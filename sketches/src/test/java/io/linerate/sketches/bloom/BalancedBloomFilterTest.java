@@ -252,6 +252,26 @@ class BalancedBloomFilterTest {
         }
     }
 
+    /** A writer lists each overflow item once; an image listing one twice would count it twice in the list's size. */
+    @Test
+    void anImageThatListsAnOverflowItemTwiceIsRejected() {
+        BalancedBloomFilter filter = BalancedBloomFilter.create(BalancedParameters.of(64, 256, 24, 1.2, 3), 12);
+        SplittableRandom random = new SplittableRandom(12);
+        for (int i = 0; i < 2 * filter.parameters().designCapacity(); i++) {
+            filter.put(random.nextLong());
+        }
+        assertThat(filter.overflowSize()).isGreaterThanOrEqualTo(2);
+        int entries = 24 + 8 * filter.parameters().subtableBlocks().length + 56; // STATE-FORMAT.md, family 4
+        byte[] image = filter.toByteArray();
+        byte[] repeated = io.linerate.sketches.image.TestImages.edit(image, b -> {
+            b.putLong(entries + 16, b.getLong(entries));
+            b.putLong(entries + 24, b.getLong(entries + 8));
+        });
+        assertThatThrownBy(() -> BloomFilters.fromByteArray(repeated)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("overflow entry 1 repeats an item");
+        assertThat(BloomFilters.fromByteArray(image).toByteArray()).isEqualTo(image); // the offset is right
+    }
+
     @Test
     void imageRoundTripKeepsEveryAnswer() {
         BalancedBloomFilter filter = BalancedBloomFilter.create(BalancedParameters.of(64, 256, 24, 1.2, 3), 12);
