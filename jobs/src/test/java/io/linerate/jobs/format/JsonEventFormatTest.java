@@ -65,7 +65,39 @@ class JsonEventFormatTest {
         assertThat(parse(seconds, "{\"k\":\"a\",\"t\":1763720000}").timestamp).isEqualTo(1_763_720_000_000L);
         assertThat(parse(seconds, "{\"k\":\"a\",\"t\":1763720000.25}").timestamp).isEqualTo(1_763_720_000_250L);
         assertThat(malformed(seconds, "{\"k\":\"a\",\"t\":9223372036854776}").reason())
-                .isEqualTo("timestamp field t is out of range: 9223372036854776 s");
+                .isEqualTo("timestamp field t " + RANGE + "9223372036854776 s");
+    }
+
+    private static final String RANGE = "must be in [0, 253402300799999] ms since the epoch (1970-01-01T00:00:00Z to "
+            + "9999-12-31T23:59:59.999Z), got ";
+
+    /**
+     * A timestamp before 1970 or after 9999 is malformed, whatever its form: it would move its dedup scope's clock
+     * (and drop the scope's filter generations), and Long.MIN_VALUE is Event.NO_TIMESTAMP. The limits are accepted.
+     */
+    @Test
+    void timestampsOutsideTheRangeAreMalformed() throws Exception {
+        String prefix = "{\"user\":{\"id\":\"a\"},\"bytes\":1,\"ts\":";
+        for (String bad : new String[] {"-1", "-9223372036854775808", "253402300800000", "9223372036854775807",
+                "\"1969-12-31T23:59:59.999Z\"", "\"+10000-01-01T00:00:00Z\"", "\"-999999999-01-01T00:00:00Z\"",
+                "\"+999999999-12-31T23:59:59Z\""}) {
+            MalformedRecordException e = malformed(FULL, prefix + bad + "}");
+            assertThat(e.reason()).as(bad).isEqualTo("timestamp field ts " + RANGE + bad);
+            assertThat(e.offset()).isEqualTo(-1);
+        }
+        assertThat(parse(FULL, prefix + "0}").timestamp).isZero();
+        assertThat(parse(FULL, prefix + "253402300799999}").timestamp).isEqualTo(253_402_300_799_999L);
+        assertThat(parse(FULL, prefix + "\"9999-12-31T23:59:59.999Z\"}").timestamp)
+                .isEqualTo(253_402_300_799_999L);
+        JsonEventFormat seconds = JsonEventFormat.builder().keyField("k").timestampField("t")
+                .epochUnit(JsonEventFormat.EpochUnit.SECONDS).build();
+        for (String bad : new String[] {"-1", "-0.001", "253402300800", "253402300800.5"}) {
+            assertThat(malformed(seconds, "{\"k\":\"a\",\"t\":" + bad + "}").reason()).as(bad)
+                    .isEqualTo("timestamp field t " + RANGE + bad + " s");
+        }
+        assertThat(parse(seconds, "{\"k\":\"a\",\"t\":253402300799.999}").timestamp)
+                .isEqualTo(253_402_300_799_999L);
+        assertThat(parse(seconds, "{\"k\":\"a\",\"t\":0.0001}").timestamp).isZero();
     }
 
     @Test
