@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
-import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
@@ -31,7 +30,8 @@ import java.util.Objects;
  *       [{@link #MIN_TIMESTAMP}, {@link #MAX_TIMESTAMP}] ms (1970 to the end of year 9999).</li>
  * </ul>
  * A configured field that is missing, null or of the wrong type, invalid JSON, a value that is not a JSON object,
- * duplicate keys and trailing content make the record malformed, with a reason naming the field
+ * duplicate keys, trailing content, and a value that is not strictly UTF-8 ({@link Utf8Text}: a byte order mark,
+ * UTF-16 or UTF-32, invalid byte sequences) make the record malformed, with a reason naming the field
  * ({@link MalformedRecordException}; the byte offset is Jackson's for syntax errors, −1 for field errors).
  *
  * <p>Serializable and immutable; Flink ships it to the tasks, where it builds its Jackson reader once.
@@ -131,6 +131,7 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
         if (value == null) {
             throw new MalformedRecordException("record has no value (null)", MalformedRecordException.NO_OFFSET);
         }
+        String text = Utf8Text.of(value);
         JsonNode root;
         try {
             root = mapper().readTree(value);
@@ -150,7 +151,7 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
         String k = keyOf(root);
         long w = weight == null ? 1 : weightOf(root);
         long t = timestamp == null ? Event.NO_TIMESTAMP : timestampOf(root);
-        return new Event(k, w, t, new String(value, StandardCharsets.UTF_8));
+        return new Event(k, w, t, text);
     }
 
     private JsonNode field(JsonNode root, JsonPointer at, String parameter, String location)
