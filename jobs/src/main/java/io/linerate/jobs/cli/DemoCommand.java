@@ -138,6 +138,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    flink.validate();
     if (jobChoice == DemoJob.DEDUP && !pcaps.isEmpty()) {
       throw new ParameterException(spec.commandLine(), "--pcap: the dedup demo reads JSON events, not packets");
     }
@@ -155,16 +156,18 @@ public final class DemoCommand implements Callable<Integer> {
   private JobLauncher job() {
     switch (jobChoice) {
       case FLOW_METER:
-        return FlowMeterJob.builder().capacity(100_000).idleTimeout(Duration.ofSeconds(10)).build();
+        return FlowMeterJob.builder().capacity(100_000).idleTimeout(Duration.ofSeconds(10))
+            .transactionTimeout(flink.transactionTimeout()).build();
       case DEDUP:
         // the generator's events: key "id", scope "tenant", time "ts"; sized for every event being new
         return DedupJob.builder().scopeField("tenant").timestampField("ts").horizon(Duration.ofMinutes(1))
-            .expectedRate(rate).build();
+            .expectedRate(rate).transactionTimeout(flink.transactionTimeout()).build();
       default:
         return HeavyHittersJob.builder()
             .window(window)
             .topK(topK)
             .alertsTopic("") // the demo's three topics: alerts share the reports topic
+            .transactionTimeout(flink.transactionTimeout())
             .build();
     }
   }

@@ -201,7 +201,8 @@ public final class DedupCommand implements Callable<Integer> {
       return DedupJob.builder().keyField(keyField).weightField(weightField).timestampField(timestampField)
           .epochUnit(epochUnit).scopeField(scopeField).constantScope(constantScope).horizon(horizon)
           .expectedRate(expectedRate).fpp(fpp).generations(generations).seed(seed).duplicatesTopic(duplicatesTopic)
-          .outputFormat(outputFormat).outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded).build();
+          .outputFormat(outputFormat).outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded)
+          .transactionTimeout(flink.transactionTimeout()).build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), option(e.getMessage()) + ": " + e.getMessage());
     }
@@ -226,6 +227,7 @@ public final class DedupCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    flink.validate();
     DedupJob job = job();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
     job.define(env, topics());

@@ -198,7 +198,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   /** The job as the options describe it; an invalid combination fails naming the option. */
   public HeavyHittersJob job() {
     job.alertsTopic(alertsTopic).bounded(bounded).alertAtWeight(alertWeight)
-        .alertAtFraction(alertFraction, alertMinWindowWeight);
+        .alertAtFraction(alertFraction, alertMinWindowWeight).transactionTimeout(flink.transactionTimeout());
     try {
       return job.build();
     } catch (IllegalArgumentException e) {
@@ -220,6 +220,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   /** Builds the job (errors before anything runs), then executes it: returns when it ends (or at once, detached). */
   @Override
   public Integer call() throws Exception {
+    flink.validate();
     HeavyHittersJob launcher = job();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
     JobTopics topics = topics();
