@@ -121,8 +121,10 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Replay these pcap/pcapng captures (in a loop, at --rate) instead of synthetic traffic; "
           + "repeatable (default: none)")
   void pcap(Path file) {
-    if (!Files.isReadable(file)) {
-      throw new ParameterException(spec.commandLine(), "--pcap: cannot read " + file);
+    if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+      throw new ParameterException(spec.commandLine(), "--pcap must be a readable capture file, got " + file
+          + (Files.isDirectory(file) ? " (a directory)" : Files.exists(file) ? " (not readable or not a regular file)"
+          : " (no such file)"));
     }
     pcaps.add(file);
   }

@@ -7,6 +7,7 @@ import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Sizes;
+import io.linerate.jobs.cli.TopicNames;
 import io.linerate.jobs.format.JsonEventFormat;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.hash.ItemHasher;
@@ -155,10 +156,9 @@ public final class DedupCommand implements Callable<Integer> {
       description = "Kafka topic for the probable duplicates; empty: the output topic (default: ${DEFAULT-VALUE})")
   void duplicatesTopic(String value) {
     String topic = value.trim();
-    if (!topic.isEmpty() && (topic.length() > 249 || topic.equals(".") || topic.equals("..")
-        || !topic.chars().allMatch(c -> c < 128 && Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-'))) {
-      throw new ParameterException(spec.commandLine(), "--duplicates-topic must be a Kafka topic name (1 to 249 of "
-          + "a-z A-Z 0-9 . _ -) or empty, got '" + value + "'");
+    if (!topic.isEmpty() && !TopicNames.valid(topic)) {
+      throw new ParameterException(spec.commandLine(), "--duplicates-topic must be " + TopicNames.RULE
+          + " or empty, got '" + value + "'");
     }
     duplicatesTopic = topic.isEmpty() ? null : topic;
   }

@@ -150,7 +150,9 @@ class MainTest {
         {"--checkpoint-interval", "5ms"}, {"--checkpoint-interval", "10"}, {"--checkpoint-interval", "soon"},
         {"--state-backend", "memory"},
         {"--checkpoint-dir", "relative/dir"},
-        {"--bootstrap-servers", "localhost"}, {"--bootstrap-servers", " "},
+        {"--bootstrap-servers", "localhost"}, {"--bootstrap-servers", " "}, {"--bootstrap-servers", "localhost:0"},
+        {"--bootstrap-servers", "a:1,b:99999"}, {"--bootstrap-servers", "a:1,b:123456789012"},
+        {"--bootstrap-servers", "a:1,"},
         {"--input-topic", "bad topic"}, {"--output-topic", ".."}, {"--dead-letter-topic", "é"},
     };
     for (String[] c : cases) {
@@ -201,6 +203,20 @@ class MainTest {
     assertThat(ok.flink.configuration().get(CheckpointingOptions.CHECKPOINTING_INTERVAL))
         .isEqualTo(Duration.ofMinutes(12));
     assertThat(ok.flink.transactionTimeout()).isEqualTo(Duration.ofMinutes(15));
+  }
+
+  /** --pcap takes readable regular files only; a directory or a missing file fails when parsed, naming the option. */
+  @Test
+  void pcapMustBeAReadableFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path capture = java.nio.file.Files.write(dir.resolve("x.pcap"), new byte[] {1});
+    new CommandLine(new DemoCommand()).parseArgs("--pcap", capture.toString());
+    for (String[] c : new String[][] {{dir.toString(), "(a directory)"},
+        {dir.resolve("missing.pcap").toString(), "(no such file)"}}) {
+      assertThat(org.assertj.core.api.Assertions.catchThrowable(
+          () -> new CommandLine(new DemoCommand()).parseArgs("--pcap", c[0])))
+          .as(c[0]).isInstanceOf(CommandLine.ParameterException.class)
+          .hasMessage("--pcap must be a readable capture file, got " + c[0] + " " + c[1]);
+    }
   }
 
   @Test
