@@ -121,8 +121,10 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Replay these pcap/pcapng captures (in a loop, at --rate) instead of synthetic traffic; "
           + "repeatable (default: none)")
   void pcap(Path file) {
-    if (!Files.isReadable(file)) {
-      throw new ParameterException(spec.commandLine(), "--pcap: cannot read " + file);
+    if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+      throw new ParameterException(spec.commandLine(), "--pcap must be a readable capture file, got " + file
+          + (Files.isDirectory(file) ? " (a directory)" : Files.exists(file) ? " (not readable or not a regular file)"
+          : " (no such file)"));
     }
     pcaps.add(file);
   }
@@ -138,6 +140,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    flink.validate();
     if (jobChoice == DemoJob.DEDUP && !pcaps.isEmpty()) {
       throw new ParameterException(spec.commandLine(), "--pcap: the dedup demo reads JSON events, not packets");
     }
@@ -155,16 +158,18 @@ public final class DemoCommand implements Callable<Integer> {
   private JobLauncher job() {
     switch (jobChoice) {
       case FLOW_METER:
-        return FlowMeterJob.builder().capacity(100_000).idleTimeout(Duration.ofSeconds(10)).build();
+        return FlowMeterJob.builder().capacity(100_000).idleTimeout(Duration.ofSeconds(10))
+            .transactionTimeout(flink.transactionTimeout()).build();
       case DEDUP:
         // the generator's events: key "id", scope "tenant", time "ts"; sized for every event being new
         return DedupJob.builder().scopeField("tenant").timestampField("ts").horizon(Duration.ofMinutes(1))
-            .expectedRate(rate).build();
+            .expectedRate(rate).transactionTimeout(flink.transactionTimeout()).build();
       default:
         return HeavyHittersJob.builder()
             .window(window)
             .topK(topK)
             .alertsTopic("") // the demo's three topics: alerts share the reports topic
+            .transactionTimeout(flink.transactionTimeout())
             .build();
     }
   }

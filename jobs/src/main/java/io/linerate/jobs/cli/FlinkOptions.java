@@ -3,6 +3,7 @@ package io.linerate.jobs.cli;
 import java.time.Duration;
 import java.util.Locale;
 
+import io.linerate.jobs.kafka.ExactlyOnceSink;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -16,7 +17,9 @@ import picocli.CommandLine.Spec;
 /**
  * How a job runs on Flink: the options every job sub-command shares ({@code @Mixin FlinkOptions flink;}), turned
  * into Flink configuration by {@link #configuration()}. Checkpointing is always on, in exactly-once mode: the Kafka
- * sink commits its transactions on checkpoints, so the interval is the output's latency.
+ * sinks commit their transactions on checkpoints, so the interval is the output's latency, and it must be shorter
+ * than the sinks' transaction timeout ({@code --transaction-timeout}; checked by {@link #validate()}, which
+ * {@link #configuration()} calls, so before any job is defined or submitted).
  */
 public class FlinkOptions {
 
@@ -57,6 +60,7 @@ public class FlinkOptions {
   private Duration checkpointInterval = Duration.ofSeconds(10);
   private StateBackend stateBackend = StateBackend.HEAP;
   private String checkpointDir = "";
+  private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
 
   @Option(names = "--parallelism", paramLabel = "N", defaultValue = "1",
       description = "Parallel instances of each operator; at most the task slots free (default: ${DEFAULT-VALUE})")
@@ -77,6 +81,20 @@ public class FlinkOptions {
           + DurationConverter.format(MIN_CHECKPOINT_INTERVAL) + ", got " + DurationConverter.format(value));
     }
     checkpointInterval = value;
+  }
+
+  @Option(names = "--transaction-timeout", paramLabel = "DURATION", defaultValue = "10m",
+      converter = DurationConverter.class,
+      description = "transaction.timeout.ms of the exactly-once Kafka sinks: longer than --checkpoint-interval, at most "
+          + "15m (the brokers' default transaction.max.timeout.ms) (default: ${DEFAULT-VALUE})")
+  void transactionTimeout(Duration value) {
+    Duration max = ExactlyOnceSink.DEFAULT_BROKER_MAX_TRANSACTION_TIMEOUT;
+    if (value.isNegative() || value.isZero() || value.compareTo(max) > 0) {
+      throw new ParameterException(spec.commandLine(), "--transaction-timeout must be in (0s, "
+          + DurationConverter.format(max) + "] (the brokers' default transaction.max.timeout.ms), got "
+          + DurationConverter.format(value));
+    }
+    transactionTimeout = value;
   }
 
   @Option(names = "--state-backend", paramLabel = "heap|rocksdb", defaultValue = "heap",
@@ -120,12 +138,35 @@ public class FlinkOptions {
     return checkpointDir;
   }
 
+  /** {@code transaction.timeout.ms} of the jobs' Kafka sinks. */
+  public Duration transactionTimeout() {
+    return transactionTimeout;
+  }
+
+  /**
+   * Checks the options together: the checkpoint interval must be shorter than the transaction timeout, or the
+   * Kafka sinks' transactions time out before a checkpoint commits them (and the job would fail when defined).
+   *
+   * @throws ParameterException naming both options and the limit
+   */
+  public void validate() {
+    if (checkpointInterval.compareTo(transactionTimeout) >= 0) {
+      throw new ParameterException(spec.commandLine(), "--checkpoint-interval must be shorter than "
+          + "--transaction-timeout (" + DurationConverter.format(transactionTimeout) + "), got "
+          + DurationConverter.format(checkpointInterval) + ": the Kafka sinks commit their transactions on "
+          + "checkpoints, and the broker aborts a transaction older than the timeout");
+    }
+  }
+
   /**
    * These options as Flink configuration: {@code parallelism.default}, {@code execution.checkpointing.interval}
    * and {@code .mode} (EXACTLY_ONCE), {@code state.backend.type}, and {@code execution.checkpointing.storage}
-   * ({@code jobmanager}, or {@code filesystem} with {@code execution.checkpointing.dir}).
+   * ({@code jobmanager}, or {@code filesystem} with {@code execution.checkpointing.dir}), after {@link #validate()}.
+   *
+   * @throws ParameterException if the options do not fit together
    */
   public Configuration configuration() {
+    validate();
     Configuration conf = new Configuration();
     conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
     conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval);

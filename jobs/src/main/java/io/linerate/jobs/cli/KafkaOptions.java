@@ -24,12 +24,18 @@ public class KafkaOptions {
       description = "Kafka brokers to connect to (default: ${DEFAULT-VALUE})")
   void bootstrapServers(String value) {
     bootstrapServers = requireText("--bootstrap-servers", value);
-    for (String server : bootstrapServers.split(",")) {
+    for (String server : bootstrapServers.split(",", -1)) {
       String s = server.trim();
       int colon = s.lastIndexOf(':');
-      if (colon <= 0 || colon == s.length() - 1 || !s.substring(colon + 1).chars().allMatch(Character::isDigit)) {
+      String port = colon < 0 ? "" : s.substring(colon + 1);
+      if (colon <= 0 || port.isEmpty() || port.length() > 5 || !port.chars().allMatch(c -> c >= '0' && c <= '9')) {
         throw new ParameterException(spec.commandLine(),
             "--bootstrap-servers must be a comma-separated list of host:port, got '" + value + "'");
+      }
+      int p = Integer.parseInt(port);
+      if (p < 1 || p > 65_535) {
+        throw new ParameterException(spec.commandLine(), "--bootstrap-servers: port " + p + " of '" + s
+            + "' must be in [1, 65535], got '" + value + "'");
       }
     }
   }
@@ -75,13 +81,12 @@ public class KafkaOptions {
     return value.trim();
   }
 
-  /** Kafka's rule for topic names: 1 to 249 characters of [a-zA-Z0-9._-], not "." or "..". */
+  /** Kafka's rule for topic names ({@link TopicNames}). */
   private String requireTopic(String option, String value) {
     String topic = requireText(option, value);
-    if (topic.length() > 249 || topic.equals(".") || topic.equals("..")
-        || !topic.chars().allMatch(c -> Character.isLetterOrDigit(c) && c < 128 || c == '.' || c == '_' || c == '-')) {
-      throw new ParameterException(spec.commandLine(),
-          option + " must be a Kafka topic name (1 to 249 of a-z A-Z 0-9 . _ -), got '" + value + "'");
+    if (!TopicNames.valid(topic)) {
+      throw new ParameterException(spec.commandLine(), option + " must be " + TopicNames.RULE + ", got '" + value
+          + "'");
     }
     return topic;
   }

@@ -7,6 +7,7 @@ import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Sizes;
+import io.linerate.jobs.cli.TopicNames;
 import io.linerate.jobs.format.JsonEventFormat;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.hash.ItemHasher;
@@ -155,10 +156,9 @@ public final class DedupCommand implements Callable<Integer> {
       description = "Kafka topic for the probable duplicates; empty: the output topic (default: ${DEFAULT-VALUE})")
   void duplicatesTopic(String value) {
     String topic = value.trim();
-    if (!topic.isEmpty() && (topic.length() > 249 || topic.equals(".") || topic.equals("..")
-        || !topic.chars().allMatch(c -> c < 128 && Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-'))) {
-      throw new ParameterException(spec.commandLine(), "--duplicates-topic must be a Kafka topic name (1 to 249 of "
-          + "a-z A-Z 0-9 . _ -) or empty, got '" + value + "'");
+    if (!topic.isEmpty() && !TopicNames.valid(topic)) {
+      throw new ParameterException(spec.commandLine(), "--duplicates-topic must be " + TopicNames.RULE
+          + " or empty, got '" + value + "'");
     }
     duplicatesTopic = topic.isEmpty() ? null : topic;
   }
@@ -201,7 +201,8 @@ public final class DedupCommand implements Callable<Integer> {
       return DedupJob.builder().keyField(keyField).weightField(weightField).timestampField(timestampField)
           .epochUnit(epochUnit).scopeField(scopeField).constantScope(constantScope).horizon(horizon)
           .expectedRate(expectedRate).fpp(fpp).generations(generations).seed(seed).duplicatesTopic(duplicatesTopic)
-          .outputFormat(outputFormat).outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded).build();
+          .outputFormat(outputFormat).outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded)
+          .transactionTimeout(flink.transactionTimeout()).build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), option(e.getMessage()) + ": " + e.getMessage());
     }
@@ -226,6 +227,7 @@ public final class DedupCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    flink.validate();
     DedupJob job = job();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
     job.define(env, topics());

@@ -137,7 +137,7 @@ public final class FlowMeterCommand implements Callable<Integer> {
     try {
       FlowMeterJob.Builder b = FlowMeterJob.builder().idleTimeout(idleTimeout).activeTimeout(activeTimeout)
           .tick(tick).scheme(scheme).keyFormat(keyFormat).seed(seed).outOfOrderness(outOfOrderness)
-          .idleness(idleness).bounded(bounded);
+          .idleness(idleness).bounded(bounded).transactionTimeout(flink.transactionTimeout());
       if (memoryBudget > 0) {
         b.memoryBudget(memoryBudget);
       } else {
@@ -156,6 +156,7 @@ public final class FlowMeterCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    flink.validate();
     FlowMeterJob job = job();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
     job.define(env, topics());

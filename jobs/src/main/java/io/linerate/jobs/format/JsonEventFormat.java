@@ -9,7 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
+import java.math.BigInteger;
+import java.math.RoundingMode;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
@@ -25,10 +26,12 @@ import java.util.Objects;
  *       [0, {@code Long.MAX_VALUE}];</li>
  *   <li>{@code timestampField} (optional; {@link Event#NO_TIMESTAMP} when not configured): an integral number of
  *       epoch units ({@link #epochUnit}: milliseconds by default, or seconds) or an ISO-8601 date-time string with
- *       an offset ({@code 2026-11-21T10:15:30.123Z}, {@code 2026-11-21T11:15:30+01:00}).</li>
+ *       an offset ({@code 2026-11-21T10:15:30.123Z}, {@code 2026-11-21T11:15:30+01:00}), in
+ *       [{@link #MIN_TIMESTAMP}, {@link #MAX_TIMESTAMP}] ms (1970 to the end of year 9999).</li>
  * </ul>
  * A configured field that is missing, null or of the wrong type, invalid JSON, a value that is not a JSON object,
- * duplicate keys and trailing content make the record malformed, with a reason naming the field
+ * duplicate keys, trailing content, and a value that is not strictly UTF-8 ({@link Utf8Text}: a byte order mark,
+ * UTF-16 or UTF-32, invalid byte sequences) make the record malformed, with a reason naming the field
  * ({@link MalformedRecordException}; the byte offset is Jackson's for syntax errors, −1 for field errors).
  *
  * <p>Serializable and immutable; Flink ships it to the tasks, where it builds its Jackson reader once.
@@ -36,6 +39,17 @@ import java.util.Objects;
 public final class JsonEventFormat implements BytesDecoder<Event> {
 
     private static final long serialVersionUID = 1L;
+
+    /** The earliest timestamp accepted: 1970-01-01T00:00:00Z, in epoch ms. */
+    public static final long MIN_TIMESTAMP = 0;
+
+    /**
+     * The latest timestamp accepted: 9999-12-31T23:59:59.999Z, in epoch ms. Outside [{@link #MIN_TIMESTAMP},
+     * {@code MAX_TIMESTAMP}] an event is malformed: a timestamp far off would move its scope's event-time clock (the
+     * dedup operator then drops its filter generations and a duplicate within the horizon passes as unique), and
+     * {@code Long.MIN_VALUE} is {@link Event#NO_TIMESTAMP}.
+     */
+    public static final long MAX_TIMESTAMP = 253_402_300_799_999L;
 
     /** Units of a numeric timestamp. */
     public enum EpochUnit { MILLISECONDS, SECONDS }
@@ -117,6 +131,7 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
         if (value == null) {
             throw new MalformedRecordException("record has no value (null)", MalformedRecordException.NO_OFFSET);
         }
+        String text = Utf8Text.of(value);
         JsonNode root;
         try {
             root = mapper().readTree(value);
@@ -136,7 +151,7 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
         String k = keyOf(root);
         long w = weight == null ? 1 : weightOf(root);
         long t = timestamp == null ? Event.NO_TIMESTAMP : timestampOf(root);
-        return new Event(k, w, t, new String(value, StandardCharsets.UTF_8));
+        return new Event(k, w, t, text);
     }
 
     private JsonNode field(JsonNode root, JsonPointer at, String parameter, String location)
@@ -180,37 +195,53 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
     private long timestampOf(JsonNode root) throws MalformedRecordException {
         JsonNode n = field(root, timestamp, "timestamp", timestampField);
         if (n.isTextual()) {
+            long t;
             try {
-                return OffsetDateTime.parse(n.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant()
+                t = OffsetDateTime.parse(n.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant()
                         .toEpochMilli();
-            } catch (DateTimeParseException | ArithmeticException e) {
+            } catch (DateTimeParseException e) {
                 throw fieldError("timestamp", timestampField, "is not an ISO-8601 date-time with an offset: \""
                         + n.textValue() + "\"");
+            } catch (ArithmeticException e) {
+                throw outOfRange("\"" + n.textValue() + "\"");
             }
+            return inRange(t, "\"" + n.textValue() + "\"");
         }
         if (n.isIntegralNumber()) {
-            if (!n.canConvertToLong()) {
-                throw fieldError("timestamp", timestampField, "is out of range: " + n);
-            }
-            long t = n.longValue();
+            BigInteger ms = n.bigIntegerValue();
             if (epochUnit == EpochUnit.SECONDS) {
-                if (Math.abs(t) > Long.MAX_VALUE / 1000) {
-                    throw fieldError("timestamp", timestampField, "is out of range: " + t + " s");
-                }
-                t *= 1000;
+                ms = ms.multiply(BigInteger.valueOf(1000));
             }
-            return t;
+            if (ms.compareTo(BigInteger.valueOf(MIN_TIMESTAMP)) < 0
+                    || ms.compareTo(BigInteger.valueOf(MAX_TIMESTAMP)) > 0) {
+                throw outOfRange(n.toString());
+            }
+            return ms.longValue();
         }
         if (n.isNumber() && epochUnit == EpochUnit.SECONDS) {
-            BigDecimal ms = n.decimalValue().movePointRight(3);
-            if (ms.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-                throw fieldError("timestamp", timestampField, "is out of range: " + n + " s");
+            BigDecimal ms = n.decimalValue().movePointRight(3).setScale(0, RoundingMode.FLOOR);
+            if (ms.compareTo(BigDecimal.valueOf(MIN_TIMESTAMP)) < 0
+                    || ms.compareTo(BigDecimal.valueOf(MAX_TIMESTAMP)) > 0) {
+                throw outOfRange(n.decimalValue().toPlainString());
             }
-            return ms.setScale(0, java.math.RoundingMode.FLOOR).longValueExact();
+            return ms.longValueExact();
         }
         throw fieldError("timestamp", timestampField, "must be an integral number of "
                 + epochUnit.name().toLowerCase(java.util.Locale.ROOT) + " or an ISO-8601 date-time string, got "
                 + kind(n) + " " + n);
+    }
+
+    private long inRange(long t, String given) throws MalformedRecordException {
+        if (t < MIN_TIMESTAMP || t > MAX_TIMESTAMP) {
+            throw outOfRange(given);
+        }
+        return t;
+    }
+
+    private MalformedRecordException outOfRange(String given) {
+        return fieldError("timestamp", timestampField, "must be in [" + MIN_TIMESTAMP + ", " + MAX_TIMESTAMP
+                + "] ms since the epoch (1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z), got " + given
+                + (epochUnit == EpochUnit.SECONDS && !given.startsWith("\"") ? " s" : ""));
     }
 
     private static MalformedRecordException fieldError(String what, String location, String problem) {

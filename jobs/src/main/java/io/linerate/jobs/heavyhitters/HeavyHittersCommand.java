@@ -7,6 +7,7 @@ import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Main;
+import io.linerate.jobs.cli.TopicNames;
 import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
@@ -185,7 +186,12 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   @Option(names = "--alerts-topic", order = 15, paramLabel = "TOPIC", defaultValue = "alerts",
       description = "Kafka topic of the alerts, in transactions; empty: the output topic (default: ${DEFAULT-VALUE})")
   void alertsTopic(String value) {
-    alertsTopic = value.trim();
+    String topic = value.trim();
+    if (!topic.isEmpty() && !TopicNames.valid(topic)) {
+      throw new ParameterException(spec.commandLine(), "--alerts-topic must be " + TopicNames.RULE
+          + " or empty, got '" + value + "'");
+    }
+    alertsTopic = topic;
   }
 
   @Option(names = "--bounded", order = 16, defaultValue = "false",
@@ -198,7 +204,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   /** The job as the options describe it; an invalid combination fails naming the option. */
   public HeavyHittersJob job() {
     job.alertsTopic(alertsTopic).bounded(bounded).alertAtWeight(alertWeight)
-        .alertAtFraction(alertFraction, alertMinWindowWeight);
+        .alertAtFraction(alertFraction, alertMinWindowWeight).transactionTimeout(flink.transactionTimeout());
     try {
       return job.build();
     } catch (IllegalArgumentException e) {
@@ -220,6 +226,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   /** Builds the job (errors before anything runs), then executes it: returns when it ends (or at once, detached). */
   @Override
   public Integer call() throws Exception {
+    flink.validate();
     HeavyHittersJob launcher = job();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
     JobTopics topics = topics();

@@ -240,7 +240,7 @@ public final class HeavyHittersJob implements JobLauncher {
     }
   }
 
-  /** Reports with items as text (addresses instead of hex). */
+  /** Reports with items as text (addresses instead of hex, 5-tuples' addresses in RFC 5952 form). */
   static final class ReportText implements Rewrite<HeavyHitterReport<Integer>> {
     private static final long serialVersionUID = 1L;
     private final PacketItem item;
@@ -251,7 +251,7 @@ public final class HeavyHittersJob implements JobLauncher {
 
     @Override
     public HeavyHitterReport<Integer> apply(HeavyHitterReport<Integer> r) {
-      if (item != PacketItem.FIVE_TUPLE && r.items != null) {
+      if (r.items != null) {
         for (ReportedItem i : r.items) {
           i.item = item.text(i.item);
         }

@@ -13,7 +13,7 @@ import io.linerate.jobs.format.PacketRecord;
  * <p>Addresses are tracked as byte items (4 bytes for IPv4, 16 for IPv6, filled into a scratch array: no
  * allocation per packet); the operator renders byte items in hex, so {@link #text(String)} turns a reported item
  * back into address text (IPv4 dotted, IPv6 RFC 5952). A 5-tuple is rendered {@code "src dst srcPort dstPort
- * protocol"}.
+ * protocol"}, its addresses the same way ({@link FiveTupleText}).
  */
 public enum PacketItem {
   /** The flow: source and destination address and port, protocol. */
@@ -43,11 +43,15 @@ public enum PacketItem {
   }
 
   /**
-   * A reported item as text: an address item (hex of 4 or 16 bytes) as its address; a 5-tuple unchanged.
+   * A reported item as text: an address item (hex of 4 or 16 bytes) as its address; a 5-tuple with its addresses
+   * rewritten ({@link FiveTupleText}: IPv6 RFC 5952, IPv4-mapped as {@code ::ffff:a.b.c.d}).
    */
   public String text(String reported) {
-    if (this == FIVE_TUPLE || reported == null) {
-      return reported;
+    if (reported == null) {
+      return null;
+    }
+    if (this == FIVE_TUPLE) {
+      return FiveTupleText.canonical(reported);
     }
     if (reported.length() == 8) {
       return Addresses.ipv4((int) Long.parseLong(reported, 16));

@@ -19,8 +19,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * ({@code read_committed}, offsets in checkpoints, consumer group = the job's name) through a {@link KafkaDecoding},
  * watermarked per partition (bounded out-of-orderness, idle partitions ignored after the idleness unless it is 0),
  * then split by {@link SplitDecoded} (uid {@code split-dead-letters}): the decoded values, with the undecodable
- * records on the {@link DeadLetter#TAG} side output. Dead letters carry no event time ({@code Long.MIN_VALUE}), so
- * they never move the watermark.
+ * records on the {@link DeadLetter#TAG} side output. Dead letters carry no event time ({@code Long.MIN_VALUE}) and
+ * never reach the watermark generator ({@link DeadLettersNotActivity}): they never move the watermark and are not
+ * activity, so a partition receiving only undecodable records goes idle like a silent one.
  */
 public final class KafkaInput {
 
@@ -53,11 +54,14 @@ public final class KafkaInput {
     return SplitDecoded.split(decoded, valueType).uid("split-dead-letters");
   }
 
-  /** Bounded out-of-orderness from {@code eventTime}, with idleness unless it is zero. */
+  /**
+   * Bounded out-of-orderness from {@code eventTime}, with idleness unless it is zero; dead letters are not passed to
+   * the generators (neither a timestamp nor activity).
+   */
   public static <T> WatermarkStrategy<Decoded<T>> watermarks(EventTime<T> eventTime, KafkaJobOptions options) {
     WatermarkStrategy<Decoded<T>> w = WatermarkStrategy.<Decoded<T>>forBoundedOutOfOrderness(options.outOfOrderness())
         .withTimestampAssigner(new DecodedTime<>(eventTime));
-    return options.idleness().isZero() ? w : w.withIdleness(options.idleness());
+    return new DeadLettersNotActivity<>(options.idleness().isZero() ? w : w.withIdleness(options.idleness()));
   }
 
   /** The value's event time; {@code Long.MIN_VALUE} for a dead letter. */

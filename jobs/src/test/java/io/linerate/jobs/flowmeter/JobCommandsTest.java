@@ -111,6 +111,16 @@ class JobCommandsTest {
         .hasMessageContaining("outputFormat RAW needs a duplicatesTopic");
   }
 
+  /** --transaction-timeout reaches the flow-meter job's sinks: a 12 min interval passes their check. */
+  @Test
+  void theTransactionTimeoutReachesTheSinks() {
+    FlowMeterCommand flows = new FlowMeterCommand();
+    new CommandLine(flows).parseArgs("--checkpoint-interval", "12m", "--transaction-timeout", "15m");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.enableCheckpointing(Duration.ofMinutes(12).toMillis());
+    flows.job().define(env, flows.topics());
+  }
+
   @Test
   void memoryBudgetResolvesToACapacity() {
     FlowMeterJob job = FlowMeterJob.builder().memoryBudget(1L << 20).keyFormat(FlowKeyFormat.IPV4_ONLY).build();

@@ -65,7 +65,39 @@ class JsonEventFormatTest {
         assertThat(parse(seconds, "{\"k\":\"a\",\"t\":1763720000}").timestamp).isEqualTo(1_763_720_000_000L);
         assertThat(parse(seconds, "{\"k\":\"a\",\"t\":1763720000.25}").timestamp).isEqualTo(1_763_720_000_250L);
         assertThat(malformed(seconds, "{\"k\":\"a\",\"t\":9223372036854776}").reason())
-                .isEqualTo("timestamp field t is out of range: 9223372036854776 s");
+                .isEqualTo("timestamp field t " + RANGE + "9223372036854776 s");
+    }
+
+    private static final String RANGE = "must be in [0, 253402300799999] ms since the epoch (1970-01-01T00:00:00Z to "
+            + "9999-12-31T23:59:59.999Z), got ";
+
+    /**
+     * A timestamp before 1970 or after 9999 is malformed, whatever its form: it would move its dedup scope's clock
+     * (and drop the scope's filter generations), and Long.MIN_VALUE is Event.NO_TIMESTAMP. The limits are accepted.
+     */
+    @Test
+    void timestampsOutsideTheRangeAreMalformed() throws Exception {
+        String prefix = "{\"user\":{\"id\":\"a\"},\"bytes\":1,\"ts\":";
+        for (String bad : new String[] {"-1", "-9223372036854775808", "253402300800000", "9223372036854775807",
+                "\"1969-12-31T23:59:59.999Z\"", "\"+10000-01-01T00:00:00Z\"", "\"-999999999-01-01T00:00:00Z\"",
+                "\"+999999999-12-31T23:59:59Z\""}) {
+            MalformedRecordException e = malformed(FULL, prefix + bad + "}");
+            assertThat(e.reason()).as(bad).isEqualTo("timestamp field ts " + RANGE + bad);
+            assertThat(e.offset()).isEqualTo(-1);
+        }
+        assertThat(parse(FULL, prefix + "0}").timestamp).isZero();
+        assertThat(parse(FULL, prefix + "253402300799999}").timestamp).isEqualTo(253_402_300_799_999L);
+        assertThat(parse(FULL, prefix + "\"9999-12-31T23:59:59.999Z\"}").timestamp)
+                .isEqualTo(253_402_300_799_999L);
+        JsonEventFormat seconds = JsonEventFormat.builder().keyField("k").timestampField("t")
+                .epochUnit(JsonEventFormat.EpochUnit.SECONDS).build();
+        for (String bad : new String[] {"-1", "-0.001", "253402300800", "253402300800.5"}) {
+            assertThat(malformed(seconds, "{\"k\":\"a\",\"t\":" + bad + "}").reason()).as(bad)
+                    .isEqualTo("timestamp field t " + RANGE + bad + " s");
+        }
+        assertThat(parse(seconds, "{\"k\":\"a\",\"t\":253402300799.999}").timestamp)
+                .isEqualTo(253_402_300_799_999L);
+        assertThat(parse(seconds, "{\"k\":\"a\",\"t\":0.0001}").timestamp).isZero();
     }
 
     @Test
@@ -123,6 +155,77 @@ class JsonEventFormatTest {
                 .hasMessageStartingWith("bad JSON: ");
         assertThatThrownBy(() -> keyOnly.decode(null)).isInstanceOf(MalformedRecordException.class)
                 .hasMessage("record has no value (null)");
+    }
+
+    /**
+     * Only UTF-8 without BOM: Jackson would detect a BOM, UTF-16 and UTF-32 (and pass some invalid UTF-8), while the
+     * raw text passed through to the envelope is read as UTF-8, so the envelope would not be the JSON that was parsed
+     * (or not JSON at all). Each of these is a dead letter naming the problem.
+     */
+    @Test
+    void onlyStrictUtf8WithoutByteOrderMarkIsAccepted() {
+        JsonEventFormat keyOnly = JsonEventFormat.builder().keyField("k").build();
+        String json = "{\"k\":\"x\"}";
+        byte[] utf8 = json.getBytes(StandardCharsets.UTF_8);
+        byte[] bom = concat(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, utf8);
+        assertMalformed(keyOnly, bom, "bad JSON: starts with a UTF-8 byte order mark (EF BB BF); the value must be "
+                + "UTF-8 without BOM", 0);
+        for (String charset : new String[] {"UTF-16BE", "UTF-16LE", "UTF-32BE", "UTF-32LE"}) {
+            byte[] wide = json.getBytes(java.nio.charset.Charset.forName(charset));
+            MalformedRecordException e = malformedBytes(keyOnly, wide);
+            assertThat(e.reason()).as(charset).startsWith("bad JSON: NUL byte in the first 4 bytes");
+        }
+        assertThat(malformedBytes(keyOnly, json.getBytes(StandardCharsets.UTF_16)).reason()).as("UTF-16 with BOM")
+                .isEqualTo("bad JSON: starts with a UTF-16/32 byte order mark; the value must be UTF-8");
+        // invalid UTF-8 inside a string: an overlong '/', an encoded surrogate, a code point above U+10FFFF, a lone
+        // continuation byte, a truncated sequence
+        byte[][] sequences = {{(byte) 0xC0, (byte) 0xAF}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
+            {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, {(byte) 0x80}, {(byte) 0xE2, (byte) 0x82}};
+        for (byte[] bad : sequences) {
+            byte[] value = concat(concat("{\"k\":\"a".getBytes(StandardCharsets.US_ASCII), bad), "\"}".getBytes(
+                    StandardCharsets.US_ASCII));
+            MalformedRecordException e = malformedBytes(keyOnly, value);
+            assertThat(e.reason()).as(java.util.HexFormat.of().formatHex(bad)).startsWith("bad JSON: ");
+            assertThat(e.offset()).as(java.util.HexFormat.of().formatHex(bad)).isEqualTo(7);
+        }
+    }
+
+    /** What was parsed is what the envelope carries: valid JSON whose event is the input, for any UTF-8 text. */
+    @Test
+    void theEnvelopeHoldsTheParsedEventForAnyUtf8() throws Exception {
+        JsonEventFormat keyOnly = JsonEventFormat.builder().keyField("k").build();
+        com.fasterxml.jackson.databind.ObjectMapper strict = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (String json : new String[] {"{\"k\":\"ünï\",\"v\":\"中文\"}", "{\"k\":\"\uD83D\uDE00\"}",
+                "{\"k\":\"\\ud83d\\ude00 \\u00e9\",\"n\":[1,2.5,null]}", "\t{\"k\":1}\n"}) {
+            Event e = parse(keyOnly, json);
+            byte[] envelope = OutputJson.uniqueEvents().serialize(e);
+            com.fasterxml.jackson.databind.JsonNode n = strict.readTree(envelope);
+            assertThat(n.get("event")).as(json).isEqualTo(strict.readTree(json));
+            assertThat(n.get("key").asText()).isEqualTo(e.key);
+            assertThat(new String(envelope, StandardCharsets.UTF_8)).contains(json.strip());
+        }
+    }
+
+    private static void assertMalformed(JsonEventFormat f, byte[] value, String reason, long offset) {
+        MalformedRecordException e = malformedBytes(f, value);
+        assertThat(e.reason()).isEqualTo(reason);
+        assertThat(e.offset()).isEqualTo(offset);
+    }
+
+    private static MalformedRecordException malformedBytes(JsonEventFormat f, byte[] value) {
+        try {
+            Event e = f.decode(value);
+            fail("parsed " + e + " with text \"" + e.json + "\" from " + java.util.HexFormat.of().formatHex(value));
+            return null;
+        } catch (MalformedRecordException e) {
+            return e;
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
     }
 
     @Test

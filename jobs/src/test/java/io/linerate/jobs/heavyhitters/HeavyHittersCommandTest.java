@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 
 import io.linerate.flink.heavyhitters.HeavyHitterDetector;
 import io.linerate.jobs.cli.Main;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -118,6 +119,29 @@ class HeavyHittersCommandTest {
     Run tooSmall = run("heavy-hitters", "--capacity", "5");
     assertThat(tooSmall.exitCode()).isEqualTo(2);
     assertThat(tooSmall.err()).contains("capacity").contains("--capacity");
+  }
+
+  /**
+   * --alerts-topic is checked like the other topics when parsed (parsed only: an unchecked name would let the
+   * command run the job, which then fails once the sink writes); empty still means the output topic.
+   */
+  @Test
+  void alertsTopicMustBeATopicName() {
+    for (String bad : new String[] {"bad topic!", "..", "x".repeat(250), "é"}) {
+      assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> parse("--alerts-topic", bad)))
+          .as(bad).isInstanceOf(CommandLine.ParameterException.class)
+          .hasMessageStartingWith("--alerts-topic must be a Kafka topic name");
+    }
+    HeavyHittersCommand empty = parse("--alerts-topic", " ", "--output-topic", "out");
+    assertThat(empty.job().alertsTopic(empty.topics())).isEqualTo("out");
+  }
+
+  /** --transaction-timeout reaches the job's sinks: a 12 min checkpoint interval passes the sink's own check. */
+  @Test
+  void theTransactionTimeoutReachesTheSinks() {
+    HeavyHittersCommand cmd = parse("--checkpoint-interval", "12m", "--transaction-timeout", "15m");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(cmd.flink().configuration());
+    cmd.job().define(env, cmd.topics()); // the sink's check: 12m < the job's transaction timeout
   }
 
   @Test

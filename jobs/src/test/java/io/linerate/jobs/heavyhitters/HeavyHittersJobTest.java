@@ -156,6 +156,59 @@ class HeavyHittersJobTest {
     check(parsed.job(), topics, false, 300);
   }
 
+  /**
+   * A partition that from some point on receives nothing but undecodable records must not stall the watermark:
+   * unbounded, idleness 2 s. Partition 1 gets one batch at the start of window 0 (its watermark is then just below
+   * it), then a garbage record every 50 ms for the whole run; once the job has read garbage for 3 s, partition 0 gets
+   * the packets of window 0 and a batch far past it. Dead letters are no input activity, so partition 1 goes idle and
+   * window 0 is reported while the garbage still flows. Before the fix every garbage record counted as activity:
+   * partition 1 never went idle, its watermark stayed below window 0's end and the window never closed.
+   */
+  @Test
+  @Timeout(150)
+  void aPartitionOfGarbageOnlyDoesNotStallTheReports() throws Exception {
+    JobTopics topics = topics("g");
+    HeavyHittersJob job = HeavyHittersJob.builder().window(Duration.ofMillis(WINDOW_MS)).topK(K).phi(PHI)
+        .outOfOrderness(Duration.ofSeconds(1)).idleness(Duration.ofSeconds(2)).alertsTopic("g-alerts")
+        .transactionTimeout(Duration.ofMinutes(1)).build();
+    StreamExecutionEnvironment env = environment();
+    job.define(env, topics);
+    JobClient client = env.executeAsync(job.name());
+    boolean reported = false;
+    java.util.concurrent.ScheduledExecutorService garbage = java.util.concurrent.Executors
+        .newSingleThreadScheduledExecutor();
+    try (KafkaProducer<Integer, byte[]> producer = producer()) {
+      send(producer, topics.input(), 1, PacketBatchCodec.encode(flowBatch(1, T0, 1)));
+      garbage.scheduleAtFixedRate(() -> producer.send(new ProducerRecord<>(topics.input(), 1, 1,
+          "not a batch".getBytes(StandardCharsets.UTF_8))), 0, 50, TimeUnit.MILLISECONDS);
+      awaitRecords(topics.deadLetter(), r -> !r.isEmpty());
+      Thread.sleep(3_000);
+      send(producer, topics.input(), 0, PacketBatchCodec.encode(flowBatch(0, T0, BATCH)));
+      send(producer, topics.input(), 0, PacketBatchCodec.encode(flowBatch(0, T0 + 3 * WINDOW_MS, 1)));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!reported && System.nanoTime() < deadline) {
+        Thread.sleep(500);
+        reported = TopicReader.readAll(KAFKA.bootstrapServers(), topics.output(), true).stream()
+            .anyMatch(v -> v.contains("\"window_start\":" + T0 + ","));
+      }
+      garbage.shutdown();
+      assertThat(garbage.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      garbage.shutdownNow();
+      client.cancel().get(60, TimeUnit.SECONDS);
+    }
+    assertThat(reported).as("window 0 reported while partition 1 receives only garbage").isTrue();
+  }
+
+  /** {@code n} packets of one flow at observation point {@code op}, 100 ms apart from {@code start}. */
+  private static PacketBatch flowBatch(int op, long start, int n) {
+    PacketBatch batch = new PacketBatch(op);
+    for (int i = 0; i < n; i++) {
+      batch.addIpv4(start + i * 100L, 0x0A000001, 0xC0A80001, 1024, 443, 6, 0, 100);
+    }
+    return batch;
+  }
+
   private static JobTopics topics(String prefix) throws InterruptedException {
     JobTopics topics = new JobTopics(KAFKA.bootstrapServers(), prefix + "-packets", prefix + "-reports",
         prefix + "-dead-letters");
