@@ -3,16 +3,13 @@ package io.linerate.flink.dedup;
 import io.linerate.flink.serializers.BlockedBloomFilterSerializer;
 import io.linerate.sketches.bloom.BlockedBloomFilter;
 
+import io.linerate.flink.state.ShapeCheckedSnapshot;
 import java.io.IOException;
-import java.util.List;
 import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Flink serializer of a {@link GenerationRing}, composing {@link BlockedBloomFilterSerializer} for the filters.
@@ -175,23 +172,22 @@ public final class GenerationRingSerializer extends TypeSerializer<GenerationRin
      * "shape present", then the shape's fields. A restore whose configured shape differs from the snapshot's in
      * any field is incompatible (the differences are logged, e.g. {@code "spanMillis: 1000 -> 2000"}).
      */
-    public static final class Snapshot implements TypeSerializerSnapshot<GenerationRing> {
+    public static final class Snapshot extends ShapeCheckedSnapshot<GenerationRing, RingShape> {
 
-        private static final Logger LOG = LoggerFactory.getLogger(Snapshot.class);
         private static final int VERSION = 1;
-
-        private RingShape shape;
 
         /** For Flink's reflective instantiation on restore. */
         public Snapshot() {
+            super(null);
         }
 
         Snapshot(RingShape shape) {
-            this.shape = shape;
+            super(shape);
         }
 
-        RingShape shape() {
-            return shape;
+        @Override
+        protected String stateName() {
+            return "deduplication";
         }
 
         @Override
@@ -200,49 +196,17 @@ public final class GenerationRingSerializer extends TypeSerializer<GenerationRin
         }
 
         @Override
-        public void writeSnapshot(DataOutputView out) throws IOException {
-            out.writeBoolean(shape != null);
-            if (shape != null) {
-                shape.write(out);
-            }
-        }
-
-        @Override
         public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
             if (readVersion != VERSION) {
                 throw new IOException("GenerationRingSerializer snapshot version " + readVersion
                         + " is not supported, this library reads version " + VERSION);
             }
-            shape = in.readBoolean() ? RingShape.read(in) : null;
+            shape(hasShape(in) ? RingShape.read(in) : null);
         }
 
         @Override
         public TypeSerializer<GenerationRing> restoreSerializer() {
-            return new GenerationRingSerializer(shape);
-        }
-
-        /** Why state written under {@code old} cannot be read with this snapshot's shape; empty if it can. */
-        List<String> incompatibilityFrom(TypeSerializerSnapshot<GenerationRing> old) {
-            if (!(old instanceof Snapshot o)) {
-                return List.of("serializer: " + (old == null ? "null" : old.getClass().getName()) + " -> "
-                        + Snapshot.class.getName());
-            }
-            if (o.shape == null || shape == null) {
-                return List.of();
-            }
-            return shape.differencesFrom(o.shape);
-        }
-
-        @Override
-        public TypeSerializerSchemaCompatibility<GenerationRing> resolveSchemaCompatibility(
-                TypeSerializerSnapshot<GenerationRing> oldSnapshot) {
-            List<String> why = incompatibilityFrom(oldSnapshot);
-            if (!why.isEmpty()) {
-                LOG.warn("Restored deduplication state is incompatible with the configured operator: {}",
-                        String.join(", ", why));
-                return TypeSerializerSchemaCompatibility.incompatible();
-            }
-            return TypeSerializerSchemaCompatibility.compatibleAsIs();
+            return new GenerationRingSerializer(shape());
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.linerate.flink.dedup;
 
+import io.linerate.flink.state.StateShape;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -14,9 +15,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * snapshot reports the restore incompatible, naming each field that changed.
  */
 record RingShape(int generations, long spanMillis, long bits, int hashCount, int blockBits, long seed)
-        implements Serializable {
+        implements Serializable, StateShape<RingShape> {
 
-    void write(DataOutputView out) throws IOException {
+    @Override
+    public void write(DataOutputView out) throws IOException {
         out.writeInt(generations);
         out.writeLong(spanMillis);
         out.writeLong(bits);
@@ -30,7 +32,8 @@ record RingShape(int generations, long spanMillis, long bits, int hashCount, int
     }
 
     /** Fields that differ, as {@code "generations: 4 -> 5"}; empty if none. */
-    List<String> differencesFrom(RingShape old) {
+    @Override
+    public List<String> differencesFrom(RingShape old) {
         List<String> out = new ArrayList<>();
         diff(out, "generations", old.generations, generations);
         diff(out, "spanMillis", old.spanMillis, spanMillis);

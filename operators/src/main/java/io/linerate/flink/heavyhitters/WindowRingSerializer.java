@@ -5,16 +5,13 @@ import io.linerate.flink.serializers.SpaceSavingSerializer;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.HeavyHitters;
 import io.linerate.sketches.frequency.SpaceSaving;
+import io.linerate.flink.state.ShapeCheckedSnapshot;
 import java.io.IOException;
-import java.util.List;
 import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Flink serializer of a {@link WindowRing}, composed of the state-serializers' tracker serializers (never Kryo).
@@ -223,25 +220,24 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
      * snapshot's in any field is incompatible (the differences are logged, e.g. {@code "slideMillis: 1000 ->
      * 2000"}); if either side's shape is unknown it is compatible as is, as every restore was before.
      */
-    public static final class Snapshot implements TypeSerializerSnapshot<WindowRing> {
+    public static final class Snapshot extends ShapeCheckedSnapshot<WindowRing, WindowShape> {
 
-        private static final Logger LOG = LoggerFactory.getLogger(Snapshot.class);
         /** Written by {@code SimpleTypeSerializerSnapshot} before shapes were recorded (v1 savepoints): no bytes. */
         static final int LEGACY_VERSION = 3;
         static final int VERSION = 4;
 
-        private WindowShape shape;
-
         /** For Flink's reflective instantiation on restore. */
         public Snapshot() {
+            super(null);
         }
 
         Snapshot(WindowShape shape) {
-            this.shape = shape;
+            super(shape);
         }
 
-        WindowShape shape() {
-            return shape;
+        @Override
+        protected String stateName() {
+            return "heavy-hitters";
         }
 
         @Override
@@ -250,19 +246,11 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
         }
 
         @Override
-        public void writeSnapshot(DataOutputView out) throws IOException {
-            out.writeBoolean(shape != null);
-            if (shape != null) {
-                shape.write(out);
-            }
-        }
-
-        @Override
         public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
             if (readVersion == LEGACY_VERSION) {
-                shape = null;
+                shape(null);
             } else if (readVersion == VERSION) {
-                shape = in.readBoolean() ? WindowShape.read(in) : null;
+                shape(hasShape(in) ? WindowShape.read(in) : null);
             } else {
                 throw new IOException("WindowRingSerializer snapshot version " + readVersion + " is not supported,"
                         + " this library reads versions " + LEGACY_VERSION + " and " + VERSION);
@@ -271,31 +259,7 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
 
         @Override
         public TypeSerializer<WindowRing> restoreSerializer() {
-            return new WindowRingSerializer(shape);
-        }
-
-        /** Why state written under {@code old} cannot be read with this snapshot's shape; empty if it can. */
-        List<String> incompatibilityFrom(TypeSerializerSnapshot<WindowRing> old) {
-            if (!(old instanceof Snapshot o)) {
-                return List.of("serializer: " + (old == null ? "null" : old.getClass().getName()) + " -> "
-                        + Snapshot.class.getName());
-            }
-            if (o.shape == null || shape == null) {
-                return List.of();
-            }
-            return shape.differencesFrom(o.shape);
-        }
-
-        @Override
-        public TypeSerializerSchemaCompatibility<WindowRing> resolveSchemaCompatibility(
-                TypeSerializerSnapshot<WindowRing> oldSnapshot) {
-            List<String> why = incompatibilityFrom(oldSnapshot);
-            if (!why.isEmpty()) {
-                LOG.warn("Restored heavy-hitters state is incompatible with the configured operator: {}",
-                        String.join(", ", why));
-                return TypeSerializerSchemaCompatibility.incompatible();
-            }
-            return TypeSerializerSchemaCompatibility.compatibleAsIs();
+            return new WindowRingSerializer(shape());
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.linerate.flink.heavyhitters;
 
+import io.linerate.flink.state.StateShape;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -16,14 +17,15 @@ import org.apache.flink.core.memory.DataOutputView;
  * configuration, so the serializer snapshot reports the restore incompatible, naming each field that changed.
  */
 record WindowShape(long slideMillis, int subWindows, String tracker, int capacity, int cmWidth, int cmDepth,
-                   String keyKind, long seed) implements Serializable {
+                   String keyKind, long seed) implements Serializable, StateShape<WindowShape> {
 
     WindowShape {
         Objects.requireNonNull(tracker, "tracker");
         Objects.requireNonNull(keyKind, "keyKind");
     }
 
-    void write(DataOutputView out) throws IOException {
+    @Override
+    public void write(DataOutputView out) throws IOException {
         out.writeLong(slideMillis);
         out.writeInt(subWindows);
         out.writeUTF(tracker);
@@ -40,7 +42,8 @@ record WindowShape(long slideMillis, int subWindows, String tracker, int capacit
     }
 
     /** Fields that differ, as {@code "slideMillis: 1000 -> 2000"}; empty if none. */
-    List<String> differencesFrom(WindowShape old) {
+    @Override
+    public List<String> differencesFrom(WindowShape old) {
         List<String> out = new ArrayList<>();
         diff(out, "slideMillis", old.slideMillis, slideMillis);
         diff(out, "subWindows", old.subWindows, subWindows);

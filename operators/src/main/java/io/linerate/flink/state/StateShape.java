@@ -1,0 +1,19 @@
+package io.linerate.flink.state;
+
+import java.io.IOException;
+import java.util.List;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * The configuration a restored operator state must agree on with the job that reads it, as recorded in its
+ * serializer's snapshot ({@link ShapeCheckedSnapshot}).
+ *
+ * @param <S> the implementing shape
+ */
+public interface StateShape<S extends StateShape<S>> {
+
+    void write(DataOutputView out) throws IOException;
+
+    /** Fields that differ from {@code old}, each as {@code "name: old -> new"}; empty if none. */
+    List<String> differencesFrom(S old);
+}
