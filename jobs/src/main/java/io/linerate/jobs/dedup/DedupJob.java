@@ -41,8 +41,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * fields configurable), deduplicated per scope (the value of a scope field, e.g. a tenant, or one constant scope)
  * by the {@link Deduplicator} operator in event time (each event's own timestamp): first occurrences to the output
  * topic, probable duplicates to the duplicates topic, exactly once. Values that are not such events (bad JSON, a
- * missing key, timestamp or scope) go to the dead-letter topic as {@code dead_letter} objects with the reason;
- * events the operator refuses as {@code rejected} objects.
+ * missing key, timestamp or scope, or an event whose output record could exceed what the Kafka sinks can write:
+ * {@link OutputSizeCheck}) go to the dead-letter topic as {@code dead_letter} objects with the reason; events the
+ * operator refuses as {@code rejected} objects.
  *
  * <p>Guarantees (docs/operators/dedup.md): a repeat of a key within the horizon of its previous occurrence in the same
  * scope is never passed as unique (events of a scope in timestamp order); a new key is flagged as a duplicate with
@@ -116,7 +117,8 @@ public final class DedupJob implements JobLauncher {
           + topics.output() + " (raw events and raw duplicates could not be told apart)");
     }
     SingleOutputStreamOperator<ScopedEvent> events = KafkaInput.read(env, topics, NAME,
-        new KafkaDecoding<>(format, ScopedEvent.typeInfo(), KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES),
+        new KafkaDecoding<>(new OutputSizeCheck(format, JsonTopics.maxValueBytes()), ScopedEvent.typeInfo(),
+            KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES),
         ScopedEvent.typeInfo(), e -> e.event.timestamp, options);
     DedupStreams<ScopedEvent> out = deduplicator.apply(events);
     out.firstOccurrences().uid("dedup");

@@ -19,6 +19,10 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.environment.CheckpointConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.record.AbstractRecords;
+import org.apache.kafka.common.record.CompressionType;
+import org.apache.kafka.common.record.Record;
+import org.apache.kafka.common.record.RecordBatch;
 
 /**
  * Builds the transactional Kafka sink of a linerate job: {@link DeliveryGuarantee#EXACTLY_ONCE}.
@@ -60,6 +64,15 @@ public final class ExactlyOnceSink {
 
   /** {@code linger.ms} unless set: 20 ms (Kafka's default is 5 ms), far below any checkpoint interval. */
   public static final Duration DEFAULT_LINGER = Duration.ofMillis(20);
+
+  /**
+   * Bytes a record without key or headers takes beyond its value in the producer's {@code max.request.size} check
+   * (Kafka's upper bound for a batch of that one record, with the value's length at its longest varint): a value of
+   * up to {@code max.request.size − RECORD_OVERHEAD} bytes is sent, a longer one fails the sink
+   * ({@code RecordTooLargeException}) and so the job.
+   */
+  public static final int RECORD_OVERHEAD = AbstractRecords.estimateSizeInBytesUpperBound(
+      RecordBatch.CURRENT_MAGIC_VALUE, CompressionType.NONE, (byte[]) null, new byte[0], Record.EMPTY_HEADERS) + 4;
 
   private ExactlyOnceSink() {}
 
@@ -171,6 +184,18 @@ public final class ExactlyOnceSink {
       }
       properties.put(key, value);
       return this;
+    }
+
+    /** The producers' {@code max.request.size}: as set by {@link #property}, else Kafka's default (1 MiB). */
+    public int maxRequestSize() {
+      String set = properties.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+      return set != null ? Integer.parseInt(set.trim()) : (Integer) ProducerConfig.configDef().configKeys()
+          .get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG).defaultValue;
+    }
+
+    /** The longest record value the sink can send: {@link #maxRequestSize()} − {@link #RECORD_OVERHEAD}. */
+    public int maxValueBytes() {
+      return maxRequestSize() - RECORD_OVERHEAD;
     }
 
     /** The sink; fails with a message naming the option if one is missing or out of range. */

@@ -48,13 +48,25 @@ public final class JsonTopics {
       for (int i = 1; i < streams.size(); i++) {
         all = all.union(streams.get(i));
       }
-      ExactlyOnceSink.builder(new WriteTime(topic))
+      sink(topic)
           .bootstrapServers(bootstrapServers)
-          .topic(topic)
           .jobName(jobName)
           .transactionTimeout(transactionTimeout)
           .sinkTo(all);
     });
+  }
+
+  /**
+   * The longest JSON value the sinks of {@link #sinkAll} can write ({@link ExactlyOnceSink.Builder#maxValueBytes()}
+   * of their producer settings): a job must turn a record whose JSON could be longer into a dead letter beforehand,
+   * or the sink fails the job on it, and again on every replay.
+   */
+  public static int maxValueBytes() {
+    return sink("any").maxValueBytes();
+  }
+
+  private static ExactlyOnceSink.Builder<byte[]> sink(String topic) {
+    return ExactlyOnceSink.builder(new WriteTime(topic)).topic(topic);
   }
 
   /** A record's JSON bytes (a class holding the schema object, not a method reference). */

@@ -161,6 +161,47 @@ class DedupJobTest {
         java.time.Duration.ofSeconds(10), System.out)).isTrue();
   }
 
+  /**
+   * An event whose envelope would be longer than the sinks can write (the input value just below Kafka's 1 MiB
+   * limit, the envelope adding the 200-character key and its fields) is a dead letter with the reason, and the job
+   * goes on: the events around it pass. Before the check the producer refused the envelope
+   * (RecordTooLargeException), the job failed, and a restarted job read the same event again.
+   */
+  @Test
+  @Timeout(120)
+  void anEventTooLargeForTheOutputIsADeadLetter() throws Exception {
+    String in = "big-events";
+    String out = "big-unique";
+    String dead = "big-dead";
+    KAFKA.broker().createTopics(1, in, out, dead);
+    String key = "k".repeat(200);
+    String prefix = "{\"id\":\"" + key + "\",\"ts\":1763720000000,\"pad\":\"";
+    String big = prefix + "x".repeat(1_048_300 - prefix.length() - 2) + "\"}";
+    produce(List.of(new ProducerRecord<>(in, "{\"id\":\"a\",\"ts\":1763720000000}"), new ProducerRecord<>(in, big),
+        new ProducerRecord<>(in, "{\"id\":\"b\",\"ts\":1763720000001}")));
+
+    int exit = Main.commandLine().execute("dedup", "--bootstrap-servers", KAFKA.bootstrapServers(),
+        "--input-topic", in, "--output-topic", out, "--duplicates-topic", "", "--dead-letter-topic", dead,
+        "--checkpoint-interval", "300ms", "--timestamp-field", "ts", "--idleness", "0s", "--bounded");
+    assertThat(exit).as("exit code of linerate dedup").isZero();
+
+    ObjectMapper json = new ObjectMapper();
+    List<String> keys = new ArrayList<>();
+    for (String v : TopicReader.readAll(KAFKA.bootstrapServers(), out, true)) {
+      keys.add(json.readTree(v).get("key").asText());
+    }
+    assertThat(keys).containsExactly("a", "b");
+    List<JsonNode> letters = new ArrayList<>();
+    for (String v : TopicReader.readAll(KAFKA.bootstrapServers(), dead, true)) {
+      letters.add(json.readTree(v));
+    }
+    assertThat(letters).hasSize(1);
+    assertThat(letters.get(0).get("reason").asText()).startsWith("event too large for the output: ")
+        .contains("max.request.size");
+    assertThat(letters.get(0).get("offset").asLong()).isEqualTo(1);
+    assertThat(letters.get(0).get("value_length").asInt()).isEqualTo(big.length());
+  }
+
   private static void produce(List<ProducerRecord<String, String>> records) {
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),

@@ -75,4 +75,24 @@ class ExactlyOnceBuildersTest {
     env.enableCheckpointing(1_000, CheckpointingMode.EXACTLY_ONCE);
     assertThat(sink().sinkTo(stream)).isNotNull();
   }
+
+  /**
+   * The longest value a sink can send: its max.request.size (Kafka's default unless set) less the record overhead,
+   * which covers Kafka's own upper bound for a one-record batch of a value that long.
+   */
+  @Test
+  void sinksKnowTheLongestValueTheyCanSend() {
+    assertThat(ExactlyOnceSink.builder(new SimpleStringSchema()).maxRequestSize()).isEqualTo(1_048_576);
+    assertThat(ExactlyOnceSink.builder(new SimpleStringSchema()).property("max.request.size", "2000000")
+        .maxValueBytes()).isEqualTo(2_000_000 - ExactlyOnceSink.RECORD_OVERHEAD);
+    assertThat(JsonTopics.maxValueBytes()).isEqualTo(1_048_576 - ExactlyOnceSink.RECORD_OVERHEAD);
+    for (int length : new int[] {0, 100, 1 << 14, JsonTopics.maxValueBytes()}) {
+      int kafka = org.apache.kafka.common.record.AbstractRecords.estimateSizeInBytesUpperBound(
+          org.apache.kafka.common.record.RecordBatch.CURRENT_MAGIC_VALUE,
+          org.apache.kafka.common.record.CompressionType.NONE, (byte[]) null, new byte[length],
+          org.apache.kafka.common.record.Record.EMPTY_HEADERS);
+      assertThat(kafka - length).as("overhead of a %d-byte value", length)
+          .isLessThanOrEqualTo(ExactlyOnceSink.RECORD_OVERHEAD);
+    }
+  }
 }
