@@ -35,18 +35,13 @@ record RingShape(int generations, long spanMillis, long bits, int hashCount, int
     @Override
     public List<String> differencesFrom(RingShape old) {
         List<String> out = new ArrayList<>();
-        diff(out, "generations", old.generations, generations);
-        diff(out, "spanMillis", old.spanMillis, spanMillis);
-        diff(out, "bits", old.bits, bits);
-        diff(out, "hashCount", old.hashCount, hashCount);
-        diff(out, "blockBits", old.blockBits, blockBits);
-        diff(out, "seed", old.seed, seed);
+        StateShape.diff(out, "generations", old.generations, generations);
+        StateShape.diff(out, "spanMillis", old.spanMillis, spanMillis);
+        StateShape.diff(out, "bits", old.bits, bits);
+        StateShape.diff(out, "hashCount", old.hashCount, hashCount);
+        StateShape.diff(out, "blockBits", old.blockBits, blockBits);
+        StateShape.diff(out, "seed", old.seed, seed);
         return out;
     }
 
-    private static void diff(List<String> out, String name, long before, long after) {
-        if (before != after) {
-            out.add(name + ": " + before + " -> " + after);
-        }
-    }
 }

@@ -45,20 +45,15 @@ record WindowShape(long slideMillis, int subWindows, String tracker, int capacit
     @Override
     public List<String> differencesFrom(WindowShape old) {
         List<String> out = new ArrayList<>();
-        diff(out, "slideMillis", old.slideMillis, slideMillis);
-        diff(out, "subWindows", old.subWindows, subWindows);
-        diff(out, "tracker", old.tracker, tracker);
-        diff(out, "capacity", old.capacity, capacity);
-        diff(out, "cmWidth", old.cmWidth, cmWidth);
-        diff(out, "cmDepth", old.cmDepth, cmDepth);
-        diff(out, "keyKind", old.keyKind, keyKind);
-        diff(out, "seed", old.seed, seed);
+        StateShape.diff(out, "slideMillis", old.slideMillis, slideMillis);
+        StateShape.diff(out, "subWindows", old.subWindows, subWindows);
+        StateShape.diff(out, "tracker", old.tracker, tracker);
+        StateShape.diff(out, "capacity", old.capacity, capacity);
+        StateShape.diff(out, "cmWidth", old.cmWidth, cmWidth);
+        StateShape.diff(out, "cmDepth", old.cmDepth, cmDepth);
+        StateShape.diff(out, "keyKind", old.keyKind, keyKind);
+        StateShape.diff(out, "seed", old.seed, seed);
         return out;
     }
 
-    private static void diff(List<String> out, String name, Object before, Object after) {
-        if (!before.equals(after)) {
-            out.add(name + ": " + before + " -> " + after);
-        }
-    }
 }

@@ -16,4 +16,11 @@ public interface StateShape<S extends StateShape<S>> {
 
     /** Fields that differ from {@code old}, each as {@code "name: old -> new"}; empty if none. */
     List<String> differencesFrom(S old);
+
+    /** Adds {@code "name: before -> after"} to {@code out} if the two differ: the lines of {@link #differencesFrom}. */
+    static void diff(List<String> out, String name, Object before, Object after) {
+        if (!before.equals(after)) {
+            out.add(name + ": " + before + " -> " + after);
+        }
+    }
 }
