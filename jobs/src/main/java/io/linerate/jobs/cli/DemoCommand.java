@@ -159,17 +159,18 @@ public final class DemoCommand implements Callable<Integer> {
     switch (jobChoice) {
       case FLOW_METER:
         return FlowMeterJob.builder().capacity(100_000).idleTimeout(Duration.ofSeconds(10))
-            .transactionTimeout(flink.transactionTimeout()).build();
+            .transactionTimeout(flink.transactionTimeout()).jobName(flink.jobName()).build();
       case DEDUP:
         // the generator's events: key "id", scope "tenant", time "ts"; sized for every event being new
         return DedupJob.builder().scopeField("tenant").timestampField("ts").horizon(Duration.ofMinutes(1))
-            .expectedRate(rate).transactionTimeout(flink.transactionTimeout()).build();
+            .expectedRate(rate).transactionTimeout(flink.transactionTimeout()).jobName(flink.jobName()).build();
       default:
         return HeavyHittersJob.builder()
             .window(window)
             .topK(topK)
             .alertsTopic("") // the demo's three topics: alerts share the reports topic
             .transactionTimeout(flink.transactionTimeout())
+            .jobName(flink.jobName())
             .build();
     }
   }

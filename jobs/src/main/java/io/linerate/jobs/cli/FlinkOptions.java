@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Locale;
 
 import io.linerate.jobs.kafka.ExactlyOnceSink;
+import io.linerate.jobs.kafka.KafkaJobOptions;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -61,6 +62,20 @@ public class FlinkOptions {
   private StateBackend stateBackend = StateBackend.HEAP;
   private String checkpointDir = "";
   private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
+  private String jobName;
+
+  @Option(names = "--job-name", paramLabel = "NAME", defaultValue = "",
+      description = "Flink's job name, the Kafka consumer group (linerate-NAME) and the sinks' transactional id "
+          + "prefixes (linerate-NAME-TOPIC); two instances of one job on one broker need different names, and a "
+          + "restored job needs the same one; " + KafkaJobOptions.JOB_NAME_RULE + " (default: the sub-command)")
+  void jobName(String value) {
+    String name = value.trim();
+    if (!name.isEmpty() && !KafkaJobOptions.validJobName(name)) {
+      throw new ParameterException(spec.commandLine(), "--job-name must be " + KafkaJobOptions.JOB_NAME_RULE
+          + ", got '" + value + "'");
+    }
+    jobName = name.isEmpty() ? null : name;
+  }
 
   @Option(names = "--parallelism", paramLabel = "N", defaultValue = "1",
       description = "Parallel instances of each operator; at most the task slots free (default: ${DEFAULT-VALUE})")
@@ -136,6 +151,11 @@ public class FlinkOptions {
   /** The checkpoint directory, empty for the JobManager's memory. */
   public String checkpointDir() {
     return checkpointDir;
+  }
+
+  /** The job's name, or null for the sub-command's default. */
+  public String jobName() {
+    return jobName;
   }
 
   /** {@code transaction.timeout.ms} of the jobs' Kafka sinks. */

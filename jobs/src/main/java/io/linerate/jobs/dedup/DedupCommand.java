@@ -202,7 +202,7 @@ public final class DedupCommand implements Callable<Integer> {
           .epochUnit(epochUnit).scopeField(scopeField).constantScope(constantScope).horizon(horizon)
           .expectedRate(expectedRate).fpp(fpp).generations(generations).seed(seed).duplicatesTopic(duplicatesTopic)
           .outputFormat(outputFormat).outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded)
-          .transactionTimeout(flink.transactionTimeout()).build();
+          .transactionTimeout(flink.transactionTimeout()).jobName(flink.jobName()).build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), option(e.getMessage()) + ": " + e.getMessage());
     }

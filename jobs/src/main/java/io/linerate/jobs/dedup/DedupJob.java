@@ -51,7 +51,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 public final class DedupJob implements JobLauncher {
 
-  /** The job's name: Flink's job name, the consumer group and the sinks' transactional id prefix. */
+  /**
+   * The job's default name: Flink's job name, the consumer group and the sinks' transactional id prefixes
+   * ({@link Builder#jobName} and {@code --job-name} change it).
+   */
   public static final String NAME = "dedup";
 
   /** The scope of every event when no scope field is configured. */
@@ -86,7 +89,7 @@ public final class DedupJob implements JobLauncher {
 
   @Override
   public String name() {
-    return NAME;
+    return options.jobNameOr(NAME);
   }
 
   @Override
@@ -116,7 +119,7 @@ public final class DedupJob implements JobLauncher {
       throw new IllegalArgumentException("outputFormat RAW needs a duplicatesTopic other than the output topic "
           + topics.output() + " (raw events and raw duplicates could not be told apart)");
     }
-    SingleOutputStreamOperator<ScopedEvent> events = KafkaInput.read(env, topics, NAME,
+    SingleOutputStreamOperator<ScopedEvent> events = KafkaInput.read(env, topics, name(),
         new KafkaDecoding<>(new OutputSizeCheck(format, JsonTopics.maxValueBytes()), ScopedEvent.typeInfo(),
             KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES),
         ScopedEvent.typeInfo(), e -> e.event.timestamp, options);
@@ -130,7 +133,7 @@ public final class DedupJob implements JobLauncher {
             raw ? OutputJson.rawEvents() : OutputJson.probableDuplicates(), "probable-duplicates")
         .add(topics.deadLetter(), events.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
         .add(topics.deadLetter(), out.malformed(), OutputJson.rejected(new RawEvent()), "rejected-events")
-        .sinkAll(topics.bootstrapServers(), NAME, options.transactionTimeout());
+        .sinkAll(topics.bootstrapServers(), name(), options.transactionTimeout());
   }
 
   /**

@@ -137,7 +137,8 @@ public final class FlowMeterCommand implements Callable<Integer> {
     try {
       FlowMeterJob.Builder b = FlowMeterJob.builder().idleTimeout(idleTimeout).activeTimeout(activeTimeout)
           .tick(tick).scheme(scheme).keyFormat(keyFormat).seed(seed).outOfOrderness(outOfOrderness)
-          .idleness(idleness).bounded(bounded).transactionTimeout(flink.transactionTimeout());
+          .idleness(idleness).bounded(bounded).transactionTimeout(flink.transactionTimeout())
+          .jobName(flink.jobName());
       if (memoryBudget > 0) {
         b.memoryBudget(memoryBudget);
       } else {

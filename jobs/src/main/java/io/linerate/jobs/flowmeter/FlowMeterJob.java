@@ -42,7 +42,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 public final class FlowMeterJob implements JobLauncher {
 
-  /** The job's name: Flink's job name, the consumer group and the sinks' transactional id prefix. */
+  /**
+   * The job's default name: Flink's job name, the consumer group and the sinks' transactional id prefixes
+   * ({@link Builder#jobName} and {@code --job-name} change it).
+   */
   public static final String NAME = "flow-meter";
 
   private final FlowMeter<PacketRecord, Integer> meter;
@@ -59,7 +62,7 @@ public final class FlowMeterJob implements JobLauncher {
 
   @Override
   public String name() {
-    return NAME;
+    return options.jobNameOr(NAME);
   }
 
   @Override
@@ -80,7 +83,7 @@ public final class FlowMeterJob implements JobLauncher {
     // chained operators may pass records without Flink's defensive copy: under a flood of new flows that copy (a
     // reflective POJO copy of every flow record) was a tenth of the operator's time.
     env.getConfig().enableObjectReuse();
-    SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, NAME,
+    SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, name(),
         KafkaDecoding.packetBatches(), PacketBatchTypeInfo.INSTANCE, FlowMeterJob::batchTime, options);
     SingleOutputStreamOperator<MeteredFlow<Integer>> flows = meter.applyToBatches(batches,
         ObservationPointKey.INSTANCE, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE).uid("flow-meter");
@@ -93,7 +96,7 @@ public final class FlowMeterJob implements JobLauncher {
         .add(topics.deadLetter(), batches.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
         .add(topics.deadLetter(), badPackets, OutputJson.<PacketRecord>rejected(), "rejected-packets")
         .add(topics.deadLetter(), badBatches, OutputJson.<PacketBatch>rejected(), "rejected-batches")
-        .sinkAll(topics.bootstrapServers(), NAME, options.transactionTimeout());
+        .sinkAll(topics.bootstrapServers(), name(), options.transactionTimeout());
   }
 
   /**

@@ -204,12 +204,13 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   /** The job as the options describe it; an invalid combination fails naming the option. */
   public HeavyHittersJob job() {
     job.alertsTopic(alertsTopic).bounded(bounded).alertAtWeight(alertWeight)
-        .alertAtFraction(alertFraction, alertMinWindowWeight).transactionTimeout(flink.transactionTimeout());
+        .alertAtFraction(alertFraction, alertMinWindowWeight).transactionTimeout(flink.transactionTimeout())
+        .jobName(flink.jobName());
     try {
       return job.build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "heavy-hitters options: " + e.getMessage()
-          + " (windowSize/slide: --window/--slide, k: --top-k, capacity: --capacity, memoryBudget: "
+          + " (windowSize/slide: --window/--slide, k: --top-k, phi: --phi, capacity: --capacity, memoryBudget: "
           + "--memory-budget, alert*: --alert-*)");
     }
   }
@@ -235,7 +236,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     System.out.println("reading " + topics.input() + " on " + topics.bootstrapServers() + "; reports to "
         + topics.output() + ", alerts to " + launcher.alertsTopic(topics) + ", dead letters to "
         + topics.deadLetter());
-    env.execute(HeavyHittersJob.NAME);
+    env.execute(launcher.name());
     return 0;
   }
 }

@@ -62,7 +62,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 public final class HeavyHittersJob implements JobLauncher {
 
-  /** The job's name: Flink's job name, the consumer group and the transactional id prefix. */
+  /**
+   * The job's default name: Flink's job name, the consumer group and the sinks' transactional id prefixes
+   * ({@link Builder#jobName} and {@code --job-name} change it).
+   */
   public static final String NAME = "heavy-hitters";
   /** Out-of-orderness allowed unless set. */
   public static final Duration DEFAULT_OUT_OF_ORDERNESS = Duration.ofSeconds(5);
@@ -119,7 +122,7 @@ public final class HeavyHittersJob implements JobLauncher {
 
   @Override
   public String name() {
-    return NAME;
+    return options.jobNameOr(NAME);
   }
 
   @Override
@@ -165,7 +168,7 @@ public final class HeavyHittersJob implements JobLauncher {
     Objects.requireNonNull(topics, "topics");
     ExactlyOnceSink.checkCheckpointing(env.getCheckpointConfig(), options.transactionTimeout());
     // event time: each batch's smallest packet timestamp, watermarks per partition
-    SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, NAME,
+    SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, name(),
         KafkaDecoding.packetBatches(), PacketBatchTypeInfo.INSTANCE, PacketBatch::minTimestamp, options);
     SingleOutputStreamOperator<HeavyHitterReport<Integer>> reports = detector.applyToBatches(batches,
         ObservationPointKey.INSTANCE, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE);
@@ -182,7 +185,7 @@ public final class HeavyHittersJob implements JobLauncher {
             new LateJson(), "late")
         .add(topics.deadLetter(), reports.getSideOutput(Rejected.batchTag(PacketBatchTypeInfo.INSTANCE)),
             OutputJson.<PacketBatch>rejected(), "rejected-batches")
-        .sinkAll(topics.bootstrapServers(), NAME, options.transactionTimeout());
+        .sinkAll(topics.bootstrapServers(), name(), options.transactionTimeout());
   }
 
   /** The demo's live view: the top-k table of the latest window per observation point, from the reports topic. */
@@ -437,7 +440,25 @@ public final class HeavyHittersJob implements JobLauncher {
       if (alertFraction > 0) {
         b.alertAtFraction(alertFraction, alertMinWindowWeight);
       }
-      return new HeavyHittersJob(this, b.build(), options.copy());
+      HeavyHitterDetector<PacketRecord, Integer> detector = b.build();
+      checkReportSize(detector);
+      return new HeavyHittersJob(this, detector, options.copy());
+    }
+
+    /** Refuses a configuration whose largest report could not be written to Kafka ({@link ReportSize}). */
+    private void checkReportSize(HeavyHitterDetector<PacketRecord, Integer> detector) {
+      long items = ReportSize.maxItems(detector);
+      long bytes = ReportSize.maxBytes(items, item, phi);
+      int limit = JsonTopics.maxValueBytes();
+      if (bytes > limit) {
+        boolean tumbling = detector.slide().equals(detector.windowSize());
+        throw new IllegalArgumentException("k, phi and capacity: a report may list " + items + " items ("
+            + (tumbling ? "k + 1/phi" : "the capacity, in a sliding window") + "), up to " + bytes
+            + " bytes of JSON, more than the " + limit + " bytes a record of the Kafka sinks can hold "
+            + "(max.request.size less the record overhead); " + (tumbling ? "lower k or raise phi"
+            : "lower the capacity (or the memory budget), k, or raise phi") + " (k " + detector.k() + ", phi " + phi
+            + ", capacity " + detector.capacity() + ")");
+      }
     }
   }
 }

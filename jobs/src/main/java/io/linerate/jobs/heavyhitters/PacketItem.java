@@ -63,6 +63,15 @@ public enum PacketItem {
     return reported;
   }
 
+  /**
+   * The longest text {@link #text(String)} can return for this item: an IPv6 address without a zero run to
+   * compress (39 characters), and for a 5-tuple two of them with the widest ports and protocol (95 characters).
+   */
+  public String longestText() {
+    String address = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff";
+    return this == FIVE_TUPLE ? address + " " + address + " 65535 65535 255" : address;
+  }
+
   /** The command-line spelling: five-tuple, src-address, dst-address. */
   @Override
   public String toString() {

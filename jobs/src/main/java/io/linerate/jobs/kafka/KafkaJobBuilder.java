@@ -46,4 +46,10 @@ public abstract class KafkaJobBuilder<B extends KafkaJobBuilder<B>> {
     options.transactionTimeout(timeout);
     return self();
   }
+
+  /** The job's name instead of its default ({@link KafkaJobOptions#jobName(String)}); null: the default. */
+  public B jobName(String jobName) {
+    options.jobName(jobName);
+    return self();
+  }
 }

@@ -2,6 +2,7 @@ package io.linerate.jobs.kafka;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * The options every Kafka-to-Kafka job shares: how far the watermark trails the largest timestamp seen
@@ -11,10 +12,15 @@ import java.util.Objects;
  */
 public final class KafkaJobOptions {
 
+  /** What a job name may be. */
+  public static final String JOB_NAME_RULE = "1 to 100 letters, digits, '.', '_' or '-'";
+  private static final Pattern JOB_NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
   private Duration outOfOrderness;
   private Duration idleness;
   private boolean bounded;
   private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
+  private String jobName;
 
   /** Options with the job's defaults for out-of-orderness and idleness; unbounded, the default transaction timeout. */
   public KafkaJobOptions(Duration outOfOrderness, Duration idleness) {
@@ -48,6 +54,31 @@ public final class KafkaJobOptions {
     this.transactionTimeout = Objects.requireNonNull(transactionTimeout, "transactionTimeout");
   }
 
+  /**
+   * The job's name instead of its default: Flink's job name, the Kafka consumer group ({@code linerate-<name>}) and
+   * the sinks' transactional id prefixes ({@code linerate-<name>-<topic>}). Two instances of one job on the same
+   * broker need different names, or they share a consumer group and fence each other's transactions. Null: the
+   * job's default.
+   *
+   * @throws IllegalArgumentException unless null or {@value #JOB_NAME_RULE}
+   */
+  public void jobName(String jobName) {
+    if (jobName != null && !validJobName(jobName)) {
+      throw new IllegalArgumentException("jobName must be " + JOB_NAME_RULE + ", got '" + jobName + "'");
+    }
+    this.jobName = jobName;
+  }
+
+  /** Whether {@code name} is {@value #JOB_NAME_RULE}. */
+  public static boolean validJobName(String name) {
+    return JOB_NAME.matcher(name).matches();
+  }
+
+  /** The name set by {@link #jobName(String)}, else {@code defaultName}. */
+  public String jobNameOr(String defaultName) {
+    return jobName != null ? jobName : defaultName;
+  }
+
   public Duration outOfOrderness() {
     return outOfOrderness;
   }
@@ -70,6 +101,7 @@ public final class KafkaJobOptions {
     KafkaJobOptions c = new KafkaJobOptions(outOfOrderness, idleness);
     c.bounded = bounded;
     c.transactionTimeout = transactionTimeout;
+    c.jobName = jobName;
     return c;
   }
 }

@@ -12,7 +12,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 public interface JobLauncher {
 
-  /** The job's name (Flink's job name, the Kafka sink's transactional id prefix), e.g. "heavy-hitters". */
+  /**
+   * The job's name, e.g. "heavy-hitters" or what {@code --job-name} set: Flink's job name, the Kafka consumer group and
+   * the sinks' transactional id prefixes.
+   */
   String name();
 
   /** One line saying what the job does. */

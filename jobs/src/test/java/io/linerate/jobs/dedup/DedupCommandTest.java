@@ -18,4 +18,12 @@ class DedupCommandTest {
     env.enableCheckpointing(Duration.ofMinutes(12).toMillis());
     dedup.job().define(env, dedup.topics());
   }
+
+  /** --job-name reaches the dedup job (its name is its consumer group and transactional id prefix too). */
+  @Test
+  void theJobNameReachesTheJob() {
+    DedupCommand dedup = new DedupCommand();
+    new CommandLine(dedup).parseArgs("--job-name", "dedup-tenant-a");
+    org.assertj.core.api.Assertions.assertThat(dedup.job().name()).isEqualTo("dedup-tenant-a");
+  }
 }

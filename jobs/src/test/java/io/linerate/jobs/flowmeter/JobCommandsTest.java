@@ -121,6 +121,32 @@ class JobCommandsTest {
     flows.job().define(env, flows.topics());
   }
 
+  /**
+   * --job-name names the job, its consumer group and its transactional ids (all through {@code name()}), so two
+   * instances of one job can share a broker; a name Kafka ids should not hold is refused when parsed.
+   */
+  @Test
+  void theJobNameReachesTheJobs() {
+    FlowMeterCommand flows = new FlowMeterCommand();
+    new CommandLine(flows).parseArgs("--job-name", "edge-7.flows_b");
+    assertThat(flows.job().name()).isEqualTo("edge-7.flows_b");
+    FlowMeterCommand unnamed = new FlowMeterCommand();
+    new CommandLine(unnamed).parseArgs();
+    assertThat(unnamed.job().name()).isEqualTo(FlowMeterJob.NAME);
+    io.linerate.jobs.heavyhitters.HeavyHittersCommand hh = new io.linerate.jobs.heavyhitters.HeavyHittersCommand();
+    new CommandLine(hh).parseArgs("--job-name", "hh-east");
+    assertThat(hh.job().name()).isEqualTo("hh-east");
+    for (String command : new String[] {"flow-meter", "heavy-hitters", "dedup"}) {
+      for (String bad : new String[] {"a b", "x".repeat(101), "é", "flows/1"}) {
+        Run r = run(command, "--job-name", bad);
+        assertThat(r.exitCode()).as(command + " " + bad).isEqualTo(2);
+        assertThat(r.err()).as(command + " " + bad).startsWith("--job-name must be 1 to 100 letters");
+      }
+    }
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> FlowMeterJob.builder().jobName("a b")))
+        .hasMessage("jobName must be 1 to 100 letters, digits, '.', '_' or '-', got 'a b'");
+  }
+
   @Test
   void memoryBudgetResolvesToACapacity() {
     FlowMeterJob job = FlowMeterJob.builder().memoryBudget(1L << 20).keyFormat(FlowKeyFormat.IPV4_ONLY).build();
