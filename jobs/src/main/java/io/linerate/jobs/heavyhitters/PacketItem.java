@@ -13,7 +13,7 @@ import io.linerate.jobs.format.PacketRecord;
  * <p>Addresses are tracked as byte items (4 bytes for IPv4, 16 for IPv6, filled into a scratch array: no
  * allocation per packet); the operator renders byte items in hex, so {@link #text(String)} turns a reported item
  * back into address text (IPv4 dotted, IPv6 RFC 5952). A 5-tuple is rendered {@code "src dst srcPort dstPort
- * protocol"}, its addresses the same way ({@link FiveTupleText}).
+ * protocol"} by the operator itself ({@code FiveTuple.toString()}), its addresses the same way.
  */
 public enum PacketItem {
   /** The flow: source and destination address and port, protocol. */
@@ -43,15 +43,16 @@ public enum PacketItem {
   }
 
   /**
-   * A reported item as text: an address item (hex of 4 or 16 bytes) as its address; a 5-tuple with its addresses
-   * rewritten ({@link FiveTupleText}: IPv6 RFC 5952, IPv4-mapped as {@code ::ffff:a.b.c.d}).
+   * A reported item as text: an address item (hex of 4 or 16 bytes) as its address; a 5-tuple as the operator
+   * wrote it ({@code FiveTuple.toString()}: IPv6 RFC 5952, an IPv6 flow's IPv4-mapped address as
+   * {@code ::ffff:a.b.c.d}).
    */
   public String text(String reported) {
     if (reported == null) {
       return null;
     }
     if (this == FIVE_TUPLE) {
-      return FiveTupleText.canonical(reported);
+      return reported; // FiveTuple.toString: RFC 5952 already, an IPv6 flow's mapped addresses as ::ffff:a.b.c.d
     }
     if (reported.length() == 8) {
       return Addresses.ipv4((int) Long.parseLong(reported, 16));

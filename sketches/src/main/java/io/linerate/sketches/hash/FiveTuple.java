@@ -50,8 +50,10 @@ public final class FiveTuple {
 
     /** A 5-tuple from addresses of the same family (4 or 16 bytes each). */
     public static FiveTuple of(InetAddress src, InetAddress dst, int srcPort, int dstPort, int protocol) {
-        byte[] s = src.getAddress();
-        byte[] d = dst.getAddress();
+        return ofBytes(src.getAddress(), dst.getAddress(), srcPort, dstPort, protocol);
+    }
+
+    private static FiveTuple ofBytes(byte[] s, byte[] d, int srcPort, int dstPort, int protocol) {
         if (s.length != d.length) {
             throw new IllegalArgumentException("src and dst must be the same IP version: src has "
                     + s.length + " bytes, dst has " + d.length);
@@ -63,14 +65,17 @@ public final class FiveTuple {
                 srcPort, dstPort, protocol);
     }
 
-    /** Parses {@code "src dst srcPort dstPort protocol"} with literal IP addresses (no DNS lookups). */
+    /**
+     * Parses {@code "src dst srcPort dstPort protocol"} with literal IP addresses (no DNS lookups): both dotted
+     * quads (an IPv4 flow) or both IPv6 text, where {@code ::ffff:a.b.c.d} stays an IPv6 (IPv4-mapped) address.
+     */
     public static FiveTuple parse(String text) {
         String[] parts = text.trim().split("\\s+");
         if (parts.length != 5) {
             throw new IllegalArgumentException("5-tuple needs 5 fields 'src dst srcPort dstPort protocol', got "
                     + parts.length + ": '" + text + "'");
         }
-        return of(literal("src", parts[0]), literal("dst", parts[1]),
+        return ofBytes(literal("src", parts[0]), literal("dst", parts[1]),
                 integer("srcPort", parts[2]), integer("dstPort", parts[3]), integer("protocol", parts[4]));
     }
 
@@ -112,29 +117,20 @@ public final class FiveTuple {
         return Long.hashCode(h);
     }
 
+    /**
+     * {@code "src dst srcPort dstPort protocol"}, addresses as {@link AddressText} writes them: IPv4 dotted, IPv6 in
+     * RFC 5952 form with an IPv4-mapped address as {@code ::ffff:a.b.c.d}, so an IPv6 flow never reads as an IPv4
+     * one. {@link #parse} reads it back into an equal tuple.
+     */
     @Override
     public String toString() {
         return address(srcHigh, srcLow) + " " + address(dstHigh, dstLow) + " " + srcPort + " " + dstPort
                 + " " + protocol;
     }
 
+    /** IPv4 dotted, IPv6 RFC 5952: an IPv6 flow's IPv4-mapped address stays {@code ::ffff:a.b.c.d}. */
     private String address(long high, long low) {
-        byte[] b = new byte[ipv6 ? 16 : 4];
-        if (ipv6) {
-            for (int i = 0; i < 8; i++) {
-                b[i] = (byte) (high >>> (56 - 8 * i));
-                b[8 + i] = (byte) (low >>> (56 - 8 * i));
-            }
-        } else {
-            for (int i = 0; i < 4; i++) {
-                b[i] = (byte) (low >>> (24 - 8 * i));
-            }
-        }
-        try {
-            return InetAddress.getByAddress(b).getHostAddress();
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e); // unreachable: length is 4 or 16
-        }
+        return ipv6 ? AddressText.ipv6(high, low) : AddressText.ipv4((int) low);
     }
 
     private static long bigEndian(byte[] b, int from, int length) {
@@ -145,7 +141,7 @@ public final class FiveTuple {
         return v;
     }
 
-    private static InetAddress literal(String field, String text) {
+    private static byte[] literal(String field, String text) {
         boolean dottedQuad = text.matches("\\d{1,3}(\\.\\d{1,3}){3}");
         // InetAddress.getByName parses a string as a literal (and never resolves it) only if it starts with a
         // hex digit or ':'; anything else it sends to the name service, and so does an invalid dotted quad
@@ -167,9 +163,19 @@ public final class FiveTuple {
                     }
                     address[i] = (byte) v;
                 }
-                return InetAddress.getByAddress(address);
+                return address;
             }
-            return InetAddress.getByName(text); // starts with a hex digit or ':': a literal, no name lookup
+            InetAddress a = InetAddress.getByName(text); // starts with a hex digit or ':': a literal, no lookup
+            if (a.getAddress().length == 4) {
+                // InetAddress turns an IPv4-mapped IPv6 literal (::ffff:a.b.c.d) into the IPv4 address; the text
+                // was IPv6, and so is the address (toString writes an IPv6 flow's mapped addresses that way)
+                byte[] mapped = new byte[16];
+                mapped[10] = (byte) 0xFF;
+                mapped[11] = (byte) 0xFF;
+                System.arraycopy(a.getAddress(), 0, mapped, 12, 4);
+                return mapped; // not through InetAddress.getByAddress, which would make it IPv4 again
+            }
+            return a.getAddress();
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException(field + " is not a valid IP address: '" + text + "'", e);
         }

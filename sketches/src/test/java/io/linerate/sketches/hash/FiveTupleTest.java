@@ -43,6 +43,28 @@ class FiveTupleTest {
         assertThat(t).isNotEqualTo(FiveTuple.ipv6(0x20010DB800000000L, 1, 0xFE80000000000000L, 0xABCD0001L, 0, 65535, 6));
     }
 
+    /**
+     * The text is RFC 5952 (what reports show) and keeps the IP version: an IPv6 flow between IPv4-mapped addresses
+     * is written {@code ::ffff:a.b.c.d} and parses back to itself, not to the IPv4 flow between the same addresses
+     * (InetAddress alone would turn both into that IPv4 flow).
+     */
+    @Test
+    void textIsRfc5952AndKeepsTheIpVersion() {
+        FiveTuple v6 = FiveTuple.ipv6(0x20010DB800000000L, 1, 0x20010DB800000000L, 0x0001000000000001L, 1024, 443, 6);
+        assertThat(v6.toString()).isEqualTo("2001:db8::1 2001:db8::1:0:0:1 1024 443 6");
+        FiveTuple mapped = FiveTuple.ipv6(0, 0x0000FFFF0A000001L, 0, 0x0000FFFFC0A80001L, 1025, 443, 6);
+        FiveTuple v4 = FiveTuple.ipv4(0x0A000001, 0xC0A80001, 1025, 443, 6);
+        assertThat(mapped.toString()).isEqualTo("::ffff:10.0.0.1 ::ffff:192.168.0.1 1025 443 6");
+        assertThat(v4.toString()).isEqualTo("10.0.0.1 192.168.0.1 1025 443 6");
+        assertThat(FiveTuple.parse(mapped.toString())).isEqualTo(mapped).isNotEqualTo(v4);
+        assertThat(FiveTuple.parse(v4.toString())).isEqualTo(v4);
+        FiveTuple widest = FiveTuple.ipv6(-1, -1, -1, -1, 65535, 65535, 255);
+        assertThat(widest.toString()).hasSize(95);
+        assertThat(FiveTuple.parse(widest.toString())).isEqualTo(widest);
+        assertThatThrownBy(() -> FiveTuple.parse("10.0.0.1 ::ffff:192.168.0.1 1 2 6"))
+                .hasMessageContaining("same IP version");
+    }
+
     @Test
     void extremeValidValuesAreAccepted() {
         FiveTuple t = FiveTuple.ipv4(-1, 0, 65535, 0, 255);
