@@ -36,27 +36,35 @@ public final class CountMinHeap implements HeavyHitters {
     private long lastEstimate;
     private long lastItemHash;
 
-    private CountMinHeap(KeyKind kind, int capacity, CountMinSketch sketch) {
+    /**
+     * @param entries the candidates to allocate now: {@code capacity} for a new tracker (fixed memory), the
+     *                image's candidate count for one read from an image (grows up to the capacity as items arrive)
+     */
+    private CountMinHeap(KeyKind kind, int capacity, CountMinSketch sketch, int entries) {
         if (capacity < 1 || capacity > SpaceSaving.MAX_CAPACITY) {
             throw new IllegalArgumentException("capacity must be in [1, " + SpaceSaving.MAX_CAPACITY + "], got "
                     + capacity);
         }
         this.sketch = sketch;
-        this.candidates = new MonitoredItems(kind, capacity, true, sketch.hasher());
+        this.candidates = entries == capacity ? new MonitoredItems(kind, capacity, true, sketch.hasher())
+                : MonitoredItems.forEntries(kind, capacity, true, sketch.hasher(), entries);
     }
 
     /**
+     * A tracker whose C candidates are all allocated now: its memory ({@link #memoryBytes()}) is fixed, and
+     * updates never allocate.
+     *
      * @param capacity C, candidates kept
      */
     public static CountMinHeap create(KeyKind kind, int capacity, int width, int depth, boolean conservative,
                                       long seed) {
         return new CountMinHeap(kind, capacity,
-                CountMinSketch.withShape(width, depth, seed, RowIndexing.FULL_WIDTH, conservative));
+                CountMinSketch.withShape(width, depth, seed, RowIndexing.FULL_WIDTH, conservative), capacity);
     }
 
     /**
-     * Fits in {@code bytes}: a third of it for candidates, the rest for a conservative-update sketch of depth
-     * 4 and prime width.
+     * Fits in {@code bytes} ({@link #memoryBytes()} ≤ bytes): a third of it for candidates, all allocated now as
+     * by {@link #create}, the rest for a conservative-update sketch of depth 4 and prime width.
      */
     public static CountMinHeap withMemory(KeyKind kind, long bytes, long seed) {
         int capacity = SpaceSaving.MAX_CAPACITY;
@@ -66,7 +74,7 @@ public final class CountMinHeap implements HeavyHitters {
         long rest = bytes - SpaceSaving.bytesFor(kind, capacity);
         CountMinSketch sketch = CountMinSketch.withMemory(rest, 4, seed);
         CountMinSketch cu = CountMinSketch.withShape(sketch.width(), 4, seed, RowIndexing.FULL_WIDTH, true);
-        return new CountMinHeap(kind, capacity, cu);
+        return new CountMinHeap(kind, capacity, cu, capacity);
     }
 
     @Override
@@ -238,7 +246,9 @@ public final class CountMinHeap implements HeavyHitters {
         for (int r = candidates.capacity; r < count; r++) {
             bound = Math.max(bound, estimates[order[r]]);
         }
-        MonitoredItems merged = new MonitoredItems(candidates.kind, candidates.capacity, true, sketch.hasher());
+        // sized for the items it will hold, not the capacity (see SpaceSaving.merge)
+        MonitoredItems merged = MonitoredItems.forEntries(candidates.kind, candidates.capacity, true,
+                sketch.hasher(), Math.min(count, candidates.capacity));
         for (int r = 0; r < Math.min(count, candidates.capacity); r++) {
             int i = order[r];
             System.arraycopy(keys, i * w, merged.probe, 0, w);
@@ -249,6 +259,12 @@ public final class CountMinHeap implements HeavyHitters {
         unmonitoredBound = Math.max(bound, unmonitoredBound + o.unmonitoredBound);
     }
 
+    /**
+     * Bytes of the sketch's and the candidates' arrays allocated now (exact). For a tracker from {@link #create}
+     * or {@link #withMemory} that is fixed; a tracker read by {@link #fromByteArray} starts with candidate arrays
+     * for what its image holds and reports more as they grow, never more than a tracker of the same shape created
+     * new (so at most the {@code bytes} given to {@link #withMemory}).
+     */
     @Override
     public long memoryBytes() {
         return sketch.memoryBytes() + candidates.memoryBytes();
@@ -273,6 +289,18 @@ public final class CountMinHeap implements HeavyHitters {
         return out.finish();
     }
 
+    /**
+     * Reads an image written by {@link #toByteArray()}, validating every field. The candidate set allocates for
+     * the image's candidates only (at least a few dozen, at most the capacity) and grows to its capacity as new
+     * items arrive, because an image holds only the candidates while its capacity field may declare up to
+     * {@link SpaceSaving#MAX_CAPACITY} of them: allocating the declared capacity would let a hostile or corrupt
+     * image of a few dozen bytes claim gigabytes. So the memory a read takes is bounded by a constant times the
+     * image's length (the sketch's arrays are in the image). Growth changes nothing observable except
+     * {@link #memoryBytes()}: the tracker answers, updates, merges and writes its image exactly as the tracker
+     * that wrote the image would.
+     *
+     * @throws IllegalArgumentException if the image is truncated, corrupt or of another family or version
+     */
     public static CountMinHeap fromByteArray(byte[] image) {
         ImageReader in = ImageReader.open(image, Family.COUNT_MIN_HEAP, IMAGE_VERSION);
         KeyKind kind = KeyKind.of(in.getInt("keyKind", 0, 2), in.getInt("maxBytes", 1, KeyKind.MAX_BYTES_LIMIT));
@@ -288,7 +316,7 @@ public final class CountMinHeap implements HeavyHitters {
         long[] entries = in.getLongs("candidates", (long) size * (w + 2));
         int[] heapOrder = in.getInts("heapOrder", size);
         in.finish();
-        CountMinHeap heap = new CountMinHeap(kind, capacity, sketch);
+        CountMinHeap heap = new CountMinHeap(kind, capacity, sketch, size);
         for (int s = 0; s < size; s++) {
             int at = s * (w + 2);
             System.arraycopy(entries, at, heap.candidates.probe, 0, w);

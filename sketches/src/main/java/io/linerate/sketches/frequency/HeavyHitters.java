@@ -42,7 +42,11 @@ public interface HeavyHitters {
     /** Adds {@code other}'s summary into this one (same kind, capacity and seed). */
     void merge(HeavyHitters other);
 
-    /** Exact bytes of the primitive arrays holding the state. */
+    /**
+     * Exact bytes of the primitive arrays holding the state now. Fixed for a tracker created new; a tracker read
+     * from an image allocates for what the image holds and grows, reporting at most what a tracker of the same
+     * shape created new reports.
+     */
     long memoryBytes();
 
     /** A versioned byte image. */

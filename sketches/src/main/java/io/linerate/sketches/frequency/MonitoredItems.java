@@ -1,53 +1,138 @@
 package io.linerate.sketches.frequency;
 
 import io.linerate.sketches.hash.ItemHasher;
+import java.util.Arrays;
 
 /**
- * A fixed set of at most {@code capacity} items with a count each, in primitive arrays: keys in fixed-width
- * runs of longs, an open-addressing index from the item's hash to its slot (linear probing, at most half
- * full, backward-shift deletion), and an indexed binary min-heap on the counts so the lightest item is
- * found in O(1) and replaced in O(log capacity). No object per item; memory fixed at construction.
+ * A set of at most {@code capacity} items with a count each, in primitive arrays: keys in fixed-width runs of
+ * longs, an open-addressing index from the item's hash to its slot (linear probing, at most {@link #MAX_LOAD}
+ * full, backward-shift deletion), and an indexed binary min-heap on the counts so the lightest item is found in
+ * O(1) and replaced in O(log capacity). No object per item.
+ *
+ * <p><b>Allocated slots.</b> The arrays hold {@link #allocated()} slots, at most {@code capacity}. A set created
+ * for a new tracker ({@link #MonitoredItems(KeyKind, int, boolean, ItemHasher)}) allocates its whole capacity at
+ * construction and never allocates again: its memory is fixed, and adding a new item costs one extra int compare
+ * (replacing the lightest item, the steady state of a full set, costs nothing extra). A set read from a byte image
+ * ({@link #forEntries}) or built by a merge allocates only for the items it is given (at least
+ * {@link #INITIAL_SLOTS}, at most the capacity) and grows as new items arrive: the slot arrays double, capped at
+ * the capacity, and the index is rebuilt at the size for the new slot count (slots keep their numbers, each slot's
+ * hash is recomputed with {@link #keyHash}), until the capacity is reached. Why: an image holds only the monitored
+ * entries while its capacity field may declare up to {@link SpaceSaving#MAX_CAPACITY} counters, so allocating the
+ * capacity on read would let an image of a few dozen bytes claim gigabytes; sized by its entries, every allocation
+ * on read is bounded by a constant times the image's length. Results, tie-breaking and images do not depend on the
+ * number of allocated slots: slot numbers, heap positions and counts are the same either way.
  */
 final class MonitoredItems {
 
-    /** Index table load factor at full capacity. */
+    /** Index table load factor when every allocated slot is used. */
     static final double MAX_LOAD = 0.7;
+    /**
+     * Slots a set read from an image or built by a merge allocates at least (fewer if its capacity is smaller),
+     * so a nearly empty read tracker does not regrow after every few new items.
+     */
+    static final int INITIAL_SLOTS = 64;
 
     final KeyKind kind;
     final int width;
     final int capacity;
-    final long[] keys;
+    /** Keys of the allocated slots, {@code width} longs each; replaced when the set grows. */
+    long[] keys;
     private final ItemHasher hasher;
     private final byte[] scratchBytes;
-    final long[] counts;
-    final long[] errors;
-    private final int[] heap;
-    private final int[] pos;
-    private final int[] index;
-    private final int mask;
+    /** Counts of the allocated slots (its length is the number of allocated slots); replaced when the set grows. */
+    long[] counts;
+    /** Errors of the allocated slots, or {@code null}; replaced when the set grows. */
+    long[] errors;
+    private int[] heap;
+    private int[] pos;
+    private int[] index;
+    private int mask;
     /** The key of the item being updated, encoded like {@link #keys}. */
     final long[] probe;
     int size;
 
+    /** A set of {@code capacity} items with all of them allocated now: fixed memory, no allocation later. */
     MonitoredItems(KeyKind kind, int capacity, boolean withErrors, ItemHasher hasher) {
+        this(kind, capacity, withErrors, hasher, capacity);
+    }
+
+    private MonitoredItems(KeyKind kind, int capacity, boolean withErrors, ItemHasher hasher, int slots) {
         this.kind = kind;
         this.width = kind.width();
         this.capacity = capacity;
         this.hasher = hasher;
+        // checked against the capacity, not the slots allocated now: the set must be able to grow to it
         if ((long) capacity * width > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("capacity " + capacity + " x key width " + width + " longs is "
                     + (long) capacity * width + " longs, above the array limit of " + (Integer.MAX_VALUE - 8));
         }
-        this.keys = new long[capacity * width];
         this.scratchBytes = kind.type() == KeyKind.Type.BYTES ? new byte[kind.maxBytes()] : null;
-        this.counts = new long[capacity];
-        this.errors = withErrors ? new long[capacity] : null;
-        this.heap = new int[capacity];
-        this.pos = new int[capacity];
-        int tableSize = tableSize(capacity);
-        this.index = new int[tableSize];
-        this.mask = tableSize - 1;
         this.probe = new long[width];
+        allocate(slots, withErrors);
+    }
+
+    /**
+     * A set of {@code capacity} items that allocates only for {@code entries} of them (at least
+     * {@link #INITIAL_SLOTS}, at most {@code capacity}) and grows as more arrive: for sets read from an image,
+     * whose allocation must be bounded by the image's length rather than by the capacity it declares, and for
+     * the temporary set of a merge.
+     *
+     * @param entries the items the caller is about to add, in [0, capacity]
+     */
+    static MonitoredItems forEntries(KeyKind kind, int capacity, boolean withErrors, ItemHasher hasher,
+                                     int entries) {
+        if (capacity < 1 || entries < 0 || entries > capacity) {
+            throw new IllegalArgumentException("entries must be in [0, capacity=" + capacity + "], got " + entries);
+        }
+        return new MonitoredItems(kind, capacity, withErrors, hasher,
+                Math.max(entries, Math.min(capacity, INITIAL_SLOTS)));
+    }
+
+    /** Fresh, empty arrays for {@code slots} slots (their content is not kept). */
+    private void allocate(int slots, boolean withErrors) {
+        keys = new long[slots * width];
+        counts = new long[slots];
+        errors = withErrors ? new long[slots] : null;
+        heap = new int[slots];
+        pos = new int[slots];
+        int tableSize = tableSize(slots);
+        index = new int[tableSize];
+        mask = tableSize - 1;
+    }
+
+    /** Slots allocated now: at most {@link #capacity}, and never fewer than {@link #size}. */
+    int allocated() {
+        return counts.length;
+    }
+
+    /**
+     * Makes room for one more item when every allocated slot is used: doubles the slots (capped at the
+     * capacity), keeping every slot's number, key, count, error and heap position, and rebuilds the index for
+     * the new table size. Called only while {@code size < capacity}.
+     */
+    private void grow() {
+        int slots = (int) Math.min(capacity, Math.max(1, 2L * counts.length));
+        long[] oldKeys = keys;
+        long[] oldCounts = counts;
+        long[] oldErrors = errors;
+        int[] oldHeap = heap;
+        int[] oldPos = pos;
+        allocate(slots, oldErrors != null);
+        System.arraycopy(oldKeys, 0, keys, 0, size * width);
+        System.arraycopy(oldCounts, 0, counts, 0, size);
+        if (oldErrors != null) {
+            System.arraycopy(oldErrors, 0, errors, 0, size);
+        }
+        System.arraycopy(oldHeap, 0, heap, 0, size);
+        System.arraycopy(oldPos, 0, pos, 0, size);
+        rebuildIndex();
+    }
+
+    /** Fills the (cleared) index with the slots [0, size), each by its key's hash. */
+    private void rebuildIndex() {
+        for (int s = 0; s < size; s++) {
+            indexInsert(s, keyHash(s));
+        }
     }
 
     /** The smallest power of two that keeps the index at most {@link #MAX_LOAD} full. */
@@ -56,15 +141,22 @@ final class MonitoredItems {
         return Integer.highestOneBit(Math.max(2, min - 1)) << 1;
     }
 
-    /** Bytes of the arrays of a set of this capacity: the exact value of {@link #memoryBytes()}. */
+    /**
+     * Bytes of the arrays of a set with {@code capacity} allocated slots: the exact value of {@link #memoryBytes()}
+     * of a set of that capacity created with all of it allocated, and the most any set of that capacity holds.
+     */
     static long bytesFor(KeyKind kind, int capacity, boolean withErrors) {
         long perItem = 8L * kind.width() + 8 + (withErrors ? 8 : 0) + 4 + 4;
         return perItem * capacity + 4L * tableSize(capacity) + 8L * kind.width()
                 + (kind.type() == KeyKind.Type.BYTES ? kind.maxBytes() : 0);
     }
 
+    /**
+     * Bytes of the arrays allocated now (exact): {@code bytesFor(kind, allocated(), withErrors)}, which grows with
+     * the set up to and never above {@code bytesFor(kind, capacity, withErrors)}.
+     */
     long memoryBytes() {
-        return bytesFor(kind, capacity, errors != null);
+        return bytesFor(kind, counts.length, errors != null);
     }
 
     /** h1 of the key in slot {@code s}, as the hasher computes it for the original item; no allocation. */
@@ -106,17 +198,30 @@ final class MonitoredItems {
         return find(h1);
     }
 
-    /** Replaces this set's content with {@code other}'s (same kind and capacity). */
+    /**
+     * Replaces this set's content with {@code other}'s (same kind, capacity and hasher): the same slots, counts,
+     * errors and heap. Keeps this set's arrays when they have room for {@code other}'s items (so a set created with
+     * its whole capacity allocated keeps it), otherwise allocates exactly {@code other.size} slots.
+     */
     void copyFrom(MonitoredItems other) {
-        System.arraycopy(other.keys, 0, keys, 0, keys.length);
-        System.arraycopy(other.counts, 0, counts, 0, counts.length);
-        if (errors != null) {
-            System.arraycopy(other.errors, 0, errors, 0, errors.length);
+        int n = other.size;
+        if (n > counts.length) {
+            allocate(n, errors != null);
         }
-        System.arraycopy(other.heap, 0, heap, 0, heap.length);
-        System.arraycopy(other.pos, 0, pos, 0, pos.length);
-        System.arraycopy(other.index, 0, index, 0, index.length);
-        size = other.size;
+        System.arraycopy(other.keys, 0, keys, 0, n * width);
+        System.arraycopy(other.counts, 0, counts, 0, n);
+        if (errors != null) {
+            System.arraycopy(other.errors, 0, errors, 0, n);
+        }
+        System.arraycopy(other.heap, 0, heap, 0, n);
+        System.arraycopy(other.pos, 0, pos, 0, n);
+        size = n;
+        if (other.index.length == index.length) {
+            System.arraycopy(other.index, 0, index, 0, index.length);
+        } else {
+            Arrays.fill(index, 0);
+            rebuildIndex();
+        }
     }
 
     /**
@@ -125,7 +230,7 @@ final class MonitoredItems {
      * restored Flink job needs to produce the same output as an uninterrupted one.
      */
     int[] heapOrder() {
-        return java.util.Arrays.copyOf(heap, size);
+        return Arrays.copyOf(heap, size);
     }
 
     /**
@@ -165,8 +270,14 @@ final class MonitoredItems {
         return size == 0 ? 0 : counts[heap[0]];
     }
 
-    /** Adds the item in {@link #probe} with the given count; the caller checks size &lt; capacity. */
+    /**
+     * Adds the item in {@link #probe} with the given count; the caller checks size &lt; capacity. Allocates
+     * only in a set that has fewer slots than its capacity, when they are all used ({@link #grow}).
+     */
     int add(long h1, long count, long error) {
+        if (size == counts.length) {
+            grow();
+        }
         int s = size++;
         store(s, h1, count, error);
         heap[s] = s;
@@ -294,7 +405,7 @@ final class MonitoredItems {
         for (int i = 0; i < size; i++) {
             order[i] = i;
         }
-        java.util.Arrays.sort(order, (a, b) -> {
+        Arrays.sort(order, (a, b) -> {
             long la = counts[a] - (errors != null ? errors[a] : 0);
             long lb = counts[b] - (errors != null ? errors[b] : 0);
             return la != lb ? Long.compare(lb, la) : Long.compare(counts[b], counts[a]);

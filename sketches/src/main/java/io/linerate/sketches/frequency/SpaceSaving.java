@@ -32,20 +32,31 @@ public final class SpaceSaving implements HeavyHitters {
     private long lastEstimate;
     private long lastItemHash;
 
-    private SpaceSaving(KeyKind kind, int capacity, long seed) {
+    /**
+     * @param entries the counters to allocate now: {@code capacity} for a new tracker (fixed memory), the
+     *                image's entry count for one read from an image (grows up to the capacity as items arrive)
+     */
+    private SpaceSaving(KeyKind kind, int capacity, long seed, int entries) {
         if (capacity < 1 || capacity > MAX_CAPACITY) {
             throw new IllegalArgumentException("capacity must be in [1, " + MAX_CAPACITY + "], got " + capacity);
         }
         this.hasher = ItemHasher.seeded(seed);
-        this.items = new MonitoredItems(kind, capacity, true, hasher);
+        this.items = entries == capacity ? new MonitoredItems(kind, capacity, true, hasher)
+                : MonitoredItems.forEntries(kind, capacity, true, hasher, entries);
     }
 
-    /** A tracker with {@code capacity} counters. */
+    /**
+     * A tracker with {@code capacity} counters, all allocated now: its memory ({@link #memoryBytes()}) is fixed,
+     * and updates never allocate.
+     */
     public static SpaceSaving withCapacity(KeyKind kind, int capacity, long seed) {
-        return new SpaceSaving(kind, capacity, seed);
+        return new SpaceSaving(kind, capacity, seed, capacity);
     }
 
-    /** As many counters as fit in {@code bytes} (exactly: {@link #memoryBytes()} ≤ bytes). */
+    /**
+     * As many counters as fit in {@code bytes} (exactly: {@link #memoryBytes()} ≤ bytes), all allocated now as by
+     * {@link #withCapacity}.
+     */
     public static SpaceSaving withMemory(KeyKind kind, long bytes, long seed) {
         int lo = 1;
         int hi = MAX_CAPACITY;
@@ -60,7 +71,7 @@ public final class SpaceSaving implements HeavyHitters {
                 hi = mid - 1;
             }
         }
-        return new SpaceSaving(kind, lo, seed);
+        return new SpaceSaving(kind, lo, seed, lo);
     }
 
     static long bytesFor(KeyKind kind, int capacity) {
@@ -231,7 +242,10 @@ public final class SpaceSaving implements HeavyHitters {
         }
         java.util.Arrays.sort(order, (a, b) -> Long.compare(upper[b], upper[a]));
         long newFloor = add(myBound, theirBound);
-        MonitoredItems merged = new MonitoredItems(items.kind, items.capacity, true, hasher);
+        // sized for the items it will hold, not the capacity: merging two trackers read from small images of a
+        // large declared capacity must not allocate that capacity
+        MonitoredItems merged = MonitoredItems.forEntries(items.kind, items.capacity, true, hasher,
+                Math.min(count, items.capacity));
         for (int r = 0; r < count; r++) {
             int i = order[r];
             if (r < items.capacity) {
@@ -246,6 +260,12 @@ public final class SpaceSaving implements HeavyHitters {
         totalWeight = add(totalWeight, o.totalWeight);
     }
 
+    /**
+     * Bytes of the counters' arrays allocated now (exact). For a tracker from {@link #withCapacity} or
+     * {@link #withMemory} that is the whole capacity's, fixed; a tracker read by {@link #fromByteArray} starts
+     * with only what its image holds and reports more as it grows, never more than a tracker of the same capacity
+     * created new (so at most the {@code bytes} given to {@link #withMemory}).
+     */
     @Override
     public long memoryBytes() {
         return items.memoryBytes();
@@ -265,6 +285,17 @@ public final class SpaceSaving implements HeavyHitters {
         return out.finish();
     }
 
+    /**
+     * Reads an image written by {@link #toByteArray()}, validating every field. The tracker allocates counters
+     * for the image's entries only (at least a few dozen, at most the capacity) and grows to its capacity as new
+     * items arrive, because an image holds only the monitored entries while its capacity field may declare up to
+     * {@link #MAX_CAPACITY} counters: allocating the declared capacity would let a hostile or corrupt image of a
+     * few dozen bytes claim gigabytes. So the memory a read takes is bounded by a constant times the image's
+     * length. Growth changes nothing observable except {@link #memoryBytes()}: the tracker answers, updates,
+     * merges and writes its image exactly as the tracker that wrote the image would.
+     *
+     * @throws IllegalArgumentException if the image is truncated, corrupt or of another family or version
+     */
     public static SpaceSaving fromByteArray(byte[] image) {
         ImageReader in = ImageReader.open(image, Family.SPACE_SAVING, IMAGE_VERSION);
         long seed = in.getLong("seed");
@@ -279,7 +310,7 @@ public final class SpaceSaving implements HeavyHitters {
         long[] entries = in.getLongs("entries", (long) size * (kind.width() + 2));
         int[] heapOrder = in.getInts("heapOrder", size);
         in.finish();
-        SpaceSaving ss = new SpaceSaving(kind, capacity, seed);
+        SpaceSaving ss = new SpaceSaving(kind, capacity, seed, size);
         int w = kind.width();
         for (int e = 0; e < size; e++) {
             int at = e * (w + 2);

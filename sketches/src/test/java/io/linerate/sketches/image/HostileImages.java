@@ -36,7 +36,10 @@ import java.util.zip.CRC32C;
  * structure's arrays written out, so a read needs about 1× its length for those arrays plus the input-sized
  * scratch the reader copies (the counting filter and the trackers expand packed cells or keys into wider
  * objects, well under 64×); the slack covers fixed-size objects, exception messages and stack traces. A length
- * field claiming gigabytes must therefore fail before allocating. The flow table alone is allowed more: its
+ * field claiming gigabytes must therefore fail before allocating. The trackers are held to the same bound: a
+ * Space-Saving or CM-heap image holds only its monitored entries while its capacity field may declare up to
+ * {@code SpaceSaving.MAX_CAPACITY} = 2²⁶ counters, and the reader allocates counters for the entries (at least
+ * {@code MonitoredItems.INITIAL_SLOTS}), not for the declared capacity. The flow table alone is allowed more: its
  * entry array is allocated from the slot-state bytes, one state byte per slot and up to (8·entryLongs + 1) bytes
  * per slot (entryLongs ≤ 5 key + 4 counter + {@value io.linerate.sketches.flowtable.FlowTable#MAX_USER_SLOTS}
  * user longs = 25, i.e. 201 bytes per image byte), as {@code FlowTable.fromByteArray} documents.
@@ -89,13 +92,7 @@ final class HostileImages {
             1L << 40, 1L << 62, 0x7FFF_FFFFL, 0x8000_0000L};
 
     /** What one input did, for the tests' statistics. */
-    enum Outcome { READ, REJECTED_BEFORE_CHECKSUM, REJECTED_AFTER_CHECKSUM, NOT_READ_DECLARES_LARGE_TRACKER }
-
-    /**
-     * Above this many bytes of declared tracker memory the harness does not read an image (see
-     * {@link #declaredTrackerBytes}).
-     */
-    static final long LARGE_TRACKER_BYTES = 64L << 20;
+    enum Outcome { READ, REJECTED_BEFORE_CHECKSUM, REJECTED_AFTER_CHECKSUM }
 
     private HostileImages() {
     }
@@ -252,13 +249,9 @@ final class HostileImages {
 
     private static <T> Outcome check(ImageRecipes.Recipe<T> recipe, byte[] image) {
         byte[] copy = image.clone();
-        long tracker = declaredTrackerBytes(recipe.family, image);
-        if (tracker > LARGE_TRACKER_BYTES) {
-            return Outcome.NOT_READ_DECLARES_LARGE_TRACKER;
-        }
         long perByte = recipe.family == Family.FLOW_TABLE ? FLOW_TABLE_BYTES_PER_IMAGE_BYTE
                 : recipe.family == Family.BALANCED_BLOOM ? BALANCED_BYTES_PER_IMAGE_BYTE : BYTES_PER_IMAGE_BYTE;
-        long limit = perByte * image.length + SLACK_BYTES + tracker;
+        long limit = perByte * image.length + SLACK_BYTES;
         long thread = Thread.currentThread().getId();
         long before = THREADS.getThreadAllocatedBytes(thread);
         T read;
@@ -303,42 +296,6 @@ final class HostileImages {
             throw new AssertionError(recipe.family + ": reading allocated " + allocated + " bytes, limit " + limit
                     + " for " + describe(image));
         }
-    }
-
-    /**
-     * The memory a Space-Saving or CM-heap image declares with its capacity field, or 0 (other families, or a
-     * field the reader rejects anyway). A tracker allocates its capacity up front while its image holds only
-     * the monitored entries, so an image of a few dozen bytes may legitimately declare a tracker of up to
-     * {@code SpaceSaving.MAX_CAPACITY} = 2²⁶ counters (over 2.5 GB with long keys): reading it allocates what
-     * creating that tracker would. The harness adds this to the allocation bound, and does not read images that
-     * declare more than {@link #LARGE_TRACKER_BYTES} (it would only test the JVM's heap size). A declared
-     * capacity whose key array exceeds Java's array limit must still be rejected (it is not skipped).
-     */
-    static long declaredTrackerBytes(Family family, byte[] image) {
-        int at;
-        if (family == Family.SPACE_SAVING) {
-            at = 16;
-        } else if (family == Family.COUNT_MIN_HEAP) {
-            at = 8;
-        } else {
-            return 0;
-        }
-        if (image.length < at + 12 + ImageWriter.TRAILER_BYTES) {
-            return 0;
-        }
-        ByteBuffer b = le(image);
-        int kind = b.getInt(at);
-        int maxBytes = b.getInt(at + 4);
-        int capacity = b.getInt(at + 8);
-        if (kind < 0 || kind > 2 || maxBytes < 1 || maxBytes > 1024 || capacity < 1 || capacity > (1 << 26)) {
-            return 0;
-        }
-        long width = kind == 0 ? 1 : kind == 1 ? 5 : 1 + (maxBytes + 7) / 8;
-        if (capacity * width > Integer.MAX_VALUE - 8) {
-            return 0; // must be rejected before allocating
-        }
-        // keys, counts, errors, heap, pos, and an index of at most 2·capacity/0.7 + 4 ints
-        return capacity * (8 * width + 8 + 8 + 4 + 4 + 12) + 64 + 8 * width + maxBytes;
     }
 
     static String describe(byte[] image) {
