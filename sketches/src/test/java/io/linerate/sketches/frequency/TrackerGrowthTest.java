@@ -3,8 +3,6 @@ package io.linerate.sketches.frequency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.linerate.sketches.hash.FiveTuple;
-import io.linerate.sketches.image.Family;
-import io.linerate.sketches.image.ImageWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -213,41 +211,7 @@ class TrackerGrowthTest {
             }
         }
     }
-    /** A Space-Saving image declaring {@code capacity} with the given entries (key longs, count, error). */
-    private static byte[] spaceSavingImage(KeyKind kind, int capacity, long seed, long total, long[]... entries) {
-        int w = kind.width();
-        ImageWriter out = new ImageWriter(Family.SPACE_SAVING, SpaceSaving.IMAGE_VERSION,
-                8 + 4 + 4 + 4 + 8 + 8 + 4 + entries.length * (8L * (w + 2) + 4))
-                .putLong(seed).putInt(kind.id()).putInt(kind.maxBytes()).putInt(capacity).putLong(total).putLong(0)
-                .putInt(entries.length);
-        for (long[] e : entries) {
-            out.putLongs(e, 0, w + 2);
-        }
-        for (int i = 0; i < entries.length; i++) {
-            out.putInt(i);
-        }
-        return out.finish();
-    }
 
-    /** A CM-heap image declaring {@code capacity} over {@code sketch} with the given candidates. */
-    private static byte[] countMinHeapImage(KeyKind kind, int capacity, CountMinSketch sketch, long[]... candidates) {
-        byte[] cm = sketch.toByteArray();
-        long[] packed = new long[(cm.length + 7) / 8];
-        ByteBuffer.wrap(Arrays.copyOf(cm, packed.length * 8)).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
-                .get(packed);
-        int w = kind.width();
-        ImageWriter out = new ImageWriter(Family.COUNT_MIN_HEAP, CountMinHeap.IMAGE_VERSION,
-                4 + 4 + 4 + 8 + 4 + 8L * packed.length + 4 + candidates.length * (8L * (w + 2) + 4))
-                .putInt(kind.id()).putInt(kind.maxBytes()).putInt(capacity).putLong(0).putInt(cm.length)
-                .putLongs(packed, 0, packed.length).putInt(candidates.length);
-        for (long[] c : candidates) {
-            out.putLongs(c, 0, w + 2);
-        }
-        for (int i = 0; i < candidates.length; i++) {
-            out.putInt(i);
-        }
-        return out.finish();
-    }
 
     /** The image with its capacity field (at {@code at}) set to {@code capacity} and the CRC32C recomputed. */
     private static byte[] withCapacity(byte[] image, int at, int capacity) {
@@ -285,8 +249,8 @@ class TrackerGrowthTest {
                         feed(fed, kind, 42, 5);
                     }
                     long[][] entries = oneEntry ? new long[][] {entry} : new long[0][];
-                    byte[] image = spaceSaving ? spaceSavingImage(kind, huge, 3, oneEntry ? 5 : 0, entries)
-                            : countMinHeapImage(kind, huge, fed.sketch(), entries);
+                    byte[] image = spaceSaving ? TrackerImages.spaceSaving(kind, huge, 3, oneEntry ? 5 : 0, entries)
+                            : TrackerImages.countMinHeap(kind, huge, 0, fed.sketch(), entries);
                     String what = (spaceSaving ? "SpaceSaving " : "CountMinHeap ") + kind
                             + (oneEntry ? ", one entry" : ", empty") + ", image of " + image.length + " bytes";
                     if (spaceSaving) {

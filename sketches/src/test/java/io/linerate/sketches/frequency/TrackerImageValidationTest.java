@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.sketches.hash.FiveTuple;
-import io.linerate.sketches.image.Family;
-import io.linerate.sketches.image.ImageWriter;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -21,38 +17,12 @@ class TrackerImageValidationTest {
 
     /** A Space-Saving image with the given entries: each the key's longs, then count and error. */
     private static byte[] spaceSaving(KeyKind kind, long[]... entries) {
-        int w = kind.width();
-        ImageWriter out = new ImageWriter(Family.SPACE_SAVING, SpaceSaving.IMAGE_VERSION,
-                8 + 4 + 4 + 4 + 8 + 8 + 4 + entries.length * (8L * (w + 2) + 4))
-                .putLong(SEED).putInt(kind.id()).putInt(kind.maxBytes()).putInt(16).putLong(100).putLong(0)
-                .putInt(entries.length);
-        for (long[] e : entries) {
-            out.putLongs(e, 0, w + 2);
-        }
-        for (int i = 0; i < entries.length; i++) {
-            out.putInt(i); // equal counts: slot order is a valid heap
-        }
-        return out.finish();
+        return TrackerImages.spaceSaving(kind, 16, SEED, 100, entries); // equal counts: slot order is a valid heap
     }
 
     /** A CM-heap image over {@code sketch} with the given candidates (key longs, count, error). */
     private static byte[] countMinHeap(KeyKind kind, long bound, CountMinSketch sketch, long[]... candidates) {
-        byte[] cm = sketch.toByteArray();
-        long[] packed = new long[(cm.length + 7) / 8];
-        ByteBuffer.wrap(java.util.Arrays.copyOf(cm, packed.length * 8)).order(ByteOrder.LITTLE_ENDIAN)
-                .asLongBuffer().get(packed);
-        int w = kind.width();
-        ImageWriter out = new ImageWriter(Family.COUNT_MIN_HEAP, CountMinHeap.IMAGE_VERSION,
-                4 + 4 + 4 + 8 + 4 + 8L * packed.length + 4 + candidates.length * (8L * (w + 2) + 4))
-                .putInt(kind.id()).putInt(kind.maxBytes()).putInt(16).putLong(bound).putInt(cm.length)
-                .putLongs(packed, 0, packed.length).putInt(candidates.length);
-        for (long[] c : candidates) {
-            out.putLongs(c, 0, w + 2);
-        }
-        for (int i = 0; i < candidates.length; i++) {
-            out.putInt(i);
-        }
-        return out.finish();
+        return TrackerImages.countMinHeap(kind, 16, bound, sketch, candidates);
     }
 
     /** The stored form of a byte-string key, then count and error. */
