@@ -1,0 +1,32 @@
+package io.linerate.flink.serializers;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * Writes the serializer-snapshot fixtures of {@link SnapshotFixturesTest} into
+ * {@code src/test/resources/snapshots/v<snapshot version>/<name>/}. On demand only, never in the default build:
+ *
+ * <pre>
+ * mvn -B -o test -pl sketches,state-serializers -DskipFuzz -Dtest=WriteSnapshotFixtures \
+ *     -Dsurefire.failIfNoSpecifiedTests=false -Dlinerate.writeSnapshotFixtures=true
+ * </pre>
+ *
+ * <p>A fixture file that exists with the same bytes is left as it is; one with other bytes is refused (a committed
+ * fixture stands for what users' checkpoints hold) unless {@code -Dlinerate.overwriteSnapshotFixtures=true}, which
+ * is only for a fixture never committed. See docs/STATE-FORMAT.md, "Serializer snapshot fixtures".
+ */
+@EnabledIfSystemProperty(named = SnapshotFixture.WRITE_PROPERTY, matches = "true")
+class WriteSnapshotFixtures {
+
+    @Test
+    void write() throws Exception {
+        Path root = SnapshotFixture.sourceRoot();
+        boolean overwrite = Boolean.getBoolean(SnapshotFixture.OVERWRITE_PROPERTY);
+        for (String line : SnapshotFixture.write(SerializerFixtures.all(), root, overwrite)) {
+            System.out.println("[WriteSnapshotFixtures] " + line);
+        }
+        System.out.println("[WriteSnapshotFixtures] written under " + root.toAbsolutePath().normalize());
+    }
+}
