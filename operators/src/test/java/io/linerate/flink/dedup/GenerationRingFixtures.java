@@ -1,6 +1,6 @@
 package io.linerate.flink.dedup;
 
-import io.linerate.flink.state.SnapshotFixture;
+import io.linerate.flink.serializers.SnapshotFixture;
 import io.linerate.sketches.bloom.BlockedBloomFilter;
 import io.linerate.sketches.hash.ItemHasher;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.linerate.flink.heavyhitters;
 
-import io.linerate.flink.state.SnapshotFixture;
+import io.linerate.flink.serializers.SnapshotFixture;
 import io.linerate.sketches.frequency.HeavyHitters;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.linerate.flink.dedup.GenerationRingFixtures;
 import io.linerate.flink.heavyhitters.WindowRingFixtures;
+import io.linerate.flink.serializers.SnapshotFixture;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

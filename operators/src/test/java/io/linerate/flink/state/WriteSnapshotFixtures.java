@@ -1,5 +1,6 @@
 package io.linerate.flink.state;
 
+import io.linerate.flink.serializers.SnapshotFixture;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;

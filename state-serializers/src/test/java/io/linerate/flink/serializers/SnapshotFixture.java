@@ -41,8 +41,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * </ul>
  * {@link #check} reads such a directory with the current code; {@link #write} writes the fixture of the current
  * version. A fixture that is not {@link #current()} pins an older value format under a name of its own: it is
- * read and compared, never written or required to be byte-stable. This class is the same in {@code operators}
- * ({@code io.linerate.flink.state}); see docs/STATE-FORMAT.md, "Serializer snapshot fixtures".
+ * read and compared, never written or required to be byte-stable. The operators module's fixtures use this class
+ * too (through this module's test jar); see docs/STATE-FORMAT.md, "Serializer snapshot fixtures".
  *
  * @param name       the directory name
  * @param serializer the serializer as the fixture's writer (an operator) configures it
