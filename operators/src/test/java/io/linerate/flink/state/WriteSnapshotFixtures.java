@@ -1,7 +1,6 @@
 package io.linerate.flink.state;
 
 import io.linerate.flink.serializers.SnapshotFixture;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -23,11 +22,6 @@ class WriteSnapshotFixtures {
 
     @Test
     void write() throws Exception {
-        Path root = SnapshotFixture.sourceRoot();
-        boolean overwrite = Boolean.getBoolean(SnapshotFixture.OVERWRITE_PROPERTY);
-        for (String line : SnapshotFixture.write(SnapshotFixturesTest.all(), root, overwrite)) {
-            System.out.println("[WriteSnapshotFixtures] " + line);
-        }
-        System.out.println("[WriteSnapshotFixtures] written under " + root.toAbsolutePath().normalize());
+        SnapshotFixture.writeAndPrint(SnapshotFixturesTest.all());
     }
 }

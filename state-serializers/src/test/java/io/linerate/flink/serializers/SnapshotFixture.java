@@ -118,6 +118,18 @@ public record SnapshotFixture<T>(String name, TypeSerializer<T> serializer, Supp
         return lines;
     }
 
+    /**
+     * The body of each module's {@code WriteSnapshotFixtures}: writes {@code all} under {@link #sourceRoot()},
+     * overwriting only with {@code -D}{@value #OVERWRITE_PROPERTY}{@code =true}, and prints what it did.
+     */
+    public static void writeAndPrint(List<SnapshotFixture<?>> all) throws IOException {
+        Path root = sourceRoot();
+        for (String line : write(all, root, Boolean.getBoolean(OVERWRITE_PROPERTY))) {
+            System.out.println("[WriteSnapshotFixtures] " + line);
+        }
+        System.out.println("[WriteSnapshotFixtures] written under " + root.toAbsolutePath().normalize());
+    }
+
     private String writeTo(Path root, boolean overwrite) throws IOException {
         Path dir = root.resolve(directory());
         Files.createDirectories(dir);

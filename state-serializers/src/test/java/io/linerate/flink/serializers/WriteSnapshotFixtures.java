@@ -1,6 +1,5 @@
 package io.linerate.flink.serializers;
 
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -22,11 +21,6 @@ class WriteSnapshotFixtures {
 
     @Test
     void write() throws Exception {
-        Path root = SnapshotFixture.sourceRoot();
-        boolean overwrite = Boolean.getBoolean(SnapshotFixture.OVERWRITE_PROPERTY);
-        for (String line : SnapshotFixture.write(SerializerFixtures.all(), root, overwrite)) {
-            System.out.println("[WriteSnapshotFixtures] " + line);
-        }
-        System.out.println("[WriteSnapshotFixtures] written under " + root.toAbsolutePath().normalize());
+        SnapshotFixture.writeAndPrint(SerializerFixtures.all());
     }
 }
