@@ -40,13 +40,15 @@ final class ReportSize {
    */
   static long maxBytes(long items, PacketItem item, double phi) {
     JsonSerialization<HeavyHitterReport<Integer>> json = OutputJson.heavyHitterReports();
-    long empty = json.serialize(widest(0, item, phi)).length;
-    long perItem = json.serialize(widest(2, item, phi)).length - json.serialize(widest(1, item, phi)).length;
+    String text = item.longestText();
+    long empty = json.serialize(widest(0, text, phi)).length;
+    long perItem = json.serialize(widest(2, text, phi)).length - json.serialize(widest(1, text, phi)).length;
     return empty + items * perItem; // perItem counts the separating comma the first item does not have
 
   }
 
-  private static HeavyHitterReport<Integer> widest(int items, PacketItem item, double phi) {
+  /** A report of {@code items} items with text {@code itemText}, every number at its most digits. */
+  static HeavyHitterReport<Integer> widest(int items, String itemText, double phi) {
     HeavyHitterReport<Integer> r = new HeavyHitterReport<>();
     r.key = Integer.MIN_VALUE;
     r.windowStart = Long.MIN_VALUE;
@@ -57,7 +59,7 @@ final class ReportSize {
     r.complete = false;
     r.items = new ArrayList<>();
     for (int i = 0; i < items; i++) {
-      r.items.add(new ReportedItem(item.longestText(), Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, false));
+      r.items.add(new ReportedItem(itemText, Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, false));
     }
     return r;
   }

@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.SplittableRandom;
 
 import io.linerate.flink.heavyhitters.HeavyHitterReport;
-import io.linerate.flink.heavyhitters.ReportedItem;
 import io.linerate.jobs.format.OutputJson;
 import io.linerate.jobs.kafka.JsonTopics;
 import io.linerate.sketches.frequency.HeavyHitter;
@@ -32,22 +30,13 @@ class ReportSizeTest {
   /** The bound against the job's real rendering (operator text → {@link HeavyHittersJob.ReportText} → JSON). */
   @Test
   void theByteBoundCoversTheWidestRealReport() {
-    String v6 = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"; // InetAddress text of the widest IPv6 address
+    String v6 = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"; // the widest IPv6 address, as FiveTuple.toString writes it
     String[] operatorText = {v6 + " " + v6 + " 65535 65535 255", "ff".repeat(16), "ff".repeat(16)};
     PacketItem[] items = {PacketItem.FIVE_TUPLE, PacketItem.SRC_ADDRESS, PacketItem.DST_ADDRESS};
     for (int i = 0; i < items.length; i++) {
       for (int n : new int[] {0, 1, 7, 500}) {
-        HeavyHitterReport<Integer> r = new HeavyHitterReport<>();
-        r.key = Integer.MIN_VALUE;
-        r.windowStart = Long.MIN_VALUE;
-        r.windowEnd = Long.MIN_VALUE;
-        r.totalWeight = Long.MIN_VALUE;
-        r.phi = 0.0123456789;
-        r.unmonitoredBound = Long.MIN_VALUE;
-        r.items = new ArrayList<>();
-        for (int j = 0; j < n; j++) {
-          r.items.add(new ReportedItem(operatorText[i], Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, false));
-        }
+        // the operator's own text of the widest item, rewritten by the job as it rewrites every report
+        HeavyHitterReport<Integer> r = ReportSize.widest(n, operatorText[i], 0.0123456789);
         int written = new HeavyHittersJob.ItemsAsText<>(OutputJson.<Integer>heavyHitterReports(),
             new HeavyHittersJob.ReportText(items[i])).serialize(r).length;
         long bound = ReportSize.maxBytes(n, items[i], r.phi);
