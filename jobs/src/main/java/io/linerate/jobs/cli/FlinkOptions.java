@@ -65,9 +65,10 @@ public class FlinkOptions {
   private String jobName;
 
   @Option(names = "--job-name", paramLabel = "NAME", defaultValue = "",
-      description = "Flink's job name, the Kafka consumer group (linerate-NAME) and the sinks' transactional id "
-          + "prefixes (linerate-NAME-TOPIC); two instances of one job on one broker need different names, and a "
-          + "restored job needs the same one; " + KafkaJobOptions.JOB_NAME_RULE + " (default: the sub-command)")
+      description = "Names this instance of the job: Flink's job name, the Kafka consumer group (linerate-JOB.NAME) "
+          + "and the sinks' transactional id prefixes (linerate-JOB.NAME.TOPIC); two instances of one job on one "
+          + "broker need different names, and a restored job needs the same one; " + KafkaJobOptions.JOB_NAME_RULE
+          + " (default: none, the job's own: linerate-JOB, linerate-JOB-TOPIC)")
   void jobName(String value) {
     String name = value.trim();
     if (!name.isEmpty() && !KafkaJobOptions.validJobName(name)) {

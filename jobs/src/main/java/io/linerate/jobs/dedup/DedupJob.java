@@ -52,8 +52,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 public final class DedupJob implements JobLauncher {
 
   /**
-   * The job's default name: Flink's job name, the consumer group and the sinks' transactional id prefixes
-   * ({@link Builder#jobName} and {@code --job-name} change it).
+   * The job's kind and default name: Flink's job name, the consumer group {@code linerate-<NAME>} and the sinks'
+   * transactional id prefixes; {@link Builder#jobName} ({@code --job-name}) names an instance
+   * ({@link KafkaJobOptions#kafkaName}).
    */
   public static final String NAME = "dedup";
 
@@ -119,7 +120,7 @@ public final class DedupJob implements JobLauncher {
       throw new IllegalArgumentException("outputFormat RAW needs a duplicatesTopic other than the output topic "
           + topics.output() + " (raw events and raw duplicates could not be told apart)");
     }
-    SingleOutputStreamOperator<ScopedEvent> events = KafkaInput.read(env, topics, name(),
+    SingleOutputStreamOperator<ScopedEvent> events = KafkaInput.read(env, topics, options.kafkaName(NAME),
         new KafkaDecoding<>(new OutputSizeCheck(format, JsonTopics.maxValueBytes()), ScopedEvent.typeInfo(),
             KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES),
         ScopedEvent.typeInfo(), e -> e.event.timestamp, options);
@@ -133,7 +134,7 @@ public final class DedupJob implements JobLauncher {
             raw ? OutputJson.rawEvents() : OutputJson.probableDuplicates(), "probable-duplicates")
         .add(topics.deadLetter(), events.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
         .add(topics.deadLetter(), out.malformed(), OutputJson.rejected(new RawEvent()), "rejected-events")
-        .sinkAll(topics.bootstrapServers(), name(), options.transactionTimeout());
+        .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout());
   }
 
   /**

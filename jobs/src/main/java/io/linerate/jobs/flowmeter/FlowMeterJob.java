@@ -43,8 +43,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 public final class FlowMeterJob implements JobLauncher {
 
   /**
-   * The job's default name: Flink's job name, the consumer group and the sinks' transactional id prefixes
-   * ({@link Builder#jobName} and {@code --job-name} change it).
+   * The job's kind and default name: Flink's job name, the consumer group {@code linerate-<NAME>} and the sinks'
+   * transactional id prefixes; {@link Builder#jobName} ({@code --job-name}) names an instance
+   * ({@link KafkaJobOptions#kafkaName}).
    */
   public static final String NAME = "flow-meter";
 
@@ -83,7 +84,7 @@ public final class FlowMeterJob implements JobLauncher {
     // chained operators may pass records without Flink's defensive copy: under a flood of new flows that copy (a
     // reflective POJO copy of every flow record) was a tenth of the operator's time.
     env.getConfig().enableObjectReuse();
-    SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, name(),
+    SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, options.kafkaName(NAME),
         KafkaDecoding.packetBatches(), PacketBatchTypeInfo.INSTANCE, FlowMeterJob::batchTime, options);
     SingleOutputStreamOperator<MeteredFlow<Integer>> flows = meter.applyToBatches(batches,
         ObservationPointKey.INSTANCE, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE).uid("flow-meter");
@@ -96,7 +97,7 @@ public final class FlowMeterJob implements JobLauncher {
         .add(topics.deadLetter(), batches.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
         .add(topics.deadLetter(), badPackets, OutputJson.<PacketRecord>rejected(), "rejected-packets")
         .add(topics.deadLetter(), badBatches, OutputJson.<PacketBatch>rejected(), "rejected-batches")
-        .sinkAll(topics.bootstrapServers(), name(), options.transactionTimeout());
+        .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout());
   }
 
   /**

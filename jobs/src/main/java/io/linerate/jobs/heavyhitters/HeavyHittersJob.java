@@ -63,8 +63,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 public final class HeavyHittersJob implements JobLauncher {
 
   /**
-   * The job's default name: Flink's job name, the consumer group and the sinks' transactional id prefixes
-   * ({@link Builder#jobName} and {@code --job-name} change it).
+   * The job's kind and default name: Flink's job name, the consumer group {@code linerate-<NAME>} and the sinks'
+   * transactional id prefixes; {@link Builder#jobName} ({@code --job-name}) names an instance
+   * ({@link KafkaJobOptions#kafkaName}).
    */
   public static final String NAME = "heavy-hitters";
   /** Out-of-orderness allowed unless set. */
@@ -168,7 +169,7 @@ public final class HeavyHittersJob implements JobLauncher {
     Objects.requireNonNull(topics, "topics");
     ExactlyOnceSink.checkCheckpointing(env.getCheckpointConfig(), options.transactionTimeout());
     // event time: each batch's smallest packet timestamp, watermarks per partition
-    SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, name(),
+    SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, options.kafkaName(NAME),
         KafkaDecoding.packetBatches(), PacketBatchTypeInfo.INSTANCE, PacketBatch::minTimestamp, options);
     SingleOutputStreamOperator<HeavyHitterReport<Integer>> reports = detector.applyToBatches(batches,
         ObservationPointKey.INSTANCE, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE);
@@ -185,7 +186,7 @@ public final class HeavyHittersJob implements JobLauncher {
             new LateJson(), "late")
         .add(topics.deadLetter(), reports.getSideOutput(Rejected.batchTag(PacketBatchTypeInfo.INSTANCE)),
             OutputJson.<PacketBatch>rejected(), "rejected-batches")
-        .sinkAll(topics.bootstrapServers(), name(), options.transactionTimeout());
+        .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout());
   }
 
   /** The demo's live view: the top-k table of the latest window per observation point, from the reports topic. */

@@ -43,6 +43,16 @@ public final class JsonTopics {
    * key, stamped with the time they are written ({@link WriteTime}).
    */
   public void sinkAll(String bootstrapServers, String jobName, Duration transactionTimeout) {
+    sinkAll(bootstrapServers, jobName, null, transactionTimeout);
+  }
+
+  /**
+   * One exactly-once sink per topic, transactional ids prefixed {@link #transactionalIdPrefix}{@code (jobName,
+   * instance, topic)}; records without key, stamped with the time they are written ({@link WriteTime}).
+   *
+   * @param instance the name of this instance of the job ({@code --job-name}), or null
+   */
+  public void sinkAll(String bootstrapServers, String jobName, String instance, Duration transactionTimeout) {
     byTopic.forEach((topic, streams) -> {
       DataStream<byte[]> all = streams.get(0);
       for (int i = 1; i < streams.size(); i++) {
@@ -51,9 +61,22 @@ public final class JsonTopics {
       sink(topic)
           .bootstrapServers(bootstrapServers)
           .jobName(jobName)
+          .transactionalIdPrefix(transactionalIdPrefix(jobName, instance, topic))
           .transactionTimeout(transactionTimeout)
           .sinkTo(all);
     });
+  }
+
+  /**
+   * {@code linerate-<jobName>-<topic>} for an unnamed job (the prefix of earlier versions: a restored job finds and
+   * aborts its lingering transactions by it), {@code linerate-<jobName>.<instance>.<topic>} for a named one. An
+   * instance name holds no '.' ({@link KafkaJobOptions#JOB_NAME_RULE}) and job kinds none either, so two (job,
+   * instance, topic) triples never share a prefix: two instances, or two kinds of job under one name, never fence
+   * each other's transactions.
+   */
+  public static String transactionalIdPrefix(String jobName, String instance, String topic) {
+    return instance == null ? sink(topic).jobName(jobName).transactionalIdPrefix()
+        : "linerate-" + jobName + "." + instance + "." + topic;
   }
 
   /**

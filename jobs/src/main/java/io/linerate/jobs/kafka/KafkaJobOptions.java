@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
 public final class KafkaJobOptions {
 
   /** What a job name may be. */
-  public static final String JOB_NAME_RULE = "1 to 100 letters, digits, '.', '_' or '-'";
-  private static final Pattern JOB_NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+  public static final String JOB_NAME_RULE = "1 to 100 letters, digits, '_' or '-'";
+  private static final Pattern JOB_NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
 
   private Duration outOfOrderness;
   private Duration idleness;
@@ -55,10 +55,9 @@ public final class KafkaJobOptions {
   }
 
   /**
-   * The job's name instead of its default: Flink's job name, the Kafka consumer group ({@code linerate-<name>}) and
-   * the sinks' transactional id prefixes ({@code linerate-<name>-<topic>}). Two instances of one job on the same
-   * broker need different names, or they share a consumer group and fence each other's transactions. Null: the
-   * job's default.
+   * The job's name instead of its default: Flink's job name, and (with the job's kind) its Kafka identity,
+   * {@link #kafkaName}. Two instances of one job on the same broker need different names, or they share a consumer
+   * group and fence each other's transactions. Null: the job's default.
    *
    * @throws IllegalArgumentException unless null or {@value #JOB_NAME_RULE}
    */
@@ -67,6 +66,22 @@ public final class KafkaJobOptions {
       throw new IllegalArgumentException("jobName must be " + JOB_NAME_RULE + ", got '" + jobName + "'");
     }
     this.jobName = jobName;
+  }
+
+  /** The name set by {@link #jobName(String)}, or null. */
+  public String jobName() {
+    return jobName;
+  }
+
+  /**
+   * The job's Kafka identity: its consumer group is {@code linerate-<this>}, its sinks' transactional ids start
+   * with {@code linerate-<this>} ({@link JsonTopics#transactionalIdPrefix}). {@code kind} alone by default (the
+   * identity of earlier versions, so their lingering transactions are found again), {@code kind.name} when named:
+   * the kind keeps two different jobs with one name apart, and names cannot hold '.', so no two (kind, name) pairs
+   * give the same identity.
+   */
+  public String kafkaName(String kind) {
+    return jobName == null ? kind : kind + "." + jobName;
   }
 
   /** Whether {@code name} is {@value #JOB_NAME_RULE}. */

@@ -13,8 +13,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 public interface JobLauncher {
 
   /**
-   * The job's name, e.g. "heavy-hitters" or what {@code --job-name} set: Flink's job name, the Kafka consumer group and
-   * the sinks' transactional id prefixes.
+   * Flink's job name: the job's kind, e.g. "heavy-hitters", or what {@code --job-name} set (the job's Kafka
+   * identity, consumer group and transactional ids, also holds the kind: {@code KafkaJobOptions.kafkaName}).
    */
   String name();
 

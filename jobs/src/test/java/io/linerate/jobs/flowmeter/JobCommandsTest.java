@@ -128,8 +128,8 @@ class JobCommandsTest {
   @Test
   void theJobNameReachesTheJobs() {
     FlowMeterCommand flows = new FlowMeterCommand();
-    new CommandLine(flows).parseArgs("--job-name", "edge-7.flows_b");
-    assertThat(flows.job().name()).isEqualTo("edge-7.flows_b");
+    new CommandLine(flows).parseArgs("--job-name", "edge-7_flows");
+    assertThat(flows.job().name()).isEqualTo("edge-7_flows");
     FlowMeterCommand unnamed = new FlowMeterCommand();
     new CommandLine(unnamed).parseArgs();
     assertThat(unnamed.job().name()).isEqualTo(FlowMeterJob.NAME);
@@ -137,14 +137,46 @@ class JobCommandsTest {
     new CommandLine(hh).parseArgs("--job-name", "hh-east");
     assertThat(hh.job().name()).isEqualTo("hh-east");
     for (String command : new String[] {"flow-meter", "heavy-hitters", "dedup"}) {
-      for (String bad : new String[] {"a b", "x".repeat(101), "é", "flows/1"}) {
+      for (String bad : new String[] {"a b", "x".repeat(101), "é", "flows/1", "a.b"}) {
         Run r = run(command, "--job-name", bad);
         assertThat(r.exitCode()).as(command + " " + bad).isEqualTo(2);
         assertThat(r.err()).as(command + " " + bad).startsWith("--job-name must be 1 to 100 letters");
       }
     }
     assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> FlowMeterJob.builder().jobName("a b")))
-        .hasMessage("jobName must be 1 to 100 letters, digits, '.', '_' or '-', got 'a b'");
+        .hasMessage("jobName must be 1 to 100 letters, digits, '_' or '-', got 'a b'");
+  }
+
+  /**
+   * A job's Kafka identity: unnamed, what earlier versions used (a restored job finds its lingering transactions);
+   * named, the kind and the name, so neither two instances of one job nor two kinds of job under one name share a
+   * consumer group or a transactional id prefix, whatever their topics.
+   */
+  @Test
+  void namedJobsNeverShareAConsumerGroupOrATransactionalIdPrefix() {
+    io.linerate.jobs.kafka.KafkaJobOptions unnamed = new io.linerate.jobs.kafka.KafkaJobOptions(Duration.ZERO,
+        Duration.ZERO);
+    assertThat(unnamed.kafkaName(FlowMeterJob.NAME)).isEqualTo("flow-meter");
+    assertThat(io.linerate.jobs.kafka.JsonTopics.transactionalIdPrefix("flow-meter", null, "reports"))
+        .isEqualTo("linerate-flow-meter-reports");
+    java.util.Set<String> groups = new java.util.HashSet<>();
+    java.util.Set<String> prefixes = new java.util.HashSet<>();
+    int pairs = 0;
+    for (String kind : new String[] {FlowMeterJob.NAME, "heavy-hitters", DedupJob.NAME}) {
+      for (String name : new String[] {"site1", "a", "a-b", "b"}) {
+        io.linerate.jobs.kafka.KafkaJobOptions named = new io.linerate.jobs.kafka.KafkaJobOptions(Duration.ZERO,
+            Duration.ZERO);
+        named.jobName(name);
+        assertThat(groups.add(named.kafkaName(kind))).as(kind + " " + name).isTrue();
+        for (String topic : new String[] {"reports", "b-reports", "dead-letters", "a.b"}) {
+          prefixes.add(io.linerate.jobs.kafka.JsonTopics.transactionalIdPrefix(kind, name, topic));
+          pairs++;
+        }
+      }
+    }
+    assertThat(prefixes).hasSize(pairs);
+    assertThat(io.linerate.jobs.kafka.JsonTopics.transactionalIdPrefix("flow-meter", "site1", "reports"))
+        .isEqualTo("linerate-flow-meter.site1.reports");
   }
 
   @Test
