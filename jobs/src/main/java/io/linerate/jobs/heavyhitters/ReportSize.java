@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import io.linerate.flink.heavyhitters.HeavyHitterDetector;
 import io.linerate.flink.heavyhitters.HeavyHitterReport;
 import io.linerate.flink.heavyhitters.ReportedItem;
+import io.linerate.flink.heavyhitters.TrackerKind;
 import io.linerate.jobs.format.JsonSerialization;
 import io.linerate.jobs.format.OutputJson;
 
@@ -17,7 +18,8 @@ import io.linerate.jobs.format.OutputJson;
  * one Space-Saving summary whose counters (the upper bounds) add up to N, so at most ⌊1/φ⌋ of them reach φ·N and a
  * report lists at most {@code k + ⌊1/φ⌋} items (counted as {@code k + ⌈1/φ⌉}, safe from rounding). A sliding
  * window merges its sub-windows' summaries, where upper bounds can add up to more than N; there the bound is the
- * tracker's capacity m. Either way at most m.
+ * tracker's capacity m, as with CM-heap trackers (their candidates' counts start at over-estimates). Either way at
+ * most m.
  */
 final class ReportSize {
 
@@ -27,8 +29,8 @@ final class ReportSize {
   /** The most items a report of {@code detector} can list (see the class comment). */
   static long maxItems(HeavyHitterDetector<?, ?> detector) {
     long m = detector.capacity();
-    if (!detector.slide().equals(detector.windowSize())) {
-      return m;
+    if (!detector.slide().equals(detector.windowSize()) || detector.trackerKind() != TrackerKind.SPACE_SAVING) {
+      return m; // merged summaries, or CM-heap candidates admitted at over-estimates: counts may add up to > N
     }
     // ⌈1/φ⌉ ≥ ⌊1/φ⌋ even where 1/φ rounds below an integer (1 / 1e-5 = 99999.99999999999)
     return Math.min(m, detector.k() + (long) Math.ceil(1 / detector.phi()));

@@ -10,6 +10,7 @@ import java.util.SplittableRandom;
 
 import io.linerate.flink.heavyhitters.HeavyHitterReport;
 import io.linerate.jobs.format.OutputJson;
+import io.linerate.jobs.format.PacketRecord;
 import io.linerate.jobs.kafka.JsonTopics;
 import io.linerate.sketches.frequency.HeavyHitter;
 import io.linerate.sketches.frequency.KeyKind;
@@ -83,6 +84,11 @@ class ReportSizeTest {
     HeavyHittersJob sliding = HeavyHittersJob.builder().window(Duration.ofMinutes(1)).slide(Duration.ofSeconds(10))
         .capacity(2_000).build();
     assertThat(ReportSize.maxItems(sliding.detector())).isEqualTo(2_000);
+    // CM-heap candidates enter at over-estimates, so their counts may add up to more than N: the capacity again
+    var cmHeap = io.linerate.flink.heavyhitters.HeavyHitterDetector
+        .<PacketRecord, Integer>builder(PacketRecord::observationPoint, PacketItem.FIVE_TUPLE.selector())
+        .timestamps(PacketRecord.TIMESTAMP).tumbling(Duration.ofMinutes(1)).countMinHeap().capacity(3_000).build();
+    assertThat(ReportSize.maxItems(cmHeap)).isEqualTo(3_000);
   }
 
   @Test

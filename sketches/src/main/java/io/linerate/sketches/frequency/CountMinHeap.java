@@ -291,11 +291,11 @@ public final class CountMinHeap implements HeavyHitters {
 
     /**
      * Reads an image written by {@link #toByteArray()}, validating every field. The candidate set allocates for
-     * the image's candidates only (at least a few dozen, at most the capacity) and grows to its capacity as new
+     * the image's candidates and half as many again (at least 64, at most the capacity) and grows to its capacity as new
      * items arrive, because an image holds only the candidates while its capacity field may declare up to
      * {@link SpaceSaving#MAX_CAPACITY} of them: allocating the declared capacity would let a hostile or corrupt
-     * image of a few dozen bytes claim gigabytes. So the memory a read takes is bounded by a constant times the
-     * image's length (the sketch's arrays are in the image). Growth changes nothing observable except
+     * image of a few dozen bytes claim gigabytes. So the memory a read takes is bounded by a fixed amount plus a
+     * multiple of the image's length (the sketch's arrays are in the image). Growth changes nothing observable except
      * {@link #memoryBytes()}: the tracker answers, updates, merges and writes its image exactly as the tracker
      * that wrote the image would.
      *

@@ -13,13 +13,13 @@ import java.util.Arrays;
  * for a new tracker ({@link #MonitoredItems(KeyKind, int, boolean, ItemHasher)}) allocates its whole capacity at
  * construction and never allocates again: its memory is fixed, and adding a new item costs one extra int compare
  * (replacing the lightest item, the steady state of a full set, costs nothing extra). A set read from a byte image
- * ({@link #forEntries}) or built by a merge allocates only for the items it is given (at least
- * {@link #INITIAL_SLOTS}, at most the capacity) and grows as new items arrive: the slot arrays double, capped at
+ * ({@link #forEntries}) or built by a merge allocates only for the items it is given and half as many again (at
+ * least {@link #INITIAL_SLOTS}, at most the capacity) and grows as new items arrive: the slot arrays double, capped at
  * the capacity, and the index is rebuilt at the size for the new slot count (slots keep their numbers, each slot's
  * hash is recomputed with {@link #keyHash}), until the capacity is reached. Why: an image holds only the monitored
  * entries while its capacity field may declare up to {@link SpaceSaving#MAX_CAPACITY} counters, so allocating the
  * capacity on read would let an image of a few dozen bytes claim gigabytes; sized by its entries, every allocation
- * on read is bounded by a constant times the image's length. Results, tie-breaking and images do not depend on the
+ * on read is bounded by a fixed amount plus a multiple of the image's length. Results, tie-breaking and images do not depend on the
  * number of allocated slots: slot numbers, heap positions and counts are the same either way.
  */
 final class MonitoredItems {
@@ -72,10 +72,11 @@ final class MonitoredItems {
     }
 
     /**
-     * A set of {@code capacity} items that allocates only for {@code entries} of them (at least
+     * A set of {@code capacity} items that allocates for {@code entries} of them and half as many again (at least
      * {@link #INITIAL_SLOTS}, at most {@code capacity}) and grows as more arrive: for sets read from an image,
      * whose allocation must be bounded by the image's length rather than by the capacity it declares, and for
-     * the temporary set of a merge.
+     * the temporary set of a merge. The headroom spares a tracker that is read and then takes a few new items (on
+     * RocksDB, every access reads the state) a regrowth and rehash of all its keys each time.
      *
      * @param entries the items the caller is about to add, in [0, capacity]
      */
@@ -84,8 +85,8 @@ final class MonitoredItems {
         if (capacity < 1 || entries < 0 || entries > capacity) {
             throw new IllegalArgumentException("entries must be in [0, capacity=" + capacity + "], got " + entries);
         }
-        return new MonitoredItems(kind, capacity, withErrors, hasher,
-                Math.max(entries, Math.min(capacity, INITIAL_SLOTS)));
+        long slots = Math.max(entries + (long) entries / 2, INITIAL_SLOTS);
+        return new MonitoredItems(kind, capacity, withErrors, hasher, (int) Math.min(capacity, slots));
     }
 
     /** Fresh, empty arrays for {@code slots} slots (their content is not kept). */

@@ -146,8 +146,10 @@ public final class FiveTuple {
         // InetAddress.getByName parses a string as a literal (and never resolves it) only if it starts with a
         // hex digit or ':'; anything else it sends to the name service, and so does an invalid dotted quad
         // such as 10.0.0.256. Dotted quads are therefore parsed here, and IPv6 text must start as a literal.
-        boolean ipv6 = text.indexOf(':') >= 0
-                && (text.charAt(0) == ':' || Character.digit(text.charAt(0), 16) >= 0);
+        // only ASCII hex digits, ':' and '.' (an embedded IPv4): no zone id ("%eth0", which would depend on this
+        // machine's interfaces), and no non-ASCII digit, which InetAddress would send to the name service
+        boolean ipv6 = text.indexOf(':') >= 0 && text.chars().allMatch(c -> c == ':' || c == '.'
+                || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));
         if (!dottedQuad && !ipv6) {
             throw new IllegalArgumentException(field + " must be a literal IPv4 or IPv6 address, got '" + text + "'");
         }

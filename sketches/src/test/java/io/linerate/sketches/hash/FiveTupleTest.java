@@ -141,6 +141,13 @@ class FiveTupleTest {
                 .hasMessageContaining("dst must be a literal");
         assertThatThrownBy(() -> FiveTuple.parse("10.0.0.1 x:1 1 2 6"))
                 .isInstanceOf(IllegalArgumentException.class).hasNoCause();
+        // a zone id would be dropped, or looked up among this machine's interfaces; a non-ASCII digit would be
+        // sent to the name service
+        for (String bad : new String[] {"fe80::1%1", "fe80::1%eth0", "\u0661::1"}) {
+            assertThatThrownBy(() -> FiveTuple.parse(bad + " ::1 1 2 6")).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasNoCause()
+                    .hasMessageContaining("src must be a literal");
+        }
         // valid forms still parse: leading zeros in a dotted quad, compressed and full IPv6
         assertThat(FiveTuple.parse("010.000.000.001 10.0.0.2 1 2 6"))
                 .isEqualTo(FiveTuple.ipv4(0x0A000001, 0x0A000002, 1, 2, 6));

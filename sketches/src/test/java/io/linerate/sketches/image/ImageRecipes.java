@@ -237,7 +237,8 @@ final class ImageRecipes {
             assertThat(read.bitSize()).isEqualTo(fresh.bitSize());
             assertThat(read.hashCount()).isEqualTo(fresh.hashCount());
             assertThat(read.bitCount()).isEqualTo(fresh.bitCount());
-            assertThat(read.memoryBytes()).isEqualTo(fresh.memoryBytes());
+            // a read tracker allocates for its entries and grows to its capacity: never more than a new one
+            assertThat(read.memoryBytes()).isPositive().isLessThanOrEqualTo(fresh.memoryBytes());
             assertThat(read.expectedFpp()).isEqualTo(fresh.expectedFpp());
             assertThat(read.approximateElementCount()).isEqualTo(fresh.approximateElementCount());
             for (int i = 0; i < items.length; i++) {
@@ -445,7 +446,8 @@ final class ImageRecipes {
     private static <T extends HeavyHitters> BiConsumer<T, T> sameHeavyHitters() {
         return (read, fresh) -> {
             assertThat(read.totalWeight()).isEqualTo(fresh.totalWeight());
-            assertThat(read.memoryBytes()).isEqualTo(fresh.memoryBytes());
+            // a read tracker allocates for its entries and grows to its capacity: never more than a new one
+            assertThat(read.memoryBytes()).isPositive().isLessThanOrEqualTo(fresh.memoryBytes());
             assertThat(render(read.topK(1000))).isEqualTo(render(fresh.topK(1000)));
             assertThat(render(read.heavyHitters(0.01))).isEqualTo(render(fresh.heavyHitters(0.01)));
             assertThat(render(read.heavyHitters(0.001))).isEqualTo(render(fresh.heavyHitters(0.001)));
@@ -601,7 +603,8 @@ final class ImageRecipes {
             assertThat(read.summaryLookups()).isEqualTo(fresh.summaryLookups());
             assertThat(read.summaryFalsePositives()).isEqualTo(fresh.summaryFalsePositives());
             assertThat(read.summaryFailures()).isEqualTo(fresh.summaryFailures());
-            assertThat(read.memoryBytes()).isEqualTo(fresh.memoryBytes());
+            // a read tracker allocates for its entries and grows to its capacity: never more than a new one
+            assertThat(read.memoryBytes()).isPositive().isLessThanOrEqualTo(fresh.memoryBytes());
             for (ExportReason reason : ExportReason.values()) {
                 assertThat(read.exports(reason)).as("exports %s", reason).isEqualTo(fresh.exports(reason));
             }

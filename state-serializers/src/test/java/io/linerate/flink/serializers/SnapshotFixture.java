@@ -185,14 +185,23 @@ public record SnapshotFixture<T>(String name, TypeSerializer<T> serializer, Supp
         return out;
     }
 
+    /**
+     * A fixture file, from the same {@code snapshots/} tree as {@link #committed} lists (the first on the test class
+     * path: the module's own), never from another module's tree further down the class path.
+     */
     public static byte[] read(Class<?> anchor, String directory, String file) throws IOException {
-        String path = "/" + ROOT + "/" + directory + "/" + file;
-        try (var in = anchor.getResourceAsStream(path)) {
-            if (in == null) {
-                throw new AssertionError("fixture file " + path + " is missing from the test class path");
-            }
-            return in.readAllBytes();
+        URL url = anchor.getResource("/" + ROOT);
+        assertThat(url).as("test resource directory /" + ROOT).isNotNull();
+        Path path;
+        try {
+            path = Paths.get(url.toURI()).resolve(directory).resolve(file);
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
         }
+        if (!Files.isRegularFile(path)) {
+            throw new AssertionError("fixture file " + ROOT + "/" + directory + "/" + file + " is missing");
+        }
+        return Files.readAllBytes(path);
     }
 
     /**
