@@ -146,7 +146,7 @@ class HeavyHittersJobTest {
     String[] args = {"--bootstrap-servers", topics.bootstrapServers(), "--input-topic", topics.input(),
         "--output-topic", topics.output(), "--dead-letter-topic", topics.deadLetter(), "--alerts-topic", "c-alerts",
         "--window", "10s", "--top-k", "" + K, "--phi", "" + PHI, "--alert-weight", "300", "--out-of-orderness", "1s",
-        "--parallelism", "2", "--checkpoint-interval", "200ms", "--bounded"};
+        "--parallelism", "2", "--checkpoint-interval", "200ms", "--bounded", "--job-name", "hh_c"};
     String[] all = new String[args.length + 1];
     all[0] = "heavy-hitters";
     System.arraycopy(args, 0, all, 1, args.length);
@@ -154,6 +154,14 @@ class HeavyHittersJobTest {
     HeavyHittersCommand parsed = new HeavyHittersCommand();
     new picocli.CommandLine(parsed).parseArgs(args);
     check(parsed.job(), topics, false, 300);
+    // --job-name reached the sinks: the broker knows their transactional ids under the named prefix only
+    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+        Map.<String, Object>of("bootstrap.servers", topics.bootstrapServers()))) {
+      List<String> ids = admin.listTransactions().all().get(30, TimeUnit.SECONDS).stream()
+          .map(org.apache.kafka.clients.admin.TransactionListing::transactionalId).toList();
+      assertThat(ids).as("transactional ids").anyMatch(id -> id.startsWith("linerate-heavy-hitters.hh_c."
+          + topics.output())).noneMatch(id -> id.startsWith("linerate-heavy-hitters-" + topics.output()));
+    }
   }
 
   /**
@@ -321,8 +329,13 @@ class HeavyHittersJobTest {
 
     // one report per observation point and window with data, N exact, recall 1.0 above φN, bounds hold
     Map<String, JsonNode> byWindow = new HashMap<>();
+    long maxItems = ReportSize.maxItems(job.detector());
+    long maxBytes = ReportSize.maxBytes(maxItems, item, job.detector().phi());
     for (JsonNode r : reports) {
       assertThat(r.get("type").asText()).isEqualTo(OutputJson.HEAVY_HITTER_REPORT);
+      // the bound the job was built against (ReportSize), on the operator's real reports
+      assertThat((long) r.get("items").size()).as("items of " + r).isLessThanOrEqualTo(maxItems);
+      assertThat((long) json.writeValueAsBytes(r).length).as("JSON bytes of " + r).isLessThanOrEqualTo(maxBytes);
       assertThat(byWindow.put(r.get("scope").asInt() + "@" + r.get("window_start").asLong(), r)).as("duplicate").isNull();
     }
     Set<String> expectedWindows = new HashSet<>();
