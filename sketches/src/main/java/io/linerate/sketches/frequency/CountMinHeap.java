@@ -46,8 +46,7 @@ public final class CountMinHeap implements HeavyHitters {
                     + capacity);
         }
         this.sketch = sketch;
-        this.candidates = entries == capacity ? new MonitoredItems(kind, capacity, true, sketch.hasher())
-                : MonitoredItems.forEntries(kind, capacity, true, sketch.hasher(), entries);
+        this.candidates = MonitoredItems.forEntries(kind, capacity, true, sketch.hasher(), entries);
     }
 
     /**
@@ -291,12 +290,12 @@ public final class CountMinHeap implements HeavyHitters {
 
     /**
      * Reads an image written by {@link #toByteArray()}, validating every field. The candidate set allocates for
-     * the image's candidates and half as many again (at least 64, at most the capacity) and grows to its capacity as new
-     * items arrive, because an image holds only the candidates while its capacity field may declare up to
+     * the image's candidates and half as many again (at least 64, at most the capacity) and grows to its capacity
+     * as new items arrive, because an image holds only the candidates while its capacity field may declare up to
      * {@link SpaceSaving#MAX_CAPACITY} of them: allocating the declared capacity would let a hostile or corrupt
      * image of a few dozen bytes claim gigabytes. So the memory a read takes is bounded by a fixed amount plus a
-     * multiple of the image's length (the sketch's arrays are in the image). Growth changes nothing observable except
-     * {@link #memoryBytes()}: the tracker answers, updates, merges and writes its image exactly as the tracker
+     * multiple of the image's length (the sketch's arrays are in the image). Growth changes nothing observable
+     * except {@link #memoryBytes()}: the tracker answers, updates, merges and writes its image exactly as the tracker
      * that wrote the image would.
      *
      * @throws IllegalArgumentException if the image is truncated, corrupt or of another family or version

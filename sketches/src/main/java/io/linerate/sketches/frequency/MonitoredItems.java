@@ -9,18 +9,18 @@ import java.util.Arrays;
  * full, backward-shift deletion), and an indexed binary min-heap on the counts so the lightest item is found in
  * O(1) and replaced in O(log capacity). No object per item.
  *
- * <p><b>Allocated slots.</b> The arrays hold {@link #allocated()} slots, at most {@code capacity}. A set created
- * for a new tracker ({@link #MonitoredItems(KeyKind, int, boolean, ItemHasher)}) allocates its whole capacity at
- * construction and never allocates again: its memory is fixed, and adding a new item costs one extra int compare
- * (replacing the lightest item, the steady state of a full set, costs nothing extra). A set read from a byte image
- * ({@link #forEntries}) or built by a merge allocates only for the items it is given and half as many again (at
- * least {@link #INITIAL_SLOTS}, at most the capacity) and grows as new items arrive: the slot arrays double, capped at
- * the capacity, and the index is rebuilt at the size for the new slot count (slots keep their numbers, each slot's
- * hash is recomputed with {@link #keyHash}), until the capacity is reached. Why: an image holds only the monitored
- * entries while its capacity field may declare up to {@link SpaceSaving#MAX_CAPACITY} counters, so allocating the
- * capacity on read would let an image of a few dozen bytes claim gigabytes; sized by its entries, every allocation
- * on read is bounded by a fixed amount plus a multiple of the image's length. Results, tie-breaking and images do not depend on the
- * number of allocated slots: slot numbers, heap positions and counts are the same either way.
+ * <p><b>Allocated slots.</b> The arrays hold {@link #allocated()} slots, at most {@code capacity}, sized by
+ * {@link #forEntries}. A set for a new tracker is asked for its whole capacity: it allocates it at construction
+ * and never again, so its memory is fixed, and adding a new item costs one extra int compare (replacing the
+ * lightest item, the steady state of a full set, costs nothing extra). A set read from a byte image or built by a
+ * merge allocates only for the items it is given and half as many again (at least {@link #INITIAL_SLOTS}, at most
+ * the capacity) and grows as new items arrive: the slot arrays double, capped at the capacity, and the index is
+ * rebuilt at the size for the new slot count (slots keep their numbers, each slot's hash is recomputed with
+ * {@link #keyHash}), until the capacity is reached. Why: an image holds only the monitored entries while its
+ * capacity field may declare up to {@link SpaceSaving#MAX_CAPACITY} counters, so allocating the capacity on read
+ * would let an image of a few dozen bytes claim gigabytes; sized by its entries, every allocation on read is
+ * bounded by a fixed amount plus a multiple of the image's length. Results, tie-breaking and images do not depend
+ * on the number of allocated slots: slot numbers, heap positions and counts are the same either way.
  */
 final class MonitoredItems {
 
@@ -51,11 +51,6 @@ final class MonitoredItems {
     final long[] probe;
     int size;
 
-    /** A set of {@code capacity} items with all of them allocated now: fixed memory, no allocation later. */
-    MonitoredItems(KeyKind kind, int capacity, boolean withErrors, ItemHasher hasher) {
-        this(kind, capacity, withErrors, hasher, capacity);
-    }
-
     private MonitoredItems(KeyKind kind, int capacity, boolean withErrors, ItemHasher hasher, int slots) {
         this.kind = kind;
         this.width = kind.width();
@@ -78,7 +73,8 @@ final class MonitoredItems {
      * the temporary set of a merge. The headroom spares a tracker that is read and then takes a few new items (on
      * RocksDB, every access reads the state) a regrowth and rehash of all its keys each time.
      *
-     * @param entries the items the caller is about to add, in [0, capacity]
+     * @param entries the items the caller is about to add, in [0, capacity]; {@code capacity} for a new tracker,
+     *                which then has all its slots now and never allocates again
      */
     static MonitoredItems forEntries(KeyKind kind, int capacity, boolean withErrors, ItemHasher hasher,
                                      int entries) {

@@ -41,8 +41,7 @@ public final class SpaceSaving implements HeavyHitters {
             throw new IllegalArgumentException("capacity must be in [1, " + MAX_CAPACITY + "], got " + capacity);
         }
         this.hasher = ItemHasher.seeded(seed);
-        this.items = entries == capacity ? new MonitoredItems(kind, capacity, true, hasher)
-                : MonitoredItems.forEntries(kind, capacity, true, hasher, entries);
+        this.items = MonitoredItems.forEntries(kind, capacity, true, hasher, entries);
     }
 
     /**
@@ -287,12 +286,12 @@ public final class SpaceSaving implements HeavyHitters {
 
     /**
      * Reads an image written by {@link #toByteArray()}, validating every field. The tracker allocates counters
-     * for the image's entries and half as many again (at least 64, at most the capacity) and grows to its capacity as new
-     * items arrive, because an image holds only the monitored entries while its capacity field may declare up to
-     * {@link #MAX_CAPACITY} counters: allocating the declared capacity would let a hostile or corrupt image of a
-     * few dozen bytes claim gigabytes. So the memory a read takes is bounded by a fixed amount plus a multiple
-     * of the image's length. Growth changes nothing observable except {@link #memoryBytes()}: the tracker answers, updates,
-     * merges and writes its image exactly as the tracker that wrote the image would.
+     * for the image's entries and half as many again (at least 64, at most the capacity) and grows to its
+     * capacity as new items arrive, because an image holds only the monitored entries while its capacity field may
+     * declare up to {@link #MAX_CAPACITY} counters: allocating the declared capacity would let a hostile or corrupt
+     * image of a few dozen bytes claim gigabytes. So the memory a read takes is bounded by a fixed amount plus a
+     * multiple of the image's length. Growth changes nothing observable except {@link #memoryBytes()}: the tracker
+     * answers, updates, merges and writes its image exactly as the tracker that wrote the image would.
      *
      * @throws IllegalArgumentException if the image is truncated, corrupt or of another family or version
      */
