@@ -25,7 +25,7 @@ import io.linerate.jobs.pcap.PcapFormatException;
 import io.linerate.jobs.pcap.SkipReason;
 
 /**
- * Replays capture files (pcap, pcapng: whatever {@link CaptureReader} reads) to a Kafka topic as
+ * Replays capture files (pcap, pcapng, plain or gzip-compressed: whatever {@link CaptureReader} reads) to a Kafka topic as
  * {@link PacketBatch}es in the v1 binary encoding, keyed by observation point (decimal text).
  *
  * <p>Every packet of the files gets observation point {@code observationPoint}, or {@code observationPoint +}
@@ -185,7 +185,7 @@ public final class PcapReplay implements Feeder {
                                 reportProgress();
                             }
                         }
-                        bytesRead = fileStart + r.offset();
+                        bytesRead = fileStart + r.sourceOffset();
                         for (SkipReason reason : SkipReason.values()) {
                             count(reason.name(), r.skipped(reason));
                         }
@@ -212,7 +212,7 @@ public final class PcapReplay implements Feeder {
         }
 
         void reportProgress() {
-            progress.update(fileStart + reader.offset(), total, packets);
+            progress.update(fileStart + reader.sourceOffset(), total, packets);
         }
 
         void count(String reason, long n) {

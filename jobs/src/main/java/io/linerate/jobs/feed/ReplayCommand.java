@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = Main.ManifestVersion.class,
     sortOptions = false, usageHelpAutoWidth = true,
     description = {
-        "Replays pcap and pcapng files to the Kafka topic --input-topic (the topic the jobs read) as packet batches "
+        "Replays pcap and pcapng files (plain or gzip-compressed) to the Kafka topic --input-topic (the topic the jobs read) as packet batches "
             + "(binary v1) keyed by observation point: as fast as possible, at --rate packets/s or at the capture's "
             + "pace (--speed 1), optionally looping with shifted timestamps.",
         "Shows a progress bar on a terminal, a progress line every --progress-interval otherwise, and a summary."})
@@ -37,7 +37,7 @@ public final class ReplayCommand implements Callable<Integer> {
     private KafkaOptions kafka;
 
     @Parameters(paramLabel = "FILE", arity = "1..*",
-        description = "Capture files (pcap or pcapng), replayed one after the other")
+        description = "Capture files (pcap or pcapng, plain or gzip-compressed), replayed one after the other")
     List<Path> files;
 
     @Option(names = "--observation-point", paramLabel = "ID", defaultValue = "0",

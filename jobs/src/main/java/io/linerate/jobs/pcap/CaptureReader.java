@@ -10,9 +10,10 @@ import java.nio.file.Path;
 
 /**
  * Streams the packets of a capture file (classic pcap in either byte order with microsecond or nanosecond
- * timestamps, or pcapng) to a {@link PacketVisitor}: link types {@link LinkTypes}, IPv4 and IPv6 (extension
- * headers skipped), TCP/UDP/SCTP ports, TCP flags, ICMP type and code. One reusable buffer, no allocation per
- * packet, so captures of any size stream in constant memory (the buffer grows only for a record larger than it).
+ * timestamps, or pcapng; either one plain or gzip-compressed) to a {@link PacketVisitor}: link types
+ * {@link LinkTypes}, IPv4 and IPv6 (extension headers skipped), TCP/UDP/SCTP ports, TCP flags, ICMP type and code.
+ * One reusable buffer, no allocation per packet, so captures of any size stream in constant memory (the buffer
+ * grows only for a record larger than it).
  *
  * <pre>{@code
  * try (CaptureReader reader = CaptureReader.open(Path.of("trace.pcapng"))) {
@@ -33,16 +34,16 @@ public final class CaptureReader implements Closeable {
     public static final int MAX_BLOCK_BYTES = 64 << 20;
     private static final int BUFFER_BYTES = 1 << 20;
 
-    private final InputStream stream;
+    private final CaptureInput input;
     private final InputBuffer in;
     private final RecordSource source;
     private final CaptureFormat format;
     private final PacketDecoder decoder = new PacketDecoder();
     private long records;
 
-    private CaptureReader(InputStream stream) throws IOException {
-        this.stream = stream;
-        this.in = new InputBuffer(stream, BUFFER_BYTES);
+    private CaptureReader(CaptureInput input) throws IOException {
+        this.input = input;
+        this.in = new InputBuffer(input.content, BUFFER_BYTES);
         int available = in.fill(4);
         if (available < 4) {
             throw new PcapFormatException(0, "expected a pcap or pcapng magic number (4 bytes), the file ends after "
@@ -61,17 +62,39 @@ public final class CaptureReader implements Closeable {
             source = new PcapNgSource(in, MAX_BLOCK_BYTES);
         } else {
             throw new PcapFormatException(0, String.format("expected a pcap magic number (a1b2c3d4 or a1b23c4d, either"
-                    + " byte order) or a pcapng section header (0a0d0d0a), got %08x%s", magic,
-                    (magic >>> 16) == 0x1F8B ? " (a gzip stream: decompress it first)" : ""));
+                    + " byte order) or a pcapng section header (0a0d0d0a)%s, got %08x%s",
+                    input.gzip ? " in the decompressed gzip stream" : "", magic, compression(magic)));
         }
     }
 
-    /** Reads the file header (or the first block's type) of {@code stream}; the reader closes the stream. */
+    /** Names the compressed formats that are recognised but not read (gzip is), so the error says what to do. */
+    private static String compression(int magic) {
+        String tool;
+        if (magic == 0x28B52FFD) {
+            tool = "zstd";
+        } else if (magic == 0xFD377A58) {
+            tool = "xz";
+        } else if ((magic >>> 8) == 0x425A68) { // "BZh"
+            tool = "bzip2";
+        } else if (magic == 0x04224D18) {
+            tool = "lz4";
+        } else {
+            return "";
+        }
+        return " (a " + tool + " stream: decompress it first, e.g. " + tool + " -d FILE; gzip is read as is)";
+    }
+
+    /**
+     * Reads the file header (or the first block's type) of {@code stream}; the reader closes the stream. A stream
+     * that starts with the gzip magic number is decompressed first (see {@link #gzip()}).
+     */
     public static CaptureReader open(InputStream stream) throws IOException {
+        CaptureInput input = null;
         try {
-            return new CaptureReader(stream);
+            input = CaptureInput.of(stream);
+            return new CaptureReader(input);
         } catch (IOException | RuntimeException e) {
-            stream.close();
+            (input != null ? input.content : stream).close();
             throw e;
         }
     }
@@ -116,9 +139,25 @@ public final class CaptureReader implements Closeable {
         return format;
     }
 
-    /** Byte offset in the file of the next record or block to read. */
+    /**
+     * Byte offset in the capture of the next record or block to read; for a gzip file, in its decompressed
+     * content (as are the offsets in {@link PcapFormatException}s).
+     */
     public long offset() {
         return in.offset();
+    }
+
+    /**
+     * How far into the stream or file the reader is: {@link #offset()} for a plain capture, the compressed bytes
+     * consumed for a gzip one (the inflater reads ahead in blocks of 64 KiB). For progress against the file's size.
+     */
+    public long sourceOffset() {
+        return input.gzip ? input.sourceBytes() : in.offset();
+    }
+
+    /** Whether the capture is read through gzip decompression (it started with {@code 1f 8b}). */
+    public boolean gzip() {
+        return input.gzip;
     }
 
     /** The interface (pcapng interface id; 0 in classic pcap) of the record last read; valid inside a visit. */
@@ -162,6 +201,6 @@ public final class CaptureReader implements Closeable {
 
     @Override
     public void close() throws IOException {
-        stream.close();
+        input.content.close();
     }
 }

@@ -313,6 +313,33 @@ class FeedersKafkaTest {
     }
 
     @Test
+    void replayReadsAGzipCaptureAsThePlainOneAndCountsItsCompressedBytes() throws Exception {
+        List<Captures.Packet> written = Captures.packets(300, 1_700_000_000_000_000L, 1000);
+        Path pcap = dir.resolve("trace.pcap");
+        int arps = Captures.writePcap(pcap, written, 7);
+        Path gz = dir.resolve("trace.pcap.gz");
+        try (var out = new java.util.zip.GZIPOutputStream(java.nio.file.Files.newOutputStream(gz))) {
+            java.nio.file.Files.copy(pcap, out);
+        }
+        String t = topic(1);
+        FeedSummary s = PcapReplay.builder(List.of(gz)).observationPoint(2).loops(2).build()
+                .run(KAFKA.bootstrapServers(), t, () -> false, n -> { });
+        long firstMs = written.get(0).micros() / 1000;
+        long shift = written.get(written.size() - 1).micros() / 1000 - firstMs + 1;
+        List<PacketRecord> expected = new ArrayList<>();
+        for (long k = 0; k < 2; k++) {
+            for (Captures.Packet p : written) {
+                expected.add(p.expected(2, k * shift));
+            }
+        }
+        assertThat(RawTopic.packets(RawTopic.read(KAFKA.bootstrapServers(), t))).containsExactlyElementsOf(expected);
+        assertThat(s.skipped()).containsExactly(Map.entry("NOT_IP", 2L * arps));
+        // progress and the summary count the file's own (compressed) bytes, not the capture's
+        assertThat(java.nio.file.Files.size(gz)).isLessThan(java.nio.file.Files.size(pcap));
+        assertThat(s.inputBytes()).isEqualTo(2 * java.nio.file.Files.size(gz));
+    }
+
+    @Test
     void replayHoldsItsRateAndPrintsProgressLinesOffATerminal() throws Exception {
         List<Captures.Packet> written = Captures.packets(600, 1_700_000_000_000_000L, 100);
         Path pcap = dir.resolve("paced.pcap");
