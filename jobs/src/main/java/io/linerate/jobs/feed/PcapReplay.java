@@ -2,6 +2,7 @@ package io.linerate.jobs.feed;
 
 import java.io.Console;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,6 +35,10 @@ import io.linerate.jobs.pcap.SkipReason;
  * each pass. Timestamps are the capture's, in epoch ms (floored). Pacing: as fast as possible (default), at
  * {@code rate} packets per second of wall clock, or at the capture's own pace times {@code speed}.
  *
+ * <p>{@link #STANDARD_INPUT} ({@code -}) as a file reads a capture from standard input, once (then {@code loops}
+ * must be 1, and progress has no total). A batch is still sent only when full or at the end: for a live capture,
+ * a {@code batchSize} that fills within the delay one accepts.
+ *
  * <p>Looping: pass k (from 0) shifts every timestamp by k × (span + 1 ms), span = last − first timestamp (ms) of
  * the first pass, so the passes follow each other in event time without overlapping. {@code loops = 0} repeats
  * until stopped.
@@ -48,7 +53,14 @@ public final class PcapReplay implements Feeder {
     /** Skip reason of a packet the batch format rejects (e.g. an IP length below the header's). */
     public static final String OUT_OF_RANGE = "OUT_OF_RANGE";
 
+    /**
+     * The FILE that stands for standard input: a capture piped in ({@code zstdcat trace.pcap.zst | … replay -}, or
+     * a live {@code tcpdump -U -w -}), read once, as it arrives.
+     */
+    public static final Path STANDARD_INPUT = Path.of("-");
+
     final List<Path> files;
+    private final InputStream standardInput;
     final int observationPoint;
     final boolean perInterface;
     final int batchSize;
@@ -61,6 +73,7 @@ public final class PcapReplay implements Feeder {
 
     private PcapReplay(Builder b) {
         files = List.copyOf(b.files);
+        standardInput = b.standardInput;
         observationPoint = b.observationPoint;
         perInterface = b.perInterface;
         batchSize = b.batchSize;
@@ -170,14 +183,15 @@ public final class PcapReplay implements Feeder {
         void replay() throws Exception {
             long passBytes = 0;
             for (Path f : files) {
-                passBytes += Files.size(f);
+                passBytes += f.equals(STANDARD_INPUT) ? 0 : Files.size(f);
             }
-            total = loops == 0 ? -1 : passBytes * loops;
+            total = loops == 0 || files.contains(STANDARD_INPUT) ? -1 : passBytes * loops;
             for (pass = 0; loops == 0 || pass < loops; pass++) {
                 long packetsBefore = packets;
                 for (Path file : files) {
                     fileStart = bytesRead;
-                    try (CaptureReader r = CaptureReader.open(file)) {
+                    boolean stdin = file.equals(STANDARD_INPUT);
+                    try (CaptureReader r = stdin ? CaptureReader.open(standardInput) : CaptureReader.open(file)) {
                         reader = r;
                         long records = 0;
                         while (!(stopped |= this.stop.getAsBoolean()) && r.next(this)) {
@@ -191,7 +205,8 @@ public final class PcapReplay implements Feeder {
                         }
                     } catch (PcapFormatException e) {
                         flushAll(); // the packets before the error are sent
-                        throw new IOException("malformed capture " + file + " at " + e.getMessage(), e);
+                        throw new IOException("malformed capture " + (stdin ? "on standard input" : file) + " at "
+                                + e.getMessage(), e);
                     } finally {
                         reader = null;
                     }
@@ -338,6 +353,7 @@ public final class PcapReplay implements Feeder {
     /** Settings; every setter checks its value and names the command-line option in its error. */
     public static final class Builder {
         private final List<Path> files;
+        private InputStream standardInput = System.in;
         private int observationPoint;
         private boolean perInterface;
         private int batchSize = 1000;
@@ -353,7 +369,12 @@ public final class PcapReplay implements Feeder {
                 throw new IllegalArgumentException("at least one capture FILE is required");
             }
             for (Path f : files) {
-                if (!Files.isRegularFile(f) || !Files.isReadable(f)) {
+                if (f.equals(STANDARD_INPUT)) {
+                    if (files.indexOf(f) != files.lastIndexOf(f)) {
+                        throw new IllegalArgumentException("FILE - (standard input) can be given once, got "
+                                + files);
+                    }
+                } else if (!Files.isRegularFile(f) || !Files.isReadable(f)) {
                     throw new IllegalArgumentException("FILE " + f + " is not a readable file");
                 }
             }
@@ -433,7 +454,17 @@ public final class PcapReplay implements Feeder {
             return this;
         }
 
+        /** What FILE {@code -} reads (default {@code System.in}); the replay closes it at its end. */
+        Builder standardInput(InputStream in) {
+            standardInput = in;
+            return this;
+        }
+
         public PcapReplay build() {
+            if (loops != 1 && files.contains(STANDARD_INPUT)) {
+                throw new IllegalArgumentException("--loop must be 1 when a FILE is - (standard input is read once),"
+                        + " got " + loops);
+            }
             if (rate > 0 && speed > 0) {
                 throw new IllegalArgumentException("--rate and --speed exclude each other, got --rate " + rate
                         + " and --speed " + speed);

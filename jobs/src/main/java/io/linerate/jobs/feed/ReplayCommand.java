@@ -37,7 +37,8 @@ public final class ReplayCommand implements Callable<Integer> {
     private KafkaOptions kafka;
 
     @Parameters(paramLabel = "FILE", arity = "1..*",
-        description = "Capture files (pcap or pcapng, plain or gzip-compressed), replayed one after the other")
+        description = "Capture files (pcap or pcapng, plain or gzip-compressed), replayed one after the other; - reads "
+            + "one from standard input (e.g. zstdcat trace.pcap.zst | ... replay -; then --loop must be 1)")
     List<Path> files;
 
     @Option(names = "--observation-point", paramLabel = "ID", defaultValue = "0",

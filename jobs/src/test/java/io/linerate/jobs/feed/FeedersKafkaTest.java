@@ -1,6 +1,7 @@
 package io.linerate.jobs.feed;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -337,6 +338,52 @@ class FeedersKafkaTest {
         // progress and the summary count the file's own (compressed) bytes, not the capture's
         assertThat(java.nio.file.Files.size(gz)).isLessThan(java.nio.file.Files.size(pcap));
         assertThat(s.inputBytes()).isEqualTo(2 * java.nio.file.Files.size(gz));
+    }
+
+    @Test
+    void replayReadsACaptureFromStandardInputOnce() throws Exception {
+        List<Captures.Packet> written = Captures.packets(120, 1_700_000_000_000_000L, 1000);
+        Path pcap = dir.resolve("piped.pcap");
+        int arps = Captures.writePcap(pcap, written, 9);
+        byte[] gz;
+        try (var bytes = new ByteArrayOutputStream(); var out = new java.util.zip.GZIPOutputStream(bytes)) {
+            java.nio.file.Files.copy(pcap, out);
+            out.finish();
+            gz = bytes.toByteArray();
+        }
+        String t = topic(1);
+        var closed = new java.util.concurrent.atomic.AtomicBoolean();
+        var stdin = new java.io.ByteArrayInputStream(gz) {
+            @Override
+            public void close() {
+                closed.set(true);
+            }
+        };
+        // standard input between two files: read in its turn
+        FeedSummary s = PcapReplay.builder(List.of(pcap, PcapReplay.STANDARD_INPUT, pcap)).observationPoint(4)
+                .batchSize(50).standardInput(stdin).build().run(KAFKA.bootstrapServers(), t, () -> false, n -> { });
+        List<PacketRecord> once = new ArrayList<>();
+        for (Captures.Packet p : written) {
+            once.add(p.expected(4, 0));
+        }
+        List<PacketRecord> expected = new ArrayList<>(once);
+        expected.addAll(once);
+        expected.addAll(once);
+        assertThat(RawTopic.packets(RawTopic.read(KAFKA.bootstrapServers(), t))).containsExactlyElementsOf(expected);
+        assertThat(s.skipped()).containsExactly(Map.entry("NOT_IP", 3L * arps));
+        assertThat(s.inputBytes()).isEqualTo(2 * java.nio.file.Files.size(pcap) + gz.length);
+        assertThat(closed).isTrue();
+
+        assertThatThrownBy(() -> PcapReplay.builder(List.of(PcapReplay.STANDARD_INPUT)).loops(2).build())
+                .hasMessage("--loop must be 1 when a FILE is - (standard input is read once), got 2");
+        assertThatThrownBy(() -> PcapReplay.builder(List.of(PcapReplay.STANDARD_INPUT, PcapReplay.STANDARD_INPUT)))
+                .hasMessage("FILE - (standard input) can be given once, got [-, -]");
+        StringWriter err = new StringWriter();
+        var cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err));
+        assertThat(cl.execute("replay", "--bootstrap-servers", KAFKA.bootstrapServers(), "--input-topic", t,
+                "--loop", "2", "-")).isEqualTo(2);
+        assertThat(err.toString()).contains("--loop must be 1 when a FILE is - (standard input is read once), got 2");
     }
 
     @Test
