@@ -68,7 +68,8 @@ final class ClassicPcapSource implements RecordSource {
             throw new PcapFormatException(at, "truncated packet data: the record declares " + caplen
                     + " captured bytes after its 16-byte header, the file ends after " + (available - 16));
         }
-        decoder.decode(linkType, in.buf, in.pos + 16, caplen, seconds * 1_000_000_000L + fraction * fractionToNanos);
+        decoder.decode(linkType, in.buf, in.pos + 16, caplen, in.u32(in.pos + 12),
+                seconds * 1_000_000_000L + fraction * fractionToNanos);
         in.advance(16 + caplen);
         return true;
     }

@@ -20,6 +20,11 @@ final class PacketDecoder {
 
     private static final int ETHERTYPE_IPV4 = 0x0800;
     private static final int ETHERTYPE_IPV6 = 0x86DD;
+    private static final int ETHERTYPE_MPLS = 0x8847;
+    private static final int ETHERTYPE_MPLS_MULTICAST = 0x8848;
+    private static final int ETHERTYPE_PPPOE_SESSION = 0x8864;
+    private static final int PPP_IPV4 = 0x0021;
+    private static final int PPP_IPV6 = 0x0057;
 
     private final long[] skipped = new long[SkipReason.values().length];
     private long delivered;
@@ -41,9 +46,14 @@ final class PacketDecoder {
         skipped[reason.ordinal()]++;
     }
 
-    /** Decodes {@code caplen} bytes of {@code b} from {@code off}, a frame of link type {@code linkType}. */
-    void decode(int linkType, byte[] b, int off, int caplen, long ts) {
+    /**
+     * Decodes {@code caplen} bytes of {@code b} from {@code off}, a frame of link type {@code linkType} that was
+     * {@code originalLength} bytes long on the wire (the record's field, unsigned; used only for an IPv4 header that
+     * declares no length).
+     */
+    void decode(int linkType, byte[] b, int off, int caplen, int originalLength, long ts) {
         int end = off + caplen;
+        long wireEnd = off + Math.max(caplen, originalLength & 0xFFFFFFFFL);
         int etherType;
         int p;
         switch (linkType) {
@@ -71,18 +81,40 @@ final class PacketDecoder {
                 etherType = be16(b, off);
                 p = off + 20;
                 break;
+            case LinkTypes.PPP_HDLC:
+            case LinkTypes.C_HDLC:
+                // a PPP_HDLC frame is PPP in HDLC-like framing (address FF) or Cisco HDLC (address 0F or 8F) with
+                // an EtherType at bytes 2-3, as C_HDLC (whose address byte is not checked, as tcpdump does not)
+                if (linkType == LinkTypes.PPP_HDLC && caplen > 0 && (b[off] & 0x7F) != 0x0F) {
+                    if (b[off] == (byte) 0xFF) {
+                        ppp(b, off, end, wireEnd, ts);
+                    } else {
+                        skip(SkipReason.NOT_IP);
+                    }
+                    return;
+                }
+                if (caplen < 4) {
+                    skip(SkipReason.TRUNCATED);
+                    return;
+                }
+                etherType = be16(b, off + 2);
+                p = off + 4;
+                break;
+            case LinkTypes.PPP:
+                ppp(b, off, end, wireEnd, ts);
+                return;
             case LinkTypes.RAW:
                 if (caplen < 1) {
                     skip(SkipReason.TRUNCATED);
                     return;
                 }
-                ip(b, off, end, ts, (b[off] >> 4) & 0xF);
+                ip(b, off, end, wireEnd, ts, (b[off] >> 4) & 0xF);
                 return;
             case LinkTypes.IPV4:
-                ip(b, off, end, ts, 4);
+                ip(b, off, end, wireEnd, ts, 4);
                 return;
             case LinkTypes.IPV6:
-                ip(b, off, end, ts, 6);
+                ip(b, off, end, wireEnd, ts, 6);
                 return;
             case LinkTypes.NULL:
             case LinkTypes.LOOP:
@@ -95,9 +127,9 @@ final class PacketDecoder {
                     family = Integer.reverseBytes(family); // written in little-endian host order
                 }
                 if (family == 2) {
-                    ip(b, off + 4, end, ts, 4);
+                    ip(b, off + 4, end, wireEnd, ts, 4);
                 } else if (family == 24 || family == 28 || family == 30) { // AF_INET6 on NetBSD/OpenBSD, FreeBSD, macOS
-                    ip(b, off + 4, end, ts, 6);
+                    ip(b, off + 4, end, wireEnd, ts, 6);
                 } else {
                     skip(SkipReason.NOT_IP);
                 }
@@ -114,18 +146,87 @@ final class PacketDecoder {
             etherType = be16(b, p + 2);
             p += 4;
         }
-        if (etherType == ETHERTYPE_IPV4) {
-            ip(b, p, end, ts, 4);
-        } else if (etherType == ETHERTYPE_IPV6) {
-            ip(b, p, end, ts, 6);
-        } else {
-            skip(SkipReason.NOT_IP);
+        switch (etherType) {
+            case ETHERTYPE_IPV4:
+                ip(b, p, end, wireEnd, ts, 4);
+                return;
+            case ETHERTYPE_IPV6:
+                ip(b, p, end, wireEnd, ts, 6);
+                return;
+            case ETHERTYPE_MPLS:
+            case ETHERTYPE_MPLS_MULTICAST:
+                // label stack entries of 4 bytes, up to the one with the bottom-of-stack bit (bit 8); each step
+                // advances, and the captured end stops a stack without a bottom
+                do {
+                    if (p + 4 > end) {
+                        skip(SkipReason.TRUNCATED);
+                        return;
+                    }
+                    p += 4;
+                } while ((b[p - 2] & 0x01) == 0);
+                if (p >= end) {
+                    skip(SkipReason.TRUNCATED);
+                    return;
+                }
+                // no field names the payload: the first nibble does, as in tcpdump (a pseudowire control word
+                // starts with 0; an Ethernet pseudowire with a MAC address)
+                int version = (b[p] >> 4) & 0xF;
+                if (version == 4 || version == 6) {
+                    ip(b, p, end, wireEnd, ts, version);
+                } else {
+                    skip(SkipReason.NOT_IP);
+                }
+                return;
+            case ETHERTYPE_PPPOE_SESSION:
+                if (p + 6 > end) {
+                    skip(SkipReason.TRUNCATED);
+                    return;
+                }
+                if (b[p] != 0x11 || b[p + 1] != 0) { // version 1, type 1; code 0: session data
+                    skip(SkipReason.NOT_IP);
+                    return;
+                }
+                ppp(b, p + 6, end, wireEnd, ts);
+                return;
+            default:
+                skip(SkipReason.NOT_IP);
         }
     }
 
-    private void ip(byte[] b, int p, int end, long ts, int expectedVersion) {
+    /**
+     * A PPP frame from its address and control bytes {@code FF 03}, if present (left out when compressed), or from
+     * its protocol field: two bytes, or the odd low byte alone when compressed (RFC 1661).
+     */
+    private void ppp(byte[] b, int p, int end, long wireEnd, long ts) {
+        if (p < end && b[p] == (byte) 0xFF) { // no protocol field starts with FF: an address
+            p += 2;
+        }
+        if (p >= end) {
+            skip(SkipReason.TRUNCATED);
+            return;
+        }
+        int protocol = b[p] & 0xFF;
+        if ((protocol & 1) != 0) {
+            p++;
+        } else if (p + 2 > end) {
+            skip(SkipReason.TRUNCATED);
+            return;
+        } else {
+            protocol = be16(b, p);
+            p += 2;
+        }
+        if (protocol == PPP_IPV4) {
+            ip(b, p, end, wireEnd, ts, 4);
+        } else if (protocol == PPP_IPV6) {
+            ip(b, p, end, wireEnd, ts, 6);
+        } else {
+            skip(SkipReason.NOT_IP); // LCP, IPCP, authentication, MPLS, ...
+        }
+    }
+
+    private void ip(byte[] b, int p, int end, long wireEnd, long ts, int expectedVersion) {
         if (expectedVersion == 4) {
-            ipv4(b, p, end, ts);
+            ipv4(b, p, end, wireEnd, ts);
         } else if (expectedVersion == 6) {
             ipv6(b, p, end, ts);
         } else {
@@ -133,7 +234,7 @@ final class PacketDecoder {
         }
     }
 
-    private void ipv4(byte[] b, int p, int end, long ts) {
+    private void ipv4(byte[] b, int p, int end, long wireEnd, long ts) {
         if (end - p < 20) {
             skip(end - p >= 1 && (b[p] >> 4 & 0xF) != 4 ? SkipReason.MALFORMED_IP : SkipReason.TRUNCATED);
             return;
@@ -141,6 +242,12 @@ final class PacketDecoder {
         int vihl = b[p] & 0xFF;
         int ihl = (vihl & 0xF) * 4;
         int totalLength = be16(b, p + 2);
+        if (totalLength == 0) {
+            // captured before segmentation offload (TSO, or IPv4 "BIG TCP" over 64 KiB), where the header holds no
+            // length yet: the rest of the frame on the wire, as tcpdump (4.99.5+, or built with GUESS_TSO) and
+            // Wireshark take it; the record's original length, not the snaplen, bounds it
+            totalLength = (int) Math.min(wireEnd - p, Integer.MAX_VALUE);
+        }
         if ((vihl >> 4) != 4 || ihl < 20 || totalLength < ihl) {
             skip(SkipReason.MALFORMED_IP);
             return;

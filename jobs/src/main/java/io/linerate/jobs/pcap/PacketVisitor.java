@@ -9,7 +9,9 @@ package io.linerate.jobs.pcap;
  * and every IP fragment but the first, gives 0 and 0. {@code tcpFlags} is the TCP flags byte (FIN = 0x01, SYN = 0x02,
  * RST = 0x04, PSH = 0x08, ACK = 0x10, URG = 0x20, ECE = 0x40, CWR = 0x80), 0 for other protocols.
  * {@code ipLength} is the length the IP header declares (IPv4 total length; IPv6 payload length + 40), i.e. the
- * packet's length on the wire at the IP layer, even when the capture kept fewer bytes (snaplen).
+ * packet's length on the wire at the IP layer, even when the capture kept fewer bytes (snaplen). An IPv4 total
+ * length of 0 (a packet captured before TCP segmentation offload) gives the frame's length on the wire (the record's
+ * original length) minus the link-layer headers.
  */
 public interface PacketVisitor {
 

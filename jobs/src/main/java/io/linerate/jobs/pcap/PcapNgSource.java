@@ -206,7 +206,7 @@ final class PcapNgSource implements RecordSource {
         }
         checkSnaplen(at + 20, id, caplen);
         currentInterface = id;
-        decoder.decode(linkTypes[id], in.buf, p + 28, caplen, nanos(id, units));
+        decoder.decode(linkTypes[id], in.buf, p + 28, caplen, in.u32(p + 24), nanos(id, units));
     }
 
     private void simplePacket(long at, int p, int length, PacketDecoder decoder) throws PcapFormatException {
@@ -225,7 +225,7 @@ final class PcapNgSource implements RecordSource {
         }
         currentInterface = 0;
         // a simple packet block has no timestamp: 0, as libpcap gives
-        decoder.decode(linkTypes[0], in.buf, p + 12, caplen, 0L);
+        decoder.decode(linkTypes[0], in.buf, p + 12, caplen, originalLength, 0L);
     }
 
     private void checkInterface(long at, int id) throws PcapFormatException {

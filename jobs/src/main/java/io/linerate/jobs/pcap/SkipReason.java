@@ -2,7 +2,10 @@ package io.linerate.jobs.pcap;
 
 /** Why a packet record of a well-formed capture was not delivered to the {@link PacketVisitor}. */
 public enum SkipReason {
-    /** The frame carries no IPv4 or IPv6 packet (ARP, LLDP, 802.3 LLC frames, other address families). */
+    /**
+     * The frame carries no IPv4 or IPv6 packet (ARP, LLDP, 802.3 LLC frames, other address families, PPPoE
+     * discovery, PPP control protocols, MPLS payloads that do not start with an IP version 4 or 6).
+     */
     NOT_IP,
     /** The capture kept too few bytes (snaplen) to read the link, IP or transport header fields needed. */
     TRUNCATED,

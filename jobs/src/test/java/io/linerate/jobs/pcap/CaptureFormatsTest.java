@@ -49,7 +49,7 @@ class CaptureFormatsTest {
 
     @ParameterizedTest(name = "link type {0}")
     @ValueSource(ints = {LinkTypes.NULL, LinkTypes.ETHERNET, LinkTypes.RAW, LinkTypes.LOOP, LinkTypes.LINUX_SLL,
-            LinkTypes.LINUX_SLL2})
+            LinkTypes.LINUX_SLL2, LinkTypes.PPP, LinkTypes.PPP_HDLC, LinkTypes.C_HDLC})
     void everyLinkTypeCarriesIpv4AndIpv6(int linkType) throws Exception {
         CaptureWriter.Pcap file = new CaptureWriter.Pcap(ByteOrder.LITTLE_ENDIAN, true, 65535, linkType);
         List<String> expected = new ArrayList<>();

@@ -93,6 +93,14 @@ final class Frames {
         return a;
     }
 
+    /** A copy of an IPv4 packet as captured before segmentation offload (TSO): total length 0. */
+    static byte[] zeroTotalLength(byte[] ipv4) {
+        byte[] a = ipv4.clone();
+        a[2] = 0;
+        a[3] = 0;
+        return a;
+    }
+
     /** An IPv6 packet; {@code rest} holds the extension headers (if any) and the upper-layer message. */
     static byte[] ipv6(String src, String dst, int nextHeader, byte[] rest) {
         ByteBuffer b = ByteBuffer.allocate(40 + rest.length);
@@ -165,6 +173,31 @@ final class Frames {
         return b.array();
     }
 
+    /**
+     * An MPLS label stack of the given labels (outermost first), the bottom-of-stack bit on the last entry only,
+     * then {@code payload}. Every entry has traffic class 7 and TTL 255, so that all bits around the bottom-of-stack
+     * bit are set.
+     */
+    static byte[] mpls(byte[] payload, int... labels) {
+        ByteBuffer b = ByteBuffer.allocate(4 * labels.length + payload.length);
+        for (int i = 0; i < labels.length; i++) {
+            b.putInt(labels[i] << 12 | 7 << 9 | (i == labels.length - 1 ? 1 << 8 : 0) | 255);
+        }
+        return b.put(payload).array();
+    }
+
+    /** A PPPoE header (version/type, code, session 0x1234, length) and {@code payload}. */
+    static byte[] pppoe(int versionType, int code, byte[] payload) {
+        ByteBuffer b = ByteBuffer.allocate(6 + payload.length);
+        b.put((byte) versionType).put((byte) code).putShort((short) 0x1234).putShort((short) payload.length);
+        return b.put(payload).array();
+    }
+
+    /** A PPPoE session packet (version 1, type 1, code 0) carrying a PPP frame of {@code pppProtocol}. */
+    static byte[] pppoeSession(int pppProtocol, byte[] payload) {
+        return pppoe(0x11, 0, concat(new byte[] {(byte) (pppProtocol >> 8), (byte) pppProtocol}, payload));
+    }
+
     /** A BSD loopback frame: the address family in the given byte order. */
     static byte[] loopback(int family, ByteOrder order, byte[] payload) {
         ByteBuffer b = ByteBuffer.allocate(4 + payload.length).order(order);
@@ -172,16 +205,34 @@ final class Frames {
         return b.array();
     }
 
-    /** An IP packet framed for {@code linkType} (Ethernet II, SLL, SLL2, raw, loopback). */
+    /** A frame of {@code linkType} (Ethernet II, SLL, SLL2, Cisco HDLC) whose link header names {@code etherType}. */
+    static byte[] withEtherType(int linkType, int etherType, byte[] payload) {
+        switch (linkType) {
+            case LinkTypes.ETHERNET:
+                return ethernet(etherType, payload);
+            case LinkTypes.LINUX_SLL:
+                return sll(etherType, payload);
+            case LinkTypes.LINUX_SLL2:
+                return sll2(etherType, payload);
+            case LinkTypes.C_HDLC:
+                return concat(new byte[] {0x0F, 0, (byte) (etherType >> 8), (byte) etherType}, payload);
+            default:
+                throw new IllegalArgumentException("link type " + linkType);
+        }
+    }
+
+    /** An IP packet framed for {@code linkType} (Ethernet II, SLL, SLL2, raw, loopback, PPP, Cisco HDLC). */
     static byte[] frame(int linkType, byte[] ipPacket) {
         int etherType = (ipPacket[0] >> 4 & 0xF) == 6 ? 0x86DD : 0x0800;
         switch (linkType) {
             case LinkTypes.ETHERNET:
-                return ethernet(etherType, ipPacket);
             case LinkTypes.LINUX_SLL:
-                return sll(etherType, ipPacket);
             case LinkTypes.LINUX_SLL2:
-                return sll2(etherType, ipPacket);
+            case LinkTypes.C_HDLC:
+                return withEtherType(linkType, etherType, ipPacket);
+            case LinkTypes.PPP:
+            case LinkTypes.PPP_HDLC:
+                return concat(new byte[] {(byte) 0xFF, 0x03, 0, (byte) (etherType == 0x0800 ? 0x21 : 0x57)}, ipPacket);
             case LinkTypes.RAW:
             case LinkTypes.IPV4:
             case LinkTypes.IPV6:

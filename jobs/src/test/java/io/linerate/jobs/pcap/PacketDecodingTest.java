@@ -2,21 +2,31 @@ package io.linerate.jobs.pcap;
 
 import static io.linerate.jobs.pcap.Frames.ACK;
 import static io.linerate.jobs.pcap.Frames.FIN;
+import static io.linerate.jobs.pcap.Frames.ICMP;
+import static io.linerate.jobs.pcap.Frames.PSH;
 import static io.linerate.jobs.pcap.Frames.SYN;
 import static io.linerate.jobs.pcap.Frames.TCP;
 import static io.linerate.jobs.pcap.Frames.UDP;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 
-/** Link-layer tags, IP options and extension headers, fragments, snaplen truncation and malformed headers. */
+/**
+ * Link-layer tags, MPLS, PPPoE and PPP framing, IP options and extension headers, fragments, snaplen truncation,
+ * IPv4 total length 0 (TSO) and malformed headers.
+ */
 class PacketDecodingTest {
 
     private static final long T = 1_000_000_000L;
 
     private static Collected ethernet(int snaplen, byte[]... frames) throws Exception {
-        CaptureWriter.Pcap file = new CaptureWriter.Pcap(ByteOrder.BIG_ENDIAN, true, snaplen, LinkTypes.ETHERNET);
+        return capture(LinkTypes.ETHERNET, snaplen, frames);
+    }
+
+    private static Collected capture(int linkType, int snaplen, byte[]... frames) throws Exception {
+        CaptureWriter.Pcap file = new CaptureWriter.Pcap(ByteOrder.BIG_ENDIAN, true, snaplen, linkType);
         for (byte[] f : frames) {
             file.packet(T, f);
         }
@@ -161,5 +171,239 @@ class PacketDecodingTest {
             Collected c = Collected.read(file);
             assertThat(c.reader.skipped(SkipReason.TRUNCATED)).as("link type %d", linkType).isEqualTo(2);
         }
+    }
+
+    // --- MPLS, PPPoE, PPP and Cisco HDLC ---
+
+    private static final byte[] V4 = Frames.ipv4("192.0.2.1", "198.51.100.2", TCP, Frames.tcp(40000, 443, SYN, 6));
+    private static final String V4_LINE = Collected.expect(T, TCP, "192.0.2.1", 40000, "198.51.100.2", 443, SYN, 46);
+    private static final byte[] V6 = Frames.ipv6("2001:db8::1", "2001:db8::2", UDP, Frames.udp(5353, 53, 10));
+    private static final String V6_LINE = Collected.expect(T, UDP, "2001:db8::1", 5353, "2001:db8::2", 53, 0, 58);
+    private static final byte[] PING = Frames.ipv4("192.0.2.3", "192.0.2.4", ICMP, Frames.icmp(8, 0));
+    private static final String PING_LINE = Collected.expect(T, ICMP, "192.0.2.3", 0, "192.0.2.4", 8 << 8, 0, 36);
+
+    /**
+     * Writes {@code frame} cut to every length from 0 to {@code needed} bytes (each record keeping the frame's length
+     * as its original length) and asserts that every cut short of {@code needed} is {@code TRUNCATED} and the frame
+     * cut to {@code needed} bytes decodes to {@code expected}.
+     */
+    private static void truncatedBelow(int linkType, byte[] frame, int needed, String expected) throws Exception {
+        CaptureWriter.Pcap file = new CaptureWriter.Pcap(ByteOrder.BIG_ENDIAN, true, 65535, linkType);
+        for (int cut = 0; cut <= needed; cut++) {
+            file.record(T / 1_000_000_000L, 0, cut, frame.length, frame);
+        }
+        Collected c = Collected.read(file.bytes());
+        assertThat(c.reader.skipped(SkipReason.TRUNCATED)).as("link type %d: cuts of 0 to %d bytes truncated",
+                linkType, needed - 1).isEqualTo(needed);
+        assertThat(c.reader.skippedTotal()).isEqualTo(needed);
+        assertThat(c.lines).as("link type %d cut to %d bytes", linkType, needed).containsExactly(expected);
+    }
+
+    @Test
+    void mplsLabelStacksAreSkippedToTheBottomOfStack() throws Exception {
+        for (int linkType : new int[] {LinkTypes.ETHERNET, LinkTypes.LINUX_SLL, LinkTypes.LINUX_SLL2,
+                LinkTypes.C_HDLC}) {
+            Collected c = capture(linkType, 65535,
+                    Frames.withEtherType(linkType, 0x8847, Frames.mpls(V4, 16)),
+                    Frames.withEtherType(linkType, 0x8848, Frames.mpls(V6, 1000, 2000)),       // multicast
+                    Frames.withEtherType(linkType, 0x8847, Frames.mpls(PING, 3, 0xFFFFF, 524287, 0)),
+                    Frames.withEtherType(linkType, 0x8847, Frames.mpls(V6, 0)));  // label: IPv4 explicit null
+            assertThat(c.lines).as("link type %d", linkType).containsExactly(V4_LINE, V6_LINE, PING_LINE, V6_LINE);
+        }
+    }
+
+    @Test
+    void vlanTagsThenMplsThenIp() throws Exception {
+        byte[] vlanInSll = Frames.concat(new byte[] {0, 100, (byte) 0x88, 0x47}, Frames.mpls(V4, 7, 8));
+        assertThat(ethernet(65535,
+                Frames.ethernet(0x8847, Frames.mpls(V6, 100, 200, 300), 0x88A8, 0x8100),
+                Frames.ethernet(0x8848, Frames.mpls(V4, 100), 0x8100)).lines).containsExactly(V6_LINE, V4_LINE);
+        assertThat(capture(LinkTypes.LINUX_SLL, 65535, Frames.sll(0x8100, vlanInSll)).lines)
+                .containsExactly(V4_LINE);
+    }
+
+    /**
+     * Only the bottom-of-stack bit (bit 8 of an entry) ends the label stack: the entries before it read as an IPv4
+     * and an IPv6 header, and every entry has the traffic class and TTL bits around that bit set.
+     */
+    @Test
+    void onlyTheBottomOfStackBitEndsTheLabelStack() throws Exception {
+        assertThat(ethernet(65535, Frames.ethernet(0x8847, Frames.mpls(V4, 0x45000, 0x60000, 0x45000))).lines)
+                .containsExactly(V4_LINE);
+        // no bottom of stack at all: the walk ends at the captured end
+        ByteBuffer endless = ByteBuffer.allocate(4 * 500);
+        while (endless.hasRemaining()) {
+            endless.putInt(0x45000EFF); // bottom-of-stack bit clear, every other bit of byte 2 and 3 set
+        }
+        Collected c = ethernet(65535, Frames.ethernet(0x8847, endless.array()));
+        assertThat(c.lines).isEmpty();
+        assertThat(c.reader.skipped(SkipReason.TRUNCATED)).isEqualTo(1);
+    }
+
+    @Test
+    void mplsPayloadsOtherThanIpAreNotIp() throws Exception {
+        byte[] ethernetPseudowire = Frames.ethernet(0x0800, V4);
+        Collected c = ethernet(65535,
+                Frames.ethernet(0x8847, Frames.mpls(Frames.concat(new byte[4], ethernetPseudowire), 16)), // control word
+                Frames.ethernet(0x8847, Frames.mpls(ethernetPseudowire, 16)),  // no control word: a MAC address
+                Frames.ethernet(0x8847, Frames.mpls(new byte[] {(byte) 0x83, 27, 1, 0}, 16)));   // IS-IS
+        assertThat(c.lines).isEmpty();
+        assertThat(c.reader.skipped(SkipReason.NOT_IP)).isEqualTo(3);
+    }
+
+    @Test
+    void mplsCutByTheSnaplenIsTruncated() throws Exception {
+        // link header + label stack + IP header + the transport bytes needed (TCP 14, UDP 4)
+        truncatedBelow(LinkTypes.ETHERNET, Frames.ethernet(0x8847, Frames.mpls(V4, 16, 17)), 14 + 8 + 20 + 14, V4_LINE);
+        truncatedBelow(LinkTypes.ETHERNET, Frames.ethernet(0x8847, Frames.mpls(V6, 16), 0x8100), 14 + 4 + 4 + 40 + 4,
+                V6_LINE);
+        truncatedBelow(LinkTypes.LINUX_SLL2, Frames.sll2(0x8848, Frames.mpls(V6, 16)), 20 + 4 + 40 + 4, V6_LINE);
+        truncatedBelow(LinkTypes.C_HDLC, Frames.withEtherType(LinkTypes.C_HDLC, 0x8847, Frames.mpls(V4, 1, 2, 3)),
+                4 + 12 + 20 + 14, V4_LINE);
+    }
+
+    @Test
+    void pppoeSessionsCarryIpv4AndIpv6() throws Exception {
+        for (int linkType : new int[] {LinkTypes.ETHERNET, LinkTypes.LINUX_SLL, LinkTypes.LINUX_SLL2}) {
+            Collected c = capture(linkType, 65535,
+                    Frames.withEtherType(linkType, 0x8864, Frames.pppoeSession(0x0021, V4)),
+                    Frames.withEtherType(linkType, 0x8864, Frames.pppoeSession(0x0057, V6)),
+                    // protocol field compressed to its low byte (RFC 1661), and address/control present
+                    Frames.withEtherType(linkType, 0x8864, Frames.pppoe(0x11, 0, Frames.concat(new byte[] {0x21}, PING))),
+                    Frames.withEtherType(linkType, 0x8864, Frames.pppoe(0x11, 0,
+                            Frames.concat(new byte[] {(byte) 0xFF, 0x03, 0, 0x57}, V6))));
+            assertThat(c.lines).as("link type %d", linkType).containsExactly(V4_LINE, V6_LINE, PING_LINE, V6_LINE);
+        }
+        assertThat(ethernet(65535,
+                Frames.ethernet(0x8864, Frames.pppoeSession(0x0021, V4), 0x8100),
+                Frames.ethernet(0x8864, Frames.pppoeSession(0x0057, V6), 0x88A8, 0x8100)).lines)
+                .containsExactly(V4_LINE, V6_LINE);
+    }
+
+    @Test
+    void pppoeDiscoveryAndPppControlAreNotIp() throws Exception {
+        byte[] lcp = {1, 1, 0, 4};
+        Collected c = ethernet(65535,
+                Frames.ethernet(0x8864, Frames.pppoeSession(0xC021, lcp)),                 // LCP
+                Frames.ethernet(0x8864, Frames.pppoeSession(0x8021, lcp)),                 // IPCP
+                Frames.ethernet(0x8864, Frames.pppoeSession(0x8057, lcp)),                 // IPv6CP
+                Frames.ethernet(0x8864, Frames.pppoeSession(0x0281, Frames.mpls(V4, 16))), // MPLS in PPP
+                Frames.ethernet(0x8863, Frames.pppoe(0x11, 0x09, new byte[] {1, 1, 0, 0})), // PADI
+                Frames.ethernet(0x8863, Frames.pppoe(0x11, 0, Frames.concat(new byte[] {0, 0x21}, V4))), // discovery
+                Frames.ethernet(0x8864, Frames.pppoe(0x12, 0, Frames.concat(new byte[] {0, 0x21}, V4))), // type 2
+                Frames.ethernet(0x8864, Frames.pppoe(0x11, 0x65, Frames.concat(new byte[] {0, 0x21}, V4)))); // PADS
+        assertThat(c.lines).isEmpty();
+        assertThat(c.reader.skipped(SkipReason.NOT_IP)).isEqualTo(8);
+    }
+
+    @Test
+    void pppoeCutByTheSnaplenIsTruncated() throws Exception {
+        // link header + PPPoE 6 + PPP protocol 2 (or 1, compressed) + IP header + transport bytes needed
+        truncatedBelow(LinkTypes.ETHERNET, Frames.ethernet(0x8864, Frames.pppoeSession(0x0021, V4)),
+                14 + 6 + 2 + 20 + 14, V4_LINE);
+        truncatedBelow(LinkTypes.ETHERNET, Frames.ethernet(0x8864, Frames.pppoeSession(0x0057, V6), 0x8100),
+                14 + 4 + 6 + 2 + 40 + 4, V6_LINE);
+        truncatedBelow(LinkTypes.LINUX_SLL, Frames.sll(0x8864, Frames.pppoe(0x11, 0,
+                Frames.concat(new byte[] {0x57}, V6))), 16 + 6 + 1 + 40 + 4, V6_LINE);
+    }
+
+    @Test
+    void pppAndCiscoHdlcLinkTypes() throws Exception {
+        byte[] lcp = {(byte) 0xFF, 0x03, (byte) 0xC0, 0x21, 1, 1, 0, 4};
+        Collected ppp = capture(LinkTypes.PPP, 65535,
+                Frames.concat(new byte[] {(byte) 0xFF, 0x03, 0, 0x21}, V4),
+                Frames.concat(new byte[] {0, 0x57}, V6),                         // address and control left out
+                Frames.concat(new byte[] {(byte) 0xFF, 0x03, 0x21}, PING),       // protocol field compressed
+                Frames.concat(new byte[] {0x57}, V6),                            // both
+                lcp);
+        assertThat(ppp.lines).containsExactly(V4_LINE, V6_LINE, PING_LINE, V6_LINE);
+        assertThat(ppp.reader.skipped(SkipReason.NOT_IP)).isEqualTo(1);
+
+        Collected hdlc = capture(LinkTypes.PPP_HDLC, 65535,
+                Frames.concat(new byte[] {(byte) 0xFF, 0x03, 0, 0x21}, V4),
+                Frames.concat(new byte[] {(byte) 0xFF, 0x03, 0, 0x57}, V6),
+                Frames.concat(new byte[] {0x0F, 0, 0x08, 0x00}, PING),                   // Cisco HDLC, unicast
+                Frames.concat(new byte[] {(byte) 0x8F, 0, (byte) 0x86, (byte) 0xDD}, V6), // broadcast
+                Frames.concat(new byte[] {0x0F, 0, (byte) 0x88, 0x47}, Frames.mpls(V4, 16)),
+                lcp,
+                Frames.concat(new byte[] {0x0F, 0, (byte) 0x80, 0x35}, new byte[20]),     // SLARP
+                V4);                                                     // no HDLC address: 0x45 is none
+        assertThat(hdlc.lines).containsExactly(V4_LINE, V6_LINE, PING_LINE, V6_LINE, V4_LINE);
+        assertThat(hdlc.reader.skipped(SkipReason.NOT_IP)).isEqualTo(3);
+
+        Collected cisco = capture(LinkTypes.C_HDLC, 65535,
+                Frames.concat(new byte[] {0x0F, 0, 0x08, 0x00}, V4),
+                Frames.concat(new byte[] {(byte) 0x8F, 0, (byte) 0x86, (byte) 0xDD}, V6),
+                Frames.concat(new byte[] {0x0F, 0, (byte) 0x80, 0x35}, new byte[20]));   // SLARP
+        assertThat(cisco.lines).containsExactly(V4_LINE, V6_LINE);
+        assertThat(cisco.reader.skipped(SkipReason.NOT_IP)).isEqualTo(1);
+    }
+
+    @Test
+    void pppAndCiscoHdlcCutByTheSnaplenAreTruncated() throws Exception {
+        truncatedBelow(LinkTypes.PPP, Frames.concat(new byte[] {(byte) 0xFF, 0x03, 0, 0x21}, V4), 4 + 20 + 14,
+                V4_LINE);
+        truncatedBelow(LinkTypes.PPP, Frames.concat(new byte[] {0x57}, V6), 1 + 40 + 4, V6_LINE);
+        truncatedBelow(LinkTypes.PPP_HDLC, Frames.concat(new byte[] {(byte) 0xFF, 0x03, 0x21}, V4), 3 + 20 + 14,
+                V4_LINE);
+        truncatedBelow(LinkTypes.PPP_HDLC, Frames.concat(new byte[] {(byte) 0x8F, 0, (byte) 0x86, (byte) 0xDD}, V6),
+                4 + 40 + 4, V6_LINE);
+        truncatedBelow(LinkTypes.C_HDLC, Frames.concat(new byte[] {0x0F, 0, 0x08, 0x00}, V4), 4 + 20 + 14, V4_LINE);
+    }
+
+    // --- IPv4 total length 0 (TSO) ---
+
+    private static final byte[] TSO = Frames.zeroTotalLength(
+            Frames.ipv4("10.0.0.1", "10.0.0.2", TCP, Frames.tcp(40000, 5201, ACK | PSH, 2896)));
+    private static final String TSO_LINE = Collected.expect(T, TCP, "10.0.0.1", 40000, "10.0.0.2", 5201, ACK | PSH,
+            20 + 20 + 2896);
+
+    @Test
+    void ipv4TotalLengthZeroTakesTheLengthOnTheWire() throws Exception {
+        byte[] udp = Frames.zeroTotalLength(Frames.ipv4("10.0.0.1", "10.0.0.2", UDP, Frames.udp(4789, 4789, 8000)));
+        for (ByteOrder order : new ByteOrder[] {ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN}) {
+            byte[] frame = Frames.ethernet(0x0800, TSO);
+            byte[] file = new CaptureWriter.Pcap(order, false, 65535, LinkTypes.ETHERNET)
+                    .packet(T, frame)
+                    .record(1, 0, 200, frame.length, frame)                 // the snaplen kept 200 bytes
+                    .packet(T, Frames.ethernet(0x8847, Frames.mpls(TSO, 16)))
+                    .packet(T, Frames.ethernet(0x8864, Frames.pppoeSession(0x0021, TSO), 0x8100))
+                    .packet(T, Frames.ethernet(0x0800, udp))
+                    .record(1, 0, frame.length, 60, frame)                  // original length below the captured
+                    .record(1, 0, 200, -1, frame)                           // original length 2^32 - 1
+                    .bytes();
+            Collected c = Collected.read(file);
+            assertThat(c.lines).as(order.toString()).containsExactly(TSO_LINE, TSO_LINE, TSO_LINE, TSO_LINE,
+                    Collected.expect(T, UDP, "10.0.0.1", 4789, "10.0.0.2", 4789, 0, 20 + 8 + 8000), TSO_LINE,
+                    TSO_LINE.replace("len" + TSO.length, "len" + Integer.MAX_VALUE));
+        }
+        byte[] frame = Frames.ethernet(0x0800, TSO);
+        for (ByteOrder order : new ByteOrder[] {ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN}) {
+            byte[] ng = new CaptureWriter.PcapNg(order).iface(LinkTypes.ETHERNET, 200, 9, 0)
+                    .epb(0, T, frame).spb(frame).bytes();
+            assertThat(Collected.read(ng).lines).as("pcapng " + order).containsExactly(TSO_LINE,
+                    TSO_LINE.replaceFirst("^" + T + " ", "0 "));
+        }
+    }
+
+    @Test
+    void ipv4TotalLengthZeroStillChecksTheHeaders() throws Exception {
+        byte[] withOption = Frames.zeroTotalLength(Frames.ipv4("10.0.0.1", "10.0.0.2", UDP, new byte[0], 0, 1));
+        byte[] headerCut = java.util.Arrays.copyOf(withOption, 22);         // 24-byte header, 22 bytes on the wire
+        byte[] shortTcp = Frames.zeroTotalLength(Frames.ipv4("10.0.0.1", "10.0.0.2", TCP,
+                java.util.Arrays.copyOf(Frames.tcp(1, 2, SYN, 0), 10)));   // 10 TCP bytes on the wire
+        byte[] v6 = Frames.ipv6("2001:db8::1", "2001:db8::2", UDP, Frames.udp(1, 2, 0));
+        v6[0] = 0x40;                                                       // version 4, header length 0
+        byte[] frame = Frames.ethernet(0x0800, withOption);
+        byte[] file = new CaptureWriter.Pcap(ByteOrder.BIG_ENDIAN, true, 65535, LinkTypes.ETHERNET)
+                .packet(T, Frames.ethernet(0x0800, headerCut))
+                .packet(T, Frames.ethernet(0x0800, shortTcp))
+                .packet(T, Frames.ethernet(0x0800, Frames.zeroTotalLength(v6)))
+                .record(1, 0, 14 + 22, 100, frame)                  // the snaplen, not the wire, cut the header
+                .bytes();
+        Collected c = Collected.read(file);
+        assertThat(c.lines).isEmpty();
+        assertThat(c.reader.skipped(SkipReason.MALFORMED_IP)).isEqualTo(3);
+        assertThat(c.reader.skipped(SkipReason.TRUNCATED)).isEqualTo(1);
     }
 }

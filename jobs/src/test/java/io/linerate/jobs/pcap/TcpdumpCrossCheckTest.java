@@ -81,7 +81,7 @@ class TcpdumpCrossCheckTest {
     @Test
     void classicFilesAgreeWithTcpdump() throws Exception {
         int[] linkTypes = {LinkTypes.ETHERNET, LinkTypes.LINUX_SLL, LinkTypes.LINUX_SLL2, LinkTypes.RAW,
-                LinkTypes.NULL, LinkTypes.LOOP};
+                LinkTypes.NULL, LinkTypes.LOOP, LinkTypes.PPP, LinkTypes.PPP_HDLC, LinkTypes.C_HDLC};
         int n = 0;
         for (int linkType : linkTypes) {
             for (ByteOrder order : List.of(ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN)) {
@@ -131,6 +131,67 @@ class TcpdumpCrossCheckTest {
         }
     }
 
+    /**
+     * MPLS (in Ethernet, after VLAN tags, in Linux cooked v1/v2 and Cisco HDLC), PPPoE sessions and discovery, PPP
+     * and Cisco HDLC link types, and IPv4 headers of total length 0 (TSO, one of them longer than the snaplen).
+     */
+    @Test
+    void encapsulationsAgreeWithTcpdump() throws Exception {
+        byte[] v4 = Traffic.mix().get(0).ip();
+        byte[] v6 = Traffic.mix().get(4).ip();
+        byte[] tso = Frames.zeroTotalLength(Frames.ipv4("10.2.0.1", "10.2.0.2", TCP,
+                Frames.tcp(40100, 40200, ACK, 2896)));
+        byte[] lcp = {1, 1, 0, 4};
+        byte[] ciscoV4 = {0x0F, 0, 0x08, 0x00};
+        byte[] ciscoMpls = {0x0F, 0, (byte) 0x88, 0x47};
+        int n = 0;
+        for (int linkType : new int[] {LinkTypes.ETHERNET, LinkTypes.LINUX_SLL, LinkTypes.LINUX_SLL2,
+                LinkTypes.C_HDLC}) {
+            List<byte[]> frames = new ArrayList<>();
+            frames.add(Frames.withEtherType(linkType, 0x8847, Frames.mpls(v4, 16)));
+            frames.add(Frames.withEtherType(linkType, 0x8848, Frames.mpls(v6, 1000, 2000, 3000)));
+            frames.add(Frames.withEtherType(linkType, 0x8847, Frames.mpls(tso, 16)));
+            // a pseudowire control word, then an Ethernet frame: tcpdump hex-dumps it, the reader says NOT_IP
+            frames.add(Frames.withEtherType(linkType, 0x8847,
+                    Frames.mpls(Frames.concat(new byte[4], Frames.ethernet(0x0800, v4)), 16)));
+            if (linkType != LinkTypes.C_HDLC) { // tcpdump reads no PPPoE in Cisco HDLC
+                frames.add(Frames.withEtherType(linkType, 0x8864, Frames.pppoeSession(0x0021, v4)));
+                frames.add(Frames.withEtherType(linkType, 0x8864, Frames.pppoeSession(0x0057, v6)));
+                frames.add(Frames.withEtherType(linkType, 0x8864, Frames.pppoeSession(0xC021, lcp)));
+                frames.add(Frames.withEtherType(linkType, 0x8864, Frames.pppoeSession(0x0021, tso)));
+                frames.add(Frames.withEtherType(linkType, 0x8864,
+                        Frames.pppoe(0x11, 0, Frames.concat(new byte[] {0x57}, v6))));
+            }
+            if (linkType == LinkTypes.ETHERNET) {
+                frames.add(Frames.ethernet(0x8847, Frames.mpls(v6, 16, 17), 0x88A8, 0x8100));
+                frames.add(Frames.ethernet(0x8864, Frames.pppoeSession(0x0021, v4), 0x8100));
+                frames.add(Frames.ethernet(0x8863, Frames.pppoe(0x11, 0x09, new byte[] {1, 1, 0, 0})));
+                frames.add(Frames.ethernet(0x0800, tso));
+            }
+            compare(classic(linkType, frames), "encapsulated-" + (n++) + ".pcap");
+        }
+        compare(classic(LinkTypes.PPP, List.of(Frames.frame(LinkTypes.PPP, v4), Frames.frame(LinkTypes.PPP, v6),
+                Frames.concat(new byte[] {0, 0x21}, v4), Frames.concat(new byte[] {0x57}, v6),
+                Frames.concat(new byte[] {(byte) 0xFF, 0x03, (byte) 0xC0, 0x21}, lcp),
+                Frames.frame(LinkTypes.PPP, tso))), "ppp.pcap");
+        compare(classic(LinkTypes.PPP_HDLC, List.of(Frames.frame(LinkTypes.PPP_HDLC, v4),
+                Frames.frame(LinkTypes.PPP_HDLC, v6), Frames.concat(ciscoV4, v4),
+                Frames.concat(new byte[] {(byte) 0x8F, 0, (byte) 0x86, (byte) 0xDD}, v6),
+                Frames.concat(ciscoMpls, Frames.mpls(v4, 16)),
+                Frames.concat(new byte[] {(byte) 0xFF, 0x03, (byte) 0xC0, 0x21}, lcp),
+                Frames.concat(ciscoV4, tso))), "ppp-hdlc.pcap");
+    }
+
+    /** A classic pcap (snaplen 1000) of the frames, timestamps 1 ms apart. */
+    private static byte[] classic(int linkType, List<byte[]> frames) {
+        CaptureWriter.Pcap file = new CaptureWriter.Pcap(ByteOrder.LITTLE_ENDIAN, true, 1000, linkType);
+        long ts = T;
+        for (byte[] frame : frames) {
+            file.packet(ts += 1_000_000, frame);
+        }
+        return file.bytes();
+    }
+
     private void compare(byte[] bytes, String name) throws Exception {
         Path file = dir.resolve(name);
         Files.write(file, bytes);
@@ -146,12 +207,26 @@ class TcpdumpCrossCheckTest {
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as("tcpdump exit code on %s: %s", name,
                 Files.readString(dir.resolve(name + ".err"))).isZero();
-        List<String> lines = out.lines().toList();
+        // one line per record; a payload tcpdump cannot name (an MPLS pseudowire) is hex-dumped on indented lines
+        List<String> lines = out.lines().filter(l -> !l.isEmpty() && !Character.isWhitespace(l.charAt(0))).toList();
         List<String> theirs = new ArrayList<>();
+        List<String> undecodedTso = new ArrayList<>();
         for (String line : lines) {
-            parseTcpdump(line).ifPresent(theirs::add);
+            if (line.endsWith(" IP bad-len 0")) {
+                undecodedTso.add(line.substring(0, line.indexOf(' ')));
+            } else {
+                parseTcpdump(line).ifPresent(theirs::add);
+            }
         }
         assertThat(lines).as("tcpdump records of %s:\n%s", name, out).hasSize((int) ours.reader.recordsRead());
+        // tcpdump before 4.99.5 (unless built with GUESS_TSO) stops at an IPv4 total length of 0: "IP bad-len 0".
+        // The reader delivers such packets (with the length on the wire, asserted in PacketDecodingTest): here only
+        // that it did, at that timestamp
+        for (String seconds : undecodedTso) {
+            assertThat(oursNormalized.removeIf(l -> l.startsWith(nanos(seconds) + " ")))
+                    .as("%s: the reader delivered the packet tcpdump printed as bad-len 0 at %s", name, seconds)
+                    .isTrue();
+        }
         assertThat(oursNormalized).as("IP packets of %s; tcpdump said:\n%s", name, out)
                 .containsExactlyElementsOf(theirs);
     }
@@ -165,7 +240,12 @@ class TcpdumpCrossCheckTest {
         return f[0] + " " + src[0] + " " + (ports ? src[1] : "0") + " " + dst[0] + " " + (ports ? dst[1] : "0");
     }
 
-    private static final Pattern IP = Pattern.compile("^(?:\\S+\\s+(?:In|Out|B|M|P)\\s+)?(IP6? .*)$");
+    /**
+     * After the timestamp: an SLL2 interface and direction, then MPLS labels, a PPPoE session or the PPP protocol
+     * name (PPP_HDLC: "IP: IP ..."), then the IP line.
+     */
+    private static final Pattern IP = Pattern.compile("^(?:\\S+\\s+(?:In|Out|B|M|P)\\s+)?"
+            + "(?:MPLS(?: \\([^)]*\\))+ |PPPoE  \\[ses 0x\\p{XDigit}+\\] |IP6?: )?(IP6? .*)$");
     private static final Pattern PAIR = Pattern.compile("(\\S+) > (\\S+): ");
 
     /** A tcpdump line "sec.nanos IP[6] a[.port] > b[.port]: ..." as "ts src sport dst dport". */
@@ -177,8 +257,6 @@ class TcpdumpCrossCheckTest {
             return Optional.empty();
         }
         String rest = ip.group(1);
-        String[] ts = line.substring(0, space).split("\\.");
-        long nanos = Long.parseLong(ts[0]) * 1_000_000_000L + Long.parseLong(ts[1]);
         Matcher m = PAIR.matcher(rest);
         if (!m.find()) {
             throw new IOException("no address pair in tcpdump line " + line);
@@ -193,7 +271,13 @@ class TcpdumpCrossCheckTest {
                 d[1] = m.group(2);
             }
         }
-        return Optional.of(nanos + " " + s[0] + " " + s[1] + " " + d[0] + " " + d[1]);
+        return Optional.of(nanos(line.substring(0, space)) + " " + s[0] + " " + s[1] + " " + d[0] + " " + d[1]);
+    }
+
+    /** tcpdump's "seconds.nanoseconds" ({@code -tt --nano}) as nanoseconds. */
+    private static long nanos(String timestamp) {
+        String[] ts = timestamp.split("\\.");
+        return Long.parseLong(ts[0]) * 1_000_000_000L + Long.parseLong(ts[1]);
     }
 
     private static String[] address(String token, boolean v6) throws IOException {
