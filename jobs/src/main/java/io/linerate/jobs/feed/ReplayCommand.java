@@ -76,9 +76,16 @@ public final class ReplayCommand implements Callable<Integer> {
     /** Where progress and the summary go, and whether that is a terminal (tests replace them). */
     PrintStream out = System.out;
     Boolean terminal;
+    /** Whether standard input is a terminal (a console exists only when it is; tests replace it). */
+    boolean inputIsTerminal = System.console() != null && PcapReplay.onTerminal();
 
     /** The replay the options describe; a bad value is a {@link ParameterException} naming its option. */
     PcapReplay replay() {
+        if (inputIsTerminal && files.contains(PcapReplay.STANDARD_INPUT)) {
+            // it would wait for a capture typed in; most likely the pipe was forgotten
+            throw new ParameterException(spec.commandLine(), "FILE - reads a capture from standard input, which is a "
+                    + "terminal here: pipe one in (e.g. zstdcat trace.pcap.zst | linerate replay -)");
+        }
         try {
             PcapReplay.Builder b = PcapReplay.builder(files)
                     .observationPoint(observationPoint)
