@@ -1,6 +1,7 @@
 package io.linerate.jobs.feed;
 
 import java.io.Console;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -36,8 +37,9 @@ import io.linerate.jobs.pcap.SkipReason;
  * {@code rate} packets per second of wall clock, or at the capture's own pace times {@code speed}.
  *
  * <p>{@link #STANDARD_INPUT} ({@code -}) as a file reads a capture from standard input, once (then {@code loops}
- * must be 1, and progress has no total). A batch is still sent only when full or at the end: for a live capture,
- * a {@code batchSize} that fills within the delay one accepts.
+ * must be 1, and progress has no total). Whenever standard input has nothing more to read yet, the batches begun
+ * are sent before the replay waits for more, so a live capture ({@code tcpdump -U -w -}) reaches Kafka as its
+ * packets arrive rather than when a batch fills.
  *
  * <p>Looping: pass k (from 0) shifts every timestamp by k × (span + 1 ms), span = last − first timestamp (ms) of
  * the first pass, so the passes follow each other in event time without overlapping. {@code loops = 0} repeats
@@ -141,6 +143,37 @@ public final class PcapReplay implements Feeder {
         }
     }
 
+    /**
+     * Runs {@code onIdle} before a read that would wait for input ({@code available() == 0}): a pipe whose writer is
+     * slower than the replay (a live capture) gets its packets sent as they come, not when a batch fills.
+     */
+    static final class FlushWhenIdle extends FilterInputStream {
+        private final Runnable onIdle;
+
+        FlushWhenIdle(InputStream in, Runnable onIdle) {
+            super(in);
+            this.onIdle = onIdle;
+        }
+
+        @Override
+        public int read() throws IOException {
+            idle();
+            return in.read();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            idle();
+            return in.read(b, off, len);
+        }
+
+        private void idle() throws IOException {
+            if (in.available() == 0) {
+                onIdle.run();
+            }
+        }
+    }
+
     /** A checked failure carried out of a {@link PacketVisitor} callback. */
     private static final class Abort extends RuntimeException {
         final Exception cause;
@@ -191,7 +224,8 @@ public final class PcapReplay implements Feeder {
                 for (Path file : files) {
                     fileStart = bytesRead;
                     boolean stdin = file.equals(STANDARD_INPUT);
-                    try (CaptureReader r = stdin ? CaptureReader.open(standardInput) : CaptureReader.open(file)) {
+                    try (CaptureReader r = stdin ? CaptureReader.open(new FlushWhenIdle(standardInput, this::flushAll))
+                            : CaptureReader.open(file)) {
                         reader = r;
                         long records = 0;
                         while (!(stopped |= this.stop.getAsBoolean()) && r.next(this)) {

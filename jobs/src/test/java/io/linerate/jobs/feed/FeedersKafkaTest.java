@@ -386,6 +386,47 @@ class FeedersKafkaTest {
         assertThat(err.toString()).contains("--loop must be 1 when a FILE is - (standard input is read once), got 2");
     }
 
+    /** A live capture: the packets that arrived are sent while the replay waits for more, not when a batch fills. */
+    @Test
+    void replayOfAStandardInputThatPausesSendsWhatArrivedBeforeWaiting() throws Exception {
+        List<Captures.Packet> written = Captures.packets(8, 1_700_000_000_000_000L, 1000);
+        Path first = dir.resolve("first.pcap");
+        Path rest = dir.resolve("rest.pcap");
+        Captures.writePcap(first, written.subList(0, 5), 0);
+        Captures.writePcap(rest, written.subList(5, 8), 0);
+        byte[] restBytes = java.nio.file.Files.readAllBytes(rest);
+        var pipeOut = new java.io.PipedOutputStream();
+        var pipeIn = new java.io.PipedInputStream(pipeOut, 1 << 16);
+        String t = topic(1);
+        var replay = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return PcapReplay.builder(List.of(PcapReplay.STANDARD_INPUT)).observationPoint(1).standardInput(pipeIn)
+                        .build().run(KAFKA.bootstrapServers(), t, () -> false, n -> { });
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        pipeOut.write(java.nio.file.Files.readAllBytes(first));
+        pipeOut.flush();
+        // the default batch of 1000 packets is far from full: only the idle flush can send these 5
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        List<PacketRecord> seen = List.of();
+        while (seen.size() < 5 && System.nanoTime() < deadline) {
+            seen = RawTopic.packets(RawTopic.read(KAFKA.bootstrapServers(), t));
+        }
+        assertThat(replay).isNotDone();
+        List<PacketRecord> expected = new ArrayList<>();
+        for (Captures.Packet p : written) {
+            expected.add(p.expected(1, 0));
+        }
+        assertThat(seen).as("sent while the pipe is open").containsExactlyElementsOf(expected.subList(0, 5));
+        pipeOut.write(restBytes, 24, restBytes.length - 24); // the records only: one capture continues
+        pipeOut.close();
+        FeedSummary s = replay.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(RawTopic.packets(RawTopic.read(KAFKA.bootstrapServers(), t))).containsExactlyElementsOf(expected);
+        assertThat(s.units()).isEqualTo(8);
+    }
+
     @Test
     void replayHoldsItsRateAndPrintsProgressLinesOffATerminal() throws Exception {
         List<Captures.Packet> written = Captures.packets(600, 1_700_000_000_000_000L, 100);
