@@ -118,8 +118,8 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   @Option(names = "--pcap", paramLabel = "FILE",
-      description = "Replay these pcap/pcapng captures (in a loop, at --rate) instead of synthetic traffic; "
-          + "repeatable (default: none)")
+      description = "Replay these pcap/pcapng captures, plain or gzip-compressed (in a loop, at --rate) instead of "
+          + "synthetic traffic; repeatable (default: none)")
   void pcap(Path file) {
     if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
       throw new ParameterException(spec.commandLine(), "--pcap must be a readable capture file, got " + file
