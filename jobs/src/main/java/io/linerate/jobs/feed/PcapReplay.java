@@ -27,8 +27,8 @@ import io.linerate.jobs.pcap.PcapFormatException;
 import io.linerate.jobs.pcap.SkipReason;
 
 /**
- * Replays capture files (pcap, pcapng, plain or gzip-compressed: whatever {@link CaptureReader} reads) to a Kafka topic as
- * {@link PacketBatch}es in the v1 binary encoding, keyed by observation point (decimal text).
+ * Replays capture files (pcap, pcapng, plain or gzip-compressed: whatever {@link CaptureReader} reads) to a Kafka
+ * topic as {@link PacketBatch}es in the v1 binary encoding, keyed by observation point (decimal text).
  *
  * <p>Every packet of the files gets observation point {@code observationPoint}, or {@code observationPoint +}
  * the pcapng interface id with {@code perInterface}; a batch holds packets of one observation point in capture
