@@ -213,8 +213,10 @@ public final class HeavyHittersJob implements JobLauncher {
       }
       view.poll(Duration.ofMillis(200));
       if (view.reports().isEmpty()) {
-        out.println("no window closed yet: reports come once the watermark passes a window's end (window "
-            + detector.windowSize() + ", out-of-orderness " + options.outOfOrderness() + ")");
+        out.println("no window closed yet: reports come once the watermark passes a window's end, i.e. once event "
+            + "time has moved the window (" + detector.windowSize() + ") plus the out-of-orderness ("
+            + options.outOfOrderness() + ") past the first packet. Event time is the packets' own: a capture "
+            + "replayed in a loop moves it by the capture's span per pass, so a short capture needs a longer run");
       } else {
         out.print(view.render());
       }
