@@ -82,6 +82,7 @@ final class CaptureInput {
     private static final class Gunzip extends InputStream {
         private final PushbackInputStream compressed;
         private final Counting source;
+        private final byte[] one = new byte[1];
         private GZIPInputStream inflating;
         private long produced;
 
@@ -92,8 +93,7 @@ final class CaptureInput {
 
         @Override
         public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF; // the reader reads in blocks; this is for completeness
         }
 
         @Override
