@@ -26,7 +26,8 @@ public final class CountMins {
     public static final long SEED = 0x6C696E6572617465L;
 
     /** The implementations that run on JDK 17, in report order. */
-    public static final List<String> ALL = List.of("linerate", "linerate-cu", "spark", "streamlib", "streamlib-cu");
+    public static final List<String> ALL = List.of("linerate", "linerate-cu", "linerate-fw", "spark", "streamlib",
+            "streamlib-cu");
 
     /** DataSketches 9's Count-Min: needs JDK 25 at run time and the jar the {@code jdk25} profile copies. */
     public static final String DATASKETCHES9 = "datasketches9";
@@ -46,9 +47,11 @@ public final class CountMins {
     public static CountMinAdapter create(String impl) {
         switch (impl) {
             case "linerate":
-                return new Linerate(impl, false);
+                return new Linerate(impl, RowIndexing.MIXED_32, false);
             case "linerate-cu":
-                return new Linerate(impl, true);
+                return new Linerate(impl, RowIndexing.MIXED_32, true);
+            case "linerate-fw":
+                return new Linerate(impl, RowIndexing.FULL_WIDTH, false);
             case "spark":
                 return new Spark();
             case "streamlib":
@@ -65,14 +68,17 @@ public final class CountMins {
         }
     }
 
-    /** linerate {@link CountMinSketch}, 1999 × 7, full-width row indexing; conservative update or not. */
+    /**
+     * linerate {@link CountMinSketch}, 1999 × 7, row indexing MIXED_32 (the default) or FULL_WIDTH (the default
+     * before it, kept to show the difference); conservative update or not.
+     */
     static final class Linerate implements CountMinAdapter {
         private final String name;
         private final CountMinSketch sketch;
 
-        Linerate(String name, boolean conservative) {
+        Linerate(String name, RowIndexing indexing, boolean conservative) {
             this.name = name;
-            this.sketch = CountMinSketch.withShape(PRIME_WIDTH, DEPTH, SEED, RowIndexing.FULL_WIDTH, conservative);
+            this.sketch = CountMinSketch.withShape(PRIME_WIDTH, DEPTH, SEED, indexing, conservative);
         }
 
         @Override
@@ -102,7 +108,8 @@ public final class CountMins {
 
         @Override
         public String description() {
-            return "linerate CountMinSketch.withShape(1999, 7, seed, FULL_WIDTH, " + sketch.isConservative() + ")";
+            return "linerate CountMinSketch.withShape(1999, 7, seed, " + sketch.indexing() + ", "
+                    + sketch.isConservative() + ")";
         }
 
         @Override

@@ -5,6 +5,7 @@ import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.flink.serializers.CountMinSketchTypeInfo;
 import io.linerate.sketches.frequency.CountMinSketch;
+import io.linerate.sketches.frequency.RowIndexing;
 import io.linerate.sketches.hash.ItemHasher;
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -236,6 +237,16 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
         /** Conservative update (Estan &amp; Varghese); default off. */
         public Builder<T> conservative(boolean conservative) {
             sizing.conservative(conservative);
+            return this;
+        }
+
+        /**
+         * How each sketch derives its row indexes from the item's hash: {@link RowIndexing#MIXED_32} (default) or
+         * {@link RowIndexing#FULL_WIDTH}, both with the same guarantee. Set FULL_WIDTH to restore state written
+         * when that was the default (see {@link CountMinSizing#withRowIndexing}).
+         */
+        public Builder<T> rowIndexing(RowIndexing rowIndexing) {
+            sizing.indexing(rowIndexing);
             return this;
         }
 

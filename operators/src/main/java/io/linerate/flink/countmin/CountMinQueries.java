@@ -3,6 +3,7 @@ package io.linerate.flink.countmin;
 import io.linerate.flink.items.ItemSelector;
 import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.sketches.frequency.RowIndexing;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -169,6 +170,16 @@ public final class CountMinQueries<T, Q, K> {
         /** Conservative update (Estan &amp; Varghese): same guarantee, never more error; default off. */
         public Builder<T, Q, K> conservative(boolean conservative) {
             sizing.conservative(conservative);
+            return this;
+        }
+
+        /**
+         * How each sketch derives its row indexes from the item's hash: {@link RowIndexing#MIXED_32} (default) or
+         * {@link RowIndexing#FULL_WIDTH}, both with the same guarantee. Set FULL_WIDTH to restore state written
+         * when that was the default (see {@link CountMinSizing#withRowIndexing}).
+         */
+        public Builder<T, Q, K> rowIndexing(RowIndexing rowIndexing) {
+            sizing.indexing(rowIndexing);
             return this;
         }
 

@@ -10,7 +10,8 @@ import java.io.Serializable;
  * The validated shape of the Count-Min sketch each scope key (or window) gets: w × d counters, the hash seed and
  * the update rule. Built once in a builder, so a bad parameter fails before the job runs.
  *
- * <p>Guarantee of every sketch of this shape (two-hash Count-Min with full-width row indexing, thesis §3.8.2):
+ * <p>Guarantee of every sketch of this shape (two-hash Count-Min, thesis §3.8.2, rows indexed by
+ * {@link RowIndexing#MIXED_32} or {@link RowIndexing#FULL_WIDTH}):
  * with N the total weight added, the estimate â of an item of true weight a satisfies â ≥ a always and
  * Pr(â &gt; a + εN) ≤ (2/(εw))<sup>d</sup>, which at ε = {@link #epsilon()} = 2e/w is
  * {@link #failureProbability()} = e<sup>−d</sup>.
@@ -19,10 +20,14 @@ public final class CountMinSizing implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
+    /** The row indexing of new sketches unless {@link #withRowIndexing} says otherwise. */
+    public static final RowIndexing DEFAULT_INDEXING = RowIndexing.MIXED_32;
+
     private final int width;
     private final int depth;
     private final long seed;
     private final boolean conservative;
+    private final RowIndexing indexing;
     private final long stateBytes;
 
     private CountMinSizing(CountMinSketch prototype, boolean conservative) {
@@ -30,6 +35,7 @@ public final class CountMinSizing implements Serializable {
         this.depth = prototype.depth();
         this.seed = prototype.hasher().seed();
         this.conservative = conservative;
+        this.indexing = prototype.indexing();
         // what a state backend stores per key: the serializer's 4-byte length and the sketch image
         this.stateBytes = Integer.BYTES + (long) prototype.toByteArray().length;
     }
@@ -80,9 +86,32 @@ public final class CountMinSizing implements Serializable {
         return ItemHasher.DEFAULT_SEED;
     }
 
+    /**
+     * This shape with another row indexing. Both {@link RowIndexing#MIXED_32} (the default) and
+     * {@link RowIndexing#FULL_WIDTH} carry the guarantee above; {@link RowIndexing#MOD_PRIME} adds the all-rows
+     * term 2/(εw²) of Theorem 3.8.1 and is refused here. The indexing is part of the state's shape: state
+     * written by a version whose sketches used FULL_WIDTH (before MIXED_32 became the default) restores only into
+     * an operator set to FULL_WIDTH, and the restore says so.
+     */
+    public CountMinSizing withRowIndexing(RowIndexing rowIndexing) {
+        if (rowIndexing == RowIndexing.MOD_PRIME) {
+            throw new IllegalArgumentException("rowIndexing must be MIXED_32 or FULL_WIDTH; MOD_PRIME adds the all-rows"
+                    + " collision term 2/(εw²) to the guarantee, got " + rowIndexing);
+        }
+        if (rowIndexing == indexing) {
+            return this;
+        }
+        return new CountMinSizing(CountMinSketch.withShape(width, depth, seed, rowIndexing, false), conservative);
+    }
+
     /** A new, empty sketch of this shape; allocates w·d counters. */
     public CountMinSketch newSketch() {
-        return CountMinSketch.withShape(width, depth, seed, RowIndexing.FULL_WIDTH, conservative);
+        return CountMinSketch.withShape(width, depth, seed, indexing, conservative);
+    }
+
+    /** How the sketch derives its row indexes; default {@link #DEFAULT_INDEXING}. */
+    public RowIndexing rowIndexing() {
+        return indexing;
     }
 
     public int width() {
@@ -118,7 +147,8 @@ public final class CountMinSizing implements Serializable {
 
     @Override
     public String toString() {
-        return "CountMinSizing[" + width + "x" + depth + ", seed=" + seed + (conservative ? ", conservative" : "")
+        return "CountMinSizing[" + width + "x" + depth + ", " + indexing + ", seed=" + seed
+                + (conservative ? ", conservative" : "")
                 + ", epsilon=" + epsilon() + ", delta=" + failureProbability() + "]";
     }
 }

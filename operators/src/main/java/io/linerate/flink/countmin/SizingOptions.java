@@ -1,6 +1,8 @@
 package io.linerate.flink.countmin;
 
+import io.linerate.sketches.frequency.RowIndexing;
 import java.io.Serializable;
+import java.util.Objects;
 
 /** The sizing options both Count-Min builders share; {@link #toSizing()} validates them. */
 final class SizingOptions implements Serializable {
@@ -13,6 +15,7 @@ final class SizingOptions implements Serializable {
     private int depth = -1;
     private long seed = CountMinSizing.defaultSeed();
     private boolean conservative;
+    private RowIndexing indexing = CountMinSizing.DEFAULT_INDEXING;
 
     void errors(double epsilon, double delta) {
         this.epsilon = epsilon;
@@ -32,7 +35,15 @@ final class SizingOptions implements Serializable {
         this.conservative = conservative;
     }
 
+    void indexing(RowIndexing indexing) {
+        this.indexing = Objects.requireNonNull(indexing, "rowIndexing");
+    }
+
     CountMinSizing toSizing() {
+        return sizing().withRowIndexing(indexing);
+    }
+
+    private CountMinSizing sizing() {
         boolean byErrors = !Double.isNaN(epsilon) || !Double.isNaN(delta);
         boolean byMemory = bytes != -1 || depth != -1;
         if (byErrors && byMemory) {

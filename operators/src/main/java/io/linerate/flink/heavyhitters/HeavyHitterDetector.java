@@ -6,7 +6,9 @@ import io.linerate.flink.items.TimestampOf;
 import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.sketches.frequency.CountMinHeap;
+import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.HeavyHitters;
+import io.linerate.sketches.frequency.RowIndexing;
 import io.linerate.sketches.frequency.SpaceSaving;
 import java.io.Serializable;
 import java.time.Duration;
@@ -185,7 +187,11 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
     HeavyHitters newTracker() {
         return tracker == TrackerKind.SPACE_SAVING
                 ? SpaceSaving.withCapacity(item.keyKind(), capacity, seed)
-                : CountMinHeap.create(item.keyKind(), capacity, cmWidth, cmDepth, true, seed);
+                // FULL_WIDTH, not the library's default MIXED_32: a window merges the trackers of its sub-windows,
+                // and those restored from state written before MIXED_32 existed use FULL_WIDTH; sketches of two
+                // indexings cannot be merged
+                : CountMinHeap.over(item.keyKind(), capacity,
+                        CountMinSketch.withShape(cmWidth, cmDepth, seed, RowIndexing.FULL_WIDTH, true));
     }
 
     boolean alerts() {

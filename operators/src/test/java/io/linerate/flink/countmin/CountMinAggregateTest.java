@@ -1,7 +1,10 @@
 package io.linerate.flink.countmin;
 
 import io.linerate.flink.items.ItemSelector;
+import io.linerate.flink.serializers.CountMinSketchSerializer;
+import io.linerate.flink.serializers.ImageSerializerSnapshot;
 import io.linerate.sketches.frequency.CountMinSketch;
+import io.linerate.sketches.frequency.RowIndexing;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
@@ -112,6 +115,34 @@ class CountMinAggregateTest {
         assertThat(CountMinQueries.<String, String, String>builder().scope(s -> s, Types.STRING)
                 .item(ItemSelector.strings(s -> s)).queryScope(s -> s).queryItem(ItemSelector.strings(s -> s))
                 .memory(1024, 2).build().sizing().seed()).isEqualTo(CountMinSizing.defaultSeed());
+    }
+
+    /**
+     * New sketches use MIXED_32; state written when FULL_WIDTH was the default does not restore into such an
+     * operator (the restore names the field), and restores once the builder asks for FULL_WIDTH.
+     */
+    @Test
+    void rowIndexingDefaultsToMixed32AndFullWidthRestoresOlderState() {
+        CountMinSizing mixed = aggregate().memory(4096, 3).build().sizing();
+        assertThat(mixed.rowIndexing()).isEqualTo(RowIndexing.MIXED_32);
+        assertThat(mixed.newSketch().indexing()).isEqualTo(RowIndexing.MIXED_32);
+        CountMinSizing full = aggregate().memory(4096, 3).rowIndexing(RowIndexing.FULL_WIDTH).build().sizing();
+        assertThat(full.newSketch().indexing()).isEqualTo(RowIndexing.FULL_WIDTH);
+        assertThat(full.width()).isEqualTo(mixed.width());
+        assertThat(queries().memory(4096, 3).rowIndexing(RowIndexing.FULL_WIDTH).build().sizing().rowIndexing())
+                .isEqualTo(RowIndexing.FULL_WIDTH);
+
+        var older = CountMinSketchSerializer.expecting(full.newSketch()).snapshotConfiguration();
+        var now = (ImageSerializerSnapshot<CountMinSketch>) CountMinSketchSerializer.expecting(mixed.newSketch())
+                .snapshotConfiguration();
+        assertThat(now.resolveSchemaCompatibility(older).isIncompatible()).isTrue();
+        assertThat(now.incompatibilityFrom(older)).isEqualTo("indexing: FULL_WIDTH -> MIXED_32");
+        var pinned = CountMinSketchSerializer.expecting(full.newSketch()).snapshotConfiguration();
+        assertThat(pinned.resolveSchemaCompatibility(older).isCompatibleAsIs()).isTrue();
+
+        assertThatThrownBy(() -> aggregate().memory(4096, 3).rowIndexing(RowIndexing.MOD_PRIME).build())
+                .hasMessageStartingWith("rowIndexing must be MIXED_32 or FULL_WIDTH");
+        assertThatThrownBy(() -> queries().rowIndexing(null)).hasMessage("rowIndexing");
     }
 
     @Test

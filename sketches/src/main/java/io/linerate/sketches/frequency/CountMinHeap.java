@@ -58,7 +58,20 @@ public final class CountMinHeap implements HeavyHitters {
     public static CountMinHeap create(KeyKind kind, int capacity, int width, int depth, boolean conservative,
                                       long seed) {
         return new CountMinHeap(kind, capacity,
-                CountMinSketch.withShape(width, depth, seed, RowIndexing.FULL_WIDTH, conservative), capacity);
+                CountMinSketch.withShape(width, depth, seed, RowIndexing.MIXED_32, conservative), capacity);
+    }
+
+    /**
+     * A tracker of C candidates (all allocated now, as by {@link #create}) over {@code sketch}, an empty sketch
+     * of any shape, row indexing and update rule, which the tracker owns from now on.
+     *
+     * @throws IllegalArgumentException if the sketch has already counted weight
+     */
+    public static CountMinHeap over(KeyKind kind, int capacity, CountMinSketch sketch) {
+        if (sketch.totalWeight() != 0) {
+            throw new IllegalArgumentException("sketch must be empty, has total weight " + sketch.totalWeight());
+        }
+        return new CountMinHeap(kind, capacity, sketch, capacity);
     }
 
     /**
@@ -72,7 +85,7 @@ public final class CountMinHeap implements HeavyHitters {
         }
         long rest = bytes - SpaceSaving.bytesFor(kind, capacity);
         CountMinSketch sketch = CountMinSketch.withMemory(rest, 4, seed);
-        CountMinSketch cu = CountMinSketch.withShape(sketch.width(), 4, seed, RowIndexing.FULL_WIDTH, true);
+        CountMinSketch cu = CountMinSketch.withShape(sketch.width(), 4, seed, RowIndexing.MIXED_32, true);
         return new CountMinHeap(kind, capacity, cu, capacity);
     }
 

@@ -18,9 +18,12 @@ import io.linerate.sketches.image.ImageWriter;
  * weight. Sized from (ε, δ) by the corrected conditions of the research notes (§2.8): w the smallest prime
  * ≥ 2e/ε, d = ⌈ln(1/(ε(1 − 1/(2e²))))⌉ rows per copy (bound ≤ ε), and r = ⌈ln(1/δ)/ln(1/ε)⌉ copies, so
  * that the failure probability is ≤ ε<sup>r</sup> ≤ δ; the copies are simply r·d rows of one sketch, their
- * indexes all derived from the same hash ({@link RowIndexing#FULL_WIDTH}).
+ * indexes all derived from the same hash ({@link RowIndexing#MIXED_32}, or {@link RowIndexing#FULL_WIDTH}, which
+ * the same guarantee covers).
  *
  * <p>Counters are 64-bit and saturate at {@link Long#MAX_VALUE} instead of wrapping; weights must be ≥ 0.
+ * No counter exceeds the total weight N (each is a sum of some of the weights), so while N + weight does not
+ * overflow an update adds without per-counter checks; images whose counters exceed N are rejected as corrupt.
  * The optional conservative update (Estan &amp; Varghese) raises each of the item's counters only as far as
  * the new estimate, which never increases error; it is valid for non-negative weights only, and merging two
  * conservative sketches gives upper bounds but not the conservative sketch of the joint stream.
@@ -103,7 +106,7 @@ public final class CountMinSketch {
             throw new IllegalArgumentException("epsilon=" + epsilon + " and delta=" + delta + " need width " + w
                     + " x depth " + (int) rows + " = " + w * (long) rows + " counters, above the limit of " + MAX_COUNTERS);
         }
-        return new CountMinSketch(ItemHasher.seeded(seed), (int) w, (int) rows, RowIndexing.FULL_WIDTH, false, null);
+        return new CountMinSketch(ItemHasher.seeded(seed), (int) w, (int) rows, RowIndexing.MIXED_32, false, null);
     }
 
     /** d = ⌈ln(1/(ε(1 − 1/(2e²))))⌉: the depth at which one copy's failure probability is at most ε. */
@@ -131,7 +134,7 @@ public final class CountMinSketch {
             throw new IllegalArgumentException("bytes must hold at least 2 counters per row: " + bytes + " bytes, depth "
                     + depth + " needs at least " + 2L * Long.BYTES * depth);
         }
-        return withShape(widthForMemory(bytes, depth), depth, seed, RowIndexing.FULL_WIDTH, false);
+        return withShape(widthForMemory(bytes, depth), depth, seed, RowIndexing.MIXED_32, false);
     }
 
     /** The width of {@link #withMemory}: bytes and depth already checked. */
@@ -150,13 +153,24 @@ public final class CountMinSketch {
         }
     }
 
+    /**
+     * Row j's column for {@link RowIndexing#MIXED_32} ({@code mixed32}) or {@link RowIndexing#FULL_WIDTH}, from
+     * v = h1 + j·h2. The callers test {@code mixed32} inside their row loops; it does not change within a loop,
+     * so the compiler takes the test out of the loop.
+     */
+    private static int column(long v, int w, boolean mixed32) {
+        long m = DoubleHashing.mix(v);
+        return mixed32 ? DoubleHashing.reduce32((int) (m >>> 32), w) : (int) DoubleHashing.reduce(m, w);
+    }
+
     /** Fills {@link #scratch} with the item's index into {@link #counts} for each row. */
     private void indexes(long h1, long h2) {
         int w = width;
-        if (indexing == RowIndexing.FULL_WIDTH) {
+        if (indexing != RowIndexing.MOD_PRIME) {
+            boolean mixed32 = indexing == RowIndexing.MIXED_32;
             long v = h1;
             for (int j = 0; j < depth; j++) {
-                scratch[j] = j * w + (int) DoubleHashing.reduce(DoubleHashing.mix(v), w);
+                scratch[j] = j * w + column(v, w, mixed32);
                 v += h2;
             }
         } else {
@@ -172,9 +186,30 @@ public final class CountMinSketch {
         }
     }
 
+    /** The item's index into the counters for each row, for tests: row j's column is index − j·w. */
+    int[] rowIndexes(long h1, long h2) {
+        indexes(h1, h2);
+        return scratch.clone();
+    }
+
     /** Adds {@code weight} (≥ 0) to the item given by its hash halves. */
     public void update(long h1, long h2, long weight) {
-        updateAndEstimate(h1, h2, weight);
+        long total = totalWeight;
+        if (conservative || indexing == RowIndexing.MOD_PRIME || weight < 0 || total > Long.MAX_VALUE - weight) {
+            updateAndEstimate(h1, h2, weight);
+            return;
+        }
+        // the hot path: every counter is ≤ N and N + weight fits, so plain adds cannot overflow; no minimum
+        // is kept (7 rows of 1999 in a plain loop: the saturating adds and the minimum cost about 8 of 23 ns)
+        totalWeight = total + weight;
+        boolean mixed32 = indexing == RowIndexing.MIXED_32;
+        long[] c = counts;
+        int w = width;
+        long v = h1;
+        for (int j = 0, base = 0; j < depth; j++, base += w) {
+            c[base + column(v, w, mixed32)] += weight;
+            v += h2;
+        }
     }
 
     /** {@link #update(long, long, long)}, returning the item's estimate afterwards (one index computation). */
@@ -183,13 +218,14 @@ public final class CountMinSketch {
             throw new IllegalArgumentException("weight must be ≥ 0, got " + weight);
         }
         totalWeight = saturatingAdd(totalWeight, weight);
-        if (!conservative && indexing == RowIndexing.FULL_WIDTH) {
-            // the hot path: index, add and take the minimum in one pass, no scratch array
+        if (!conservative && indexing != RowIndexing.MOD_PRIME) {
+            // index, add and take the minimum in one pass, no scratch array
+            boolean mixed32 = indexing == RowIndexing.MIXED_32;
             int w = width;
             long v = h1;
             long min = Long.MAX_VALUE;
             for (int j = 0, base = 0; j < depth; j++, base += w) {
-                int i = base + (int) DoubleHashing.reduce(DoubleHashing.mix(v), w);
+                int i = base + column(v, w, mixed32);
                 long c = saturatingAdd(counts[i], weight);
                 counts[i] = c;
                 min = Math.min(min, c);
@@ -197,15 +233,15 @@ public final class CountMinSketch {
             }
             return min;
         }
-        if (conservative && indexing == RowIndexing.FULL_WIDTH) {
-            return conservativeFullWidth(h1, h2, weight);
+        if (conservative && indexing != RowIndexing.MOD_PRIME) {
+            return conservativeOnePass(h1, h2, weight);
         }
         indexes(h1, h2);
         if (conservative) {
             long target = saturatingAdd(min(), weight);
             for (int j = 0; j < depth; j++) {
                 int i = scratch[j];
-                counts[i] = Math.max(counts[i], target); // no data-dependent branch (see conservativeFullWidth)
+                counts[i] = Math.max(counts[i], target); // no data-dependent branch (see conservativeOnePass)
             }
             return target;
         }
@@ -226,13 +262,14 @@ public final class CountMinSketch {
      * depends on the data. Measured at 7 rows on a Zipf 1.1 stream: 49 ns per update with the branch and a
      * separate index pass, 44 ns raising by a maximum but recomputing the indexes, 37 ns as here.
      */
-    private long conservativeFullWidth(long h1, long h2, long weight) {
+    private long conservativeOnePass(long h1, long h2, long weight) {
+        boolean mixed32 = indexing == RowIndexing.MIXED_32;
         int w = width;
         long v = h1;
         long min = Long.MAX_VALUE;
         int[] idx = scratch;
         for (int j = 0, base = 0; j < depth; j++, base += w) {
-            int i = base + (int) DoubleHashing.reduce(DoubleHashing.mix(v), w);
+            int i = base + column(v, w, mixed32);
             idx[j] = i;
             min = Math.min(min, counts[i]);
             v += h2;
@@ -267,12 +304,13 @@ public final class CountMinSketch {
 
     /** The point estimate: the smallest of the item's d counters, never below its true weight. */
     public long estimate(long h1, long h2) {
-        if (indexing == RowIndexing.FULL_WIDTH) {
+        if (indexing != RowIndexing.MOD_PRIME) {
+            boolean mixed32 = indexing == RowIndexing.MIXED_32;
             int w = width;
             long v = h1;
             long min = Long.MAX_VALUE;
             for (int j = 0, base = 0; j < depth; j++, base += w) {
-                min = Math.min(min, counts[base + (int) DoubleHashing.reduce(DoubleHashing.mix(v), w)]);
+                min = Math.min(min, counts[base + column(v, w, mixed32)]);
                 v += h2;
             }
             return min;
@@ -326,8 +364,9 @@ public final class CountMinSketch {
 
     /**
      * Theorem 3.8.1's bound on Pr(â &gt; a + εN): 2/(εw²) + (2/(εw))<sup>d</sup> for
-     * {@link RowIndexing#MOD_PRIME}. For {@link RowIndexing#FULL_WIDTH} two items share all rows only if their
-     * whole hashes agree, so the all-rows term 2/(εw²) is dropped and (2/(εw))<sup>d</sup> remains.
+     * {@link RowIndexing#MOD_PRIME}. For {@link RowIndexing#MIXED_32} and {@link RowIndexing#FULL_WIDTH} the rows
+     * behave as independent hashes, so the all-rows term 2/(εw²) is dropped and (2/(εw))<sup>d</sup> remains
+     * (what is left of an all-rows term there is of order (2/w)<sup>4</sup> per pair; see {@link RowIndexing}).
      */
     public double failureProbability(double epsilon) {
         double rows = Math.pow(Math.min(1, 2 / (epsilon * width)), depth);
@@ -417,9 +456,12 @@ public final class CountMinSketch {
         long total = in.getLong("totalWeight", 0, Long.MAX_VALUE);
         long[] counts = in.getLongs("counts", (long) width * depth);
         in.finish();
-        for (long c : counts) {
-            if (c < 0) {
-                throw new IllegalArgumentException("image corrupt: negative counter " + c);
+        for (int i = 0; i < counts.length; i++) {
+            long c = counts[i];
+            // a counter above N would let the update's unchecked adds wrap (see the class comment)
+            if (c < 0 || c > total) {
+                throw new IllegalArgumentException("image corrupt: counter " + i + " (row " + i / width + ") is " + c
+                        + ", outside [0, totalWeight = " + total + "]");
             }
         }
         CountMinSketch s = new CountMinSketch(hasher, width, depth, indexing, conservative == 1, counts);

@@ -94,10 +94,12 @@ class CountMinSketchTest {
         int seeds = 3;
         double modPrime = 0;
         double fullWidth = 0;
+        double mixed32 = 0;
         for (int seed = 0; seed < seeds; seed++) {
             modPrime += failures(CountMinSketch.withShape(w, d, seed, RowIndexing.MOD_PRIME, false), weights, epsilon);
             fullWidth += failures(CountMinSketch.withShape(w, d, seed, RowIndexing.FULL_WIDTH, false), weights,
                     epsilon);
+            mixed32 += failures(CountMinSketch.withShape(w, d, seed, RowIndexing.MIXED_32, false), weights, epsilon);
         }
         // MOD_PRIME: at least the full collisions (Poisson mean λ·seeds, 4 SD below); FULL_WIDTH: far fewer
         double lambda = expectedFullCollisions * seeds;
@@ -105,6 +107,47 @@ class CountMinSketchTest {
         assertThat(modPrime).as("light keys over εN with MOD_PRIME (expected ≥ %.1f)", lambda)
                 .isGreaterThanOrEqualTo(lambda - 4 * Math.sqrt(lambda));
         assertThat(fullWidth).as("light keys over εN with FULL_WIDTH").isLessThan(modPrime / 4);
+        assertThat(mixed32).as("light keys over εN with MIXED_32").isLessThan(modPrime / 4);
+    }
+
+    /**
+     * Rows as independent hashes: among n items, the pairs that share all d rows number C(n, 2)/w<sup>d</sup> by
+     * chance (Poisson, λ ≈ 62 here). MIXED_32 and FULL_WIDTH must stay within 5 SD of it; MOD_PRIME shows the
+     * all-rows collision, C(n, 2)/w² pairs (about 125,000 here) whatever d is.
+     */
+    @Test
+    void pairsSharingEveryRowAreAsRareAsWithIndependentRows() {
+        int w = 1999;
+        int d = 3;
+        int n = 1_000_000;
+        double lambda = (double) n * (n - 1) / 2 / Math.pow(w, d);
+        for (RowIndexing indexing : RowIndexing.values()) {
+            CountMinSketch sketch = CountMinSketch.withShape(w, d, 17, indexing, false);
+            long[] cells = new long[n];
+            for (int i = 0; i < n; i++) {
+                long h1 = sketch.hasher().hash((long) i);
+                int[] index = sketch.rowIndexes(h1, ItemHasher.h2(h1));
+                long cell = 0;
+                for (int j = 0; j < d; j++) {
+                    cell = cell * w + (index[j] - (long) j * w);
+                }
+                cells[i] = cell;
+            }
+            Arrays.sort(cells);
+            long pairs = 0;
+            for (int i = 0, run = 1; i < n; i++, run++) {
+                if (i == n - 1 || cells[i + 1] != cells[i]) {
+                    pairs += (long) run * (run - 1) / 2;
+                    run = 0;
+                }
+            }
+            if (indexing == RowIndexing.MOD_PRIME) {
+                assertThat(pairs).as("MOD_PRIME pairs sharing all rows").isGreaterThan((long) (100 * lambda));
+            } else {
+                assertThat((double) pairs).as("%s pairs sharing all %d rows (chance: %.1f)", indexing, d, lambda)
+                        .isBetween(lambda - 5 * Math.sqrt(lambda), lambda + 5 * Math.sqrt(lambda));
+            }
+        }
     }
 
     private static int failures(CountMinSketch sketch, long[] weights, double epsilon) {
@@ -257,11 +300,37 @@ class CountMinSketchTest {
 
     @Test
     void countersSaturateInsteadOfWrapping() {
-        CountMinSketch s = CountMinSketch.withShape(11, 2, 1, RowIndexing.MOD_PRIME, false);
-        s.update(1L, Long.MAX_VALUE - 5);
-        s.update(1L, 100);
-        assertThat(s.estimate(1L)).isEqualTo(Long.MAX_VALUE);
-        assertThat(s.totalWeight()).isEqualTo(Long.MAX_VALUE);
+        for (RowIndexing indexing : RowIndexing.values()) {
+            for (boolean conservative : new boolean[] {false, true}) {
+                CountMinSketch s = CountMinSketch.withShape(11, 2, 1, indexing, conservative);
+                s.update(1L, Long.MAX_VALUE - 5);
+                s.update(1L, 100);
+                s.update(2L, 7);
+                assertThat(s.estimate(1L)).as("%s %s", indexing, conservative).isEqualTo(Long.MAX_VALUE);
+                assertThat(s.totalWeight()).isEqualTo(Long.MAX_VALUE);
+                // a merge that saturates N: later updates must saturate too, never wrap
+                CountMinSketch a = CountMinSketch.withShape(11, 2, 1, indexing, conservative);
+                CountMinSketch b = CountMinSketch.withShape(11, 2, 1, indexing, conservative);
+                a.update(3L, Long.MAX_VALUE / 2 + 1);
+                b.update(3L, Long.MAX_VALUE / 2 + 1);
+                a.merge(b);
+                a.update(3L, 1);
+                assertThat(a.estimate(3L)).as("%s %s after merge", indexing, conservative).isEqualTo(Long.MAX_VALUE);
+            }
+        }
+    }
+
+    /** Every counter is at most N, which lets updates skip per-counter overflow checks; images must keep it. */
+    @Test
+    void imageWithACounterAboveTheTotalWeightIsRejected() {
+        CountMinSketch s = CountMinSketch.withShape(11, 2, 1, RowIndexing.MIXED_32, false);
+        s.update(1L, 5);
+        byte[] image = s.toByteArray();
+        int counters = image.length - 4 - 8 * 22; // the counters are the last 8·w·d bytes before the CRC
+        byte[] raised = io.linerate.sketches.image.TestImages.edit(image, b -> b.putLong(counters + 8 * 13, 6));
+        assertThatThrownBy(() -> CountMinSketch.fromByteArray(raised))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("counter 13 (row 1)").hasMessageContaining("totalWeight = 5");
     }
 
     @Test

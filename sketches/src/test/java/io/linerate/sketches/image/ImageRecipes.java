@@ -505,7 +505,9 @@ final class ImageRecipes {
         long seed = 400 + keys.ordinal();
         long[][] stream = weightedStream(seed, 2500, 300);
         Supplier<CountMinHeap> build = () -> {
-            CountMinHeap h = CountMinHeap.create(keys.kind(), 16, 31, 3, true, seed);
+            // FULL_WIDTH: the row indexing of create() when the v1 images were committed
+            CountMinHeap h = CountMinHeap.over(keys.kind(), 16,
+                    CountMinSketch.withShape(31, 3, seed, RowIndexing.FULL_WIDTH, true));
             for (long[] u : stream) {
                 keys.update(h, u[0], u[1]);
             }

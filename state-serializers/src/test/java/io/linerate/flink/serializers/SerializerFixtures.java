@@ -108,7 +108,9 @@ final class SerializerFixtures {
 
     /** Byte-string keys up to 24 bytes. */
     private static CountMinHeap countMinHeap() {
-        CountMinHeap h = CountMinHeap.create(KeyKind.bytes(24), 16, 64, 3, true, 19);
+        // FULL_WIDTH, the row indexing of create() when the v1 snapshot fixture was committed
+        CountMinHeap h = CountMinHeap.over(KeyKind.bytes(24), 16,
+                CountMinSketch.withShape(64, 3, 19, RowIndexing.FULL_WIDTH, true));
         SplittableRandom r = new SplittableRandom(ITEMS_SEED);
         for (int i = 0; i < 1500; i++) {
             byte[] key = ("host-" + skewed(r, 80) + ".example").getBytes(StandardCharsets.US_ASCII);
