@@ -1,6 +1,8 @@
 package io.linerate.jobs.dedup;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.linerate.jobs.cli.DurationConverter;
@@ -45,7 +47,7 @@ public final class DedupCommand implements Callable<Integer> {
   @Mixin
   private FlinkOptions flink;
 
-  private String keyField = "id";
+  private List<String> keyFields = List.of("id");
   private String weightField;
   private String timestampField = "timestamp";
   private JsonEventFormat.EpochUnit epochUnit = JsonEventFormat.EpochUnit.MILLISECONDS;
@@ -62,11 +64,15 @@ public final class DedupCommand implements Callable<Integer> {
   private Duration idleness = Duration.ofSeconds(30);
   private boolean bounded;
 
-  @Option(names = "--key-field", paramLabel = "FIELD", defaultValue = "id",
-      description = "Field whose value identifies a duplicate: a dotted path (user.id) or a JSON pointer (/user/id) "
-          + "(default: ${DEFAULT-VALUE})")
-  void keyField(String value) {
-    keyField = text("--key-field", value);
+  @Option(names = "--key-field", paramLabel = "FIELD",
+      description = "Field whose value identifies a duplicate: a dotted path (user.id) or a JSON pointer (/user/id). "
+          + "Repeat it for a composite key: events are duplicates when all those fields are equal (default: id)")
+  void keyFields(List<String> values) {
+    List<String> fields = new ArrayList<>();
+    for (String value : values) {
+      fields.add(text("--key-field", value));
+    }
+    keyFields = fields;
   }
 
   @Option(names = "--weight-field", paramLabel = "FIELD", defaultValue = "",
@@ -198,7 +204,7 @@ public final class DedupCommand implements Callable<Integer> {
           + "the output topic (raw events and raw duplicates could not be told apart)");
     }
     try {
-      return DedupJob.builder().keyField(keyField).weightField(weightField).timestampField(timestampField)
+      return DedupJob.builder().keyFields(keyFields).weightField(weightField).timestampField(timestampField)
           .epochUnit(epochUnit).scopeField(scopeField).constantScope(constantScope).horizon(horizon)
           .expectedRate(expectedRate).fpp(fpp).generations(generations).seed(seed).duplicatesTopic(duplicatesTopic)
           .outputFormat(outputFormat).outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded)

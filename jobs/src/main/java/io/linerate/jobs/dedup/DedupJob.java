@@ -99,6 +99,11 @@ public final class DedupJob implements JobLauncher {
         + " (" + deduplicator.sizing().stateBytesPerKey() + " bytes per scope), exactly once";
   }
 
+  /** How the job reads an event's key, weight and timestamp. */
+  public JsonEventFormat events() {
+    return format.events();
+  }
+
   /** The operator this job runs (its sizing: {@code deduplicator().sizing()}). */
   public Deduplicator<ScopedEvent, String> deduplicator() {
     return deduplicator;
@@ -218,7 +223,7 @@ public final class DedupJob implements JobLauncher {
    * the timestamp field (the job runs in event time); defaults for the rest.
    */
   public static final class Builder extends KafkaJobBuilder<Builder> {
-    private String keyField = "id";
+    private List<String> keyFields = List.of("id");
     private String weightField;
     private String timestampField = "timestamp";
     private JsonEventFormat.EpochUnit epochUnit = JsonEventFormat.EpochUnit.MILLISECONDS;
@@ -243,7 +248,17 @@ public final class DedupJob implements JobLauncher {
 
     /** Where the key that identifies a duplicate is (JSON pointer or dotted path); default {@code id}. */
     public Builder keyField(String location) {
-      this.keyField = location;
+      this.keyFields = java.util.Collections.singletonList(location);
+      return this;
+    }
+
+    /**
+     * The fields that together identify a duplicate (a composite key, {@link JsonEventFormat.Builder#keyFields}):
+     * two events are duplicates when every one of these fields is equal.
+     */
+    public Builder keyFields(List<String> locations) {
+      // a copy that keeps null elements, so that the format's check names them
+      this.keyFields = new ArrayList<>(Objects.requireNonNull(locations, "keyFields"));
       return this;
     }
 
@@ -327,7 +342,7 @@ public final class DedupJob implements JobLauncher {
       if (duplicatesTopic != null && duplicatesTopic.isBlank()) {
         throw new IllegalArgumentException("duplicatesTopic must not be blank, got '" + duplicatesTopic + "'");
       }
-      JsonEventFormat events = JsonEventFormat.builder().keyField(keyField).weightField(weightField)
+      JsonEventFormat events = JsonEventFormat.builder().keyFields(keyFields).weightField(weightField)
           .timestampField(timestampField).epochUnit(epochUnit).build();
       ScopedEventFormat format = new ScopedEventFormat(events, scopeField, constantScope);
       Deduplicator<ScopedEvent, String> dedup = Deduplicator.<ScopedEvent, String>builder()

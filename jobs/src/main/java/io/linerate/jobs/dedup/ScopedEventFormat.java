@@ -44,6 +44,11 @@ public final class ScopedEventFormat implements BytesDecoder<ScopedEvent> {
     }
   }
 
+  /** How key, weight and timestamp are read. */
+  public JsonEventFormat events() {
+    return events;
+  }
+
   @Override
   public ScopedEvent decode(byte[] value) throws MalformedRecordException {
     Event event = events.decode(value);

@@ -3,6 +3,7 @@ package io.linerate.jobs.format;
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,7 +22,9 @@ import java.util.Objects;
  * deduplication and heavy-hitter jobs on event streams. Configurable field locations, each a JSON pointer
  * ({@code /user/id}, RFC 6901) or a dotted path ({@code user.id}; a name containing a dot needs the pointer form):
  * <ul>
- *   <li>{@code keyField} (required): a string, or an integral number (used as its decimal text);</li>
+ *   <li>{@code keyField} (required): a string, or an integral number (used as its decimal text); or several
+ *       fields ({@link Builder#keyFields}), each a string or an integral number, making a composite key: the JSON
+ *       array of their texts, e.g. {@code ["alice","42"]}, so that no two different tuples give the same key;</li>
  *   <li>{@code weightField} (optional; weight 1 when not configured): an integral number in
  *       [0, {@code Long.MAX_VALUE}];</li>
  *   <li>{@code timestampField} (optional; {@link Event#NO_TIMESTAMP} when not configured): an integral number of
@@ -54,17 +57,23 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
     /** Units of a numeric timestamp. */
     public enum EpochUnit { MILLISECONDS, SECONDS }
 
-    private final String keyField;
+    /** Most fields of a composite key. */
+    public static final int MAX_KEY_FIELDS = 16;
+
+    private final String[] keyFields;
     private final String weightField;
     private final String timestampField;
     private final EpochUnit epochUnit;
-    private transient JsonPointer key;
+    private transient JsonPointer[] keys;
     private transient JsonPointer weight;
     private transient JsonPointer timestamp;
     private transient ObjectMapper mapper;
 
     private JsonEventFormat(Builder b) {
-        this.keyField = b.keyField;
+        if (b.keyFields == null) {
+            throw new IllegalArgumentException("keyField must be set: a JSON pointer or a dotted path");
+        }
+        this.keyFields = b.keyFields.clone();
         this.weightField = b.weightField;
         this.timestampField = b.timestampField;
         this.epochUnit = b.epochUnit;
@@ -72,7 +81,21 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
     }
 
     private void compilePointers() {
-        this.key = pointer("keyField", keyField);
+        if (keyFields.length == 0 || keyFields.length > MAX_KEY_FIELDS) {
+            throw new IllegalArgumentException("keyField must name 1 to " + MAX_KEY_FIELDS + " fields, got "
+                    + keyFields.length);
+        }
+        JsonPointer[] p = new JsonPointer[keyFields.length];
+        for (int i = 0; i < p.length; i++) {
+            p[i] = pointer("keyField", keyFields[i]);
+            for (int j = 0; j < i; j++) {
+                if (p[j].equals(p[i])) {
+                    throw new IllegalArgumentException("keyField names one field twice: \"" + keyFields[j]
+                            + "\" and \"" + keyFields[i] + "\"");
+                }
+            }
+        }
+        this.keys = p;
         this.weight = weightField == null ? null : pointer("weightField", weightField);
         this.timestamp = timestampField == null ? null : pointer("timestampField", timestampField);
     }
@@ -167,14 +190,31 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
     }
 
     private String keyOf(JsonNode root) throws MalformedRecordException {
-        JsonNode n = field(root, key, "key", keyField);
+        if (keys.length == 1) {
+            return keyPart(root, 0);
+        }
+        // a JSON array of the parts' texts: quoting and the separators keep ("a,b", "c") apart from ("a", "b,c")
+        StringBuilder composite = new StringBuilder(64).append('[');
+        for (int i = 0; i < keys.length; i++) {
+            if (i > 0) {
+                composite.append(',');
+            }
+            composite.append('"');
+            JsonStringEncoder.getInstance().quoteAsString(keyPart(root, i), composite);
+            composite.append('"');
+        }
+        return composite.append(']').toString();
+    }
+
+    private String keyPart(JsonNode root, int i) throws MalformedRecordException {
+        JsonNode n = field(root, keys[i], "key", keyFields[i]);
         if (n.isTextual()) {
             return n.textValue();
         }
         if (n.isIntegralNumber()) {
             return n.bigIntegerValue().toString();
         }
-        throw fieldError("key", keyField, "must be a string or an integral number, got " + kind(n));
+        throw fieldError("key", keyFields[i], "must be a string or an integral number, got " + kind(n));
     }
 
     private long weightOf(JsonNode root) throws MalformedRecordException {
@@ -261,8 +301,14 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
         };
     }
 
+    /** The key's location; for a composite key, its locations joined by ", ". */
     public String keyField() {
-        return keyField;
+        return String.join(", ", keyFields);
+    }
+
+    /** The key's locations: one, or the fields of a composite key in order. */
+    public java.util.List<String> keyFields() {
+        return java.util.List.of(keyFields);
     }
 
     public String weightField() {
@@ -279,13 +325,13 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
 
     @Override
     public String toString() {
-        return "JsonEventFormat{key=" + keyField + ", weight=" + weightField + ", timestamp=" + timestampField + " ("
+        return "JsonEventFormat{key=" + keyField() + ", weight=" + weightField + ", timestamp=" + timestampField + " ("
                 + epochUnit + ")}";
     }
 
     /** Builder; {@link #build()} checks the field locations and names the bad parameter. */
     public static final class Builder {
-        private String keyField;
+        private String[] keyFields;
         private String weightField;
         private String timestampField;
         private EpochUnit epochUnit = EpochUnit.MILLISECONDS;
@@ -293,9 +339,18 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
         private Builder() {
         }
 
-        /** Where the key is (required). */
+        /** Where the key is (required), or {@link #keyFields} for a composite key. */
         public Builder keyField(String location) {
-            this.keyField = location;
+            this.keyFields = new String[] {location};
+            return this;
+        }
+
+        /**
+         * Where the fields of a composite key are, in order: 1 to {@link #MAX_KEY_FIELDS} distinct locations. One
+         * location is the same as {@link #keyField}.
+         */
+        public Builder keyFields(java.util.List<String> locations) {
+            this.keyFields = Objects.requireNonNull(locations, "keyFields").toArray(new String[0]);
             return this;
         }
 

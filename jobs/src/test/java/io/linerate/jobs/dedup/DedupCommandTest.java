@@ -19,6 +19,31 @@ class DedupCommandTest {
     dedup.job().define(env, dedup.topics());
   }
 
+  /**
+   * --key-field repeated makes a composite key, in the order given; once, a plain key; never, the default id. A
+   * blank one is refused naming the option.
+   */
+  @Test
+  void repeatedKeyFieldsMakeACompositeKey() throws Exception {
+    DedupCommand composite = new DedupCommand();
+    new CommandLine(composite).parseArgs("--key-field", "tenant", "--key-field", "/event/id");
+    org.assertj.core.api.Assertions.assertThat(composite.job().events().keyFields())
+        .containsExactly("tenant", "/event/id");
+    DedupCommand single = new DedupCommand();
+    new CommandLine(single).parseArgs("--key-field", "event_id");
+    org.assertj.core.api.Assertions.assertThat(single.job().events().keyFields()).containsExactly("event_id");
+    DedupCommand none = new DedupCommand();
+    new CommandLine(none).parseArgs();
+    org.assertj.core.api.Assertions.assertThat(none.job().events().keyFields()).containsExactly("id");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new CommandLine(new DedupCommand()).parseArgs("--key-field", "a", "--key-field", " "))
+        .hasMessageContaining("--key-field must not be blank");
+    DedupCommand twice = new DedupCommand();
+    new CommandLine(twice).parseArgs("--key-field", "a", "--key-field", "/a");
+    org.assertj.core.api.Assertions.assertThatThrownBy(twice::job)
+        .hasMessage("--key-field: keyField names one field twice: \"a\" and \"/a\"");
+  }
+
   /** --job-name reaches the dedup job (its name is its consumer group and transactional id prefix too). */
   @Test
   void theJobNameReachesTheJob() {

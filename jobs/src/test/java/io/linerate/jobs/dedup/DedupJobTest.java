@@ -37,8 +37,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a job that ignored the scope would flag two thirds of them), each tenant in timestamp order, 1 ms apart, a chosen
  * fraction (30 %) being repeats of a key of the same tenant seen at most 1.5 s earlier (horizon 2 s); plus garbage.
  * The expected rate is the tenants' actual distinct-key rate (700 per second), so the filters run at their sizing
- * load and false positives do occur. Checked
- * against the ground truth computed here:
+ * load and false positives do occur. The key is composite, {@code --key-field tenant --key-field event_id} (within a
+ * scope the tenant part is the same for every event, so the guarantees are those of the event id alone), and each
+ * envelope's key must be the JSON array of the two texts. Checked against the ground truth computed here:
  * <ul>
  *   <li>zero duplicates passed: no (tenant, key) appears twice among the unique events;</li>
  *   <li>conservation: every valid event is in exactly one of the unique and duplicates topics;</li>
@@ -116,7 +117,8 @@ class DedupJobTest {
 
     int exit = Main.commandLine().execute("dedup", "--bootstrap-servers", KAFKA.bootstrapServers(),
         "--input-topic", in, "--output-topic", out, "--duplicates-topic", dups, "--dead-letter-topic", dead,
-        "--parallelism", "2", "--checkpoint-interval", "300ms", "--key-field", "event_id", "--timestamp-field", "ts",
+        "--parallelism", "2", "--checkpoint-interval", "300ms", "--key-field", "tenant", "--key-field", "event_id",
+        "--timestamp-field", "ts",
         "--scope-field", "tenant", "--horizon", "2s", "--expected-rate", "700", "--fpp", String.valueOf(FPP),
         "--generations", "4", "--seed", "42", "--out-of-orderness", "0s", "--idleness", "0s", "--bounded");
     assertThat(exit).as("exit code of linerate dedup").isZero();
@@ -126,8 +128,11 @@ class DedupJobTest {
     for (String v : TopicReader.readAll(KAFKA.bootstrapServers(), out, true)) {
       JsonNode n = json.readTree(v);
       assertThat(n.get("type").asText()).isEqualTo("unique_event");
-      assertThat(n.get("key").asText()).isEqualTo(n.get("event").get("event_id").asText());
-      uniques.merge(n.get("event").get("tenant").asText() + "/" + n.get("key").asText(), 1, Integer::sum);
+      // the composite key (tenant, event_id): the JSON array of the two fields' texts
+      String tenant = n.get("event").get("tenant").asText();
+      String id = n.get("event").get("event_id").asText();
+      assertThat(n.get("key").asText()).isEqualTo("[\"" + tenant + "\",\"" + id + "\"]");
+      uniques.merge(tenant + "/" + id, 1, Integer::sum);
     }
     long duplicates = 0;
     for (String v : TopicReader.readAll(KAFKA.bootstrapServers(), dups, true)) {
@@ -153,8 +158,9 @@ class DedupJobTest {
     assertThat(reasons).hasSize(12).allSatisfy(r -> assertThat(r).satisfiesAnyOf(
         s -> assertThat(s).startsWith("bad JSON"),
         s -> assertThat(s).isEqualTo("timestamp field ts is missing"),
-        s -> assertThat(s).isEqualTo("scope field tenant is missing")));
-    assertThat(reasons).anyMatch(r -> r.startsWith("scope field"));
+        // no tenant: the key's first field is read before the scope
+        s -> assertThat(s).isEqualTo("key field tenant is missing")));
+    assertThat(reasons).anyMatch(r -> r.startsWith("key field tenant"));
     // what the demo calls once its feeder stopped: one committed output record per fed record
     DedupJob job = DedupJob.builder().duplicatesTopic(dups).build();
     assertThat(job.drain(new JobTopics(KAFKA.bootstrapServers(), in, out, dead), records.size(),

@@ -231,6 +231,8 @@ class JsonEventFormatTest {
     @Test
     void configurationErrorsNameTheParameter() {
         assertThatThrownBy(() -> JsonEventFormat.builder().build())
+                .hasMessage("keyField must be set: a JSON pointer or a dotted path");
+        assertThatThrownBy(() -> JsonEventFormat.builder().keyField(null).build())
                 .hasMessage("keyField must be a JSON pointer or a dotted path, got \"null\"");
         assertThatThrownBy(() -> JsonEventFormat.builder().keyField("a..b").build())
                 .hasMessage("keyField has an empty part in the dotted path \"a..b\"");
@@ -238,6 +240,45 @@ class JsonEventFormatTest {
                 .hasMessageStartingWith("weightField must be");
         assertThatThrownBy(() -> JsonEventFormat.builder().keyField("k").timestampField(".ts").build())
                 .hasMessage("timestampField has an empty part in the dotted path \".ts\"");
+    }
+
+    /**
+     * A composite key is the JSON array of its parts' texts: equal tuples give equal keys, different tuples
+     * different keys even where plain concatenation would not tell them apart, and a number counts as its text.
+     */
+    @Test
+    void severalKeyFieldsMakeACompositeKey() throws Exception {
+        JsonEventFormat pair = JsonEventFormat.builder().keyFields(java.util.List.of("user.id", "/session")).build();
+        assertThat(pair.keyFields()).containsExactly("user.id", "/session");
+        assertThat(pair.keyField()).isEqualTo("user.id, /session");
+        assertThat(parse(pair, "{\"user\":{\"id\":\"alice\"},\"session\":42}").key)
+                .isEqualTo("[\"alice\",\"42\"]")
+                .isEqualTo(parse(pair, "{\"session\":\"42\",\"user\":{\"id\":\"alice\"},\"x\":1}").key);
+        String ab = parse(pair, "{\"user\":{\"id\":\"a,b\"},\"session\":\"c\"}").key;
+        String bc = parse(pair, "{\"user\":{\"id\":\"a\"},\"session\":\"b,c\"}").key;
+        String quoted = parse(pair, "{\"user\":{\"id\":\"a\\\",\\\"b\"},\"session\":\"c\"}").key;
+        assertThat(java.util.Set.of(ab, bc, quoted)).hasSize(3);
+        assertThat(quoted).isEqualTo("[\"a\\\",\\\"b\",\"c\"]");
+        // the composite key is valid JSON: its parts read back as they were
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readValue(quoted, String[].class))
+                .containsExactly("a\",\"b", "c");
+        // each part is checked and named like a single key
+        assertThat(malformed(pair, "{\"user\":{\"id\":\"a\"}}").getMessage())
+                .isEqualTo("key field /session is missing");
+        assertThat(malformed(pair, "{\"user\":{\"id\":[1]},\"session\":1}").getMessage())
+                .isEqualTo("key field user.id must be a string or an integral number, got an array");
+        // one field in the list is the plain key
+        assertThat(parse(JsonEventFormat.builder().keyFields(java.util.List.of("k")).build(), "{\"k\":\"v\"}").key)
+                .isEqualTo("v");
+
+        assertThatThrownBy(() -> JsonEventFormat.builder().keyFields(java.util.List.of()).build())
+                .hasMessage("keyField must name 1 to 16 fields, got 0");
+        assertThatThrownBy(() -> JsonEventFormat.builder().keyFields(java.util.Collections.nCopies(17, "k")).build())
+                .hasMessage("keyField must name 1 to 16 fields, got 17");
+        assertThatThrownBy(() -> JsonEventFormat.builder().keyFields(java.util.List.of("user.id", "/user/id")).build())
+                .hasMessage("keyField names one field twice: \"user.id\" and \"/user/id\"");
+        assertThatThrownBy(() -> JsonEventFormat.builder().keyFields(java.util.List.of("a", "")).build())
+                .hasMessage("keyField must be a JSON pointer or a dotted path, got \"\"");
     }
 
     @Test
