@@ -29,6 +29,9 @@ public final class CountMinPassTimer {
         String impl = args[0];
         int passes = Integer.parseInt(args[1]);
         long[] stream = ZipfKeys.standard().stream();
+        if (stream.length < PASS) {
+            throw new IllegalStateException("the key stream has " + stream.length + " keys, fewer than a pass of " + PASS);
+        }
         CountMinAdapter updated = CountMins.create(impl);
         CountMinAdapter queried = CountMins.create(impl);
         for (long key : stream) {

@@ -41,7 +41,8 @@ import java.util.Objects;
  */
 public final class JsonEventFormat implements BytesDecoder<Event> {
 
-    private static final long serialVersionUID = 1L;
+    // 2: the key's location became a list (composite keys)
+    private static final long serialVersionUID = 2L;
 
     /** The earliest timestamp accepted: 1970-01-01T00:00:00Z, in epoch ms. */
     public static final long MIN_TIMESTAMP = 0;

@@ -95,9 +95,17 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
         return sketch;
     }
 
-    /** Adds {@code b}'s counters into {@code a} ({@link CountMinSketch#merge}); same shape and seed by construction. */
+    /**
+     * Adds {@code b}'s counters into {@code a} ({@link CountMinSketch#merge}): same shape and seed by construction,
+     * and the same row indexing unless {@link Builder#rowIndexing} changed since state was written.
+     */
     @Override
     public CountMinSketch merge(CountMinSketch a, CountMinSketch b) {
+        if (a.indexing() != b.indexing()) {
+            throw new IllegalStateException("cannot merge window sketches of row indexing " + a.indexing() + " and "
+                    + b.indexing() + ": the state was written with another rowIndexing setting than this job's ("
+                    + sizing.rowIndexing() + "); restore it with the setting it was written with");
+        }
         a.merge(b);
         return a;
     }
@@ -241,9 +249,9 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
         }
 
         /**
-         * How each sketch derives its row indexes from the item's hash: {@link RowIndexing#MIXED_32} (default) or
-         * {@link RowIndexing#FULL_WIDTH}, both with the same guarantee. Set FULL_WIDTH to restore state written
-         * when that was the default (see {@link CountMinSizing#withRowIndexing}).
+         * How each sketch derives its row indexes from the item's hash: {@link RowIndexing#FULL_WIDTH} (default) or
+         * {@link RowIndexing#MIXED_32} (faster), both with the same guarantee. What a change means for a job with
+         * state: {@link CountMinSizing#withRowIndexing}.
          */
         public Builder<T> rowIndexing(RowIndexing rowIndexing) {
             sizing.indexing(rowIndexing);

@@ -174,9 +174,9 @@ public final class CountMinQueries<T, Q, K> {
         }
 
         /**
-         * How each sketch derives its row indexes from the item's hash: {@link RowIndexing#MIXED_32} (default) or
-         * {@link RowIndexing#FULL_WIDTH}, both with the same guarantee. Set FULL_WIDTH to restore state written
-         * when that was the default (see {@link CountMinSizing#withRowIndexing}).
+         * How each sketch derives its row indexes from the item's hash: {@link RowIndexing#FULL_WIDTH} (default) or
+         * {@link RowIndexing#MIXED_32} (faster), both with the same guarantee. What a change means for a job with
+         * state: {@link CountMinSizing#withRowIndexing}.
          */
         public Builder<T, Q, K> rowIndexing(RowIndexing rowIndexing) {
             sizing.indexing(rowIndexing);

@@ -20,8 +20,12 @@ public final class CountMinSizing implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    /** The row indexing of new sketches unless {@link #withRowIndexing} says otherwise. */
-    public static final RowIndexing DEFAULT_INDEXING = RowIndexing.MIXED_32;
+    /**
+     * The row indexing of new sketches unless {@link #withRowIndexing} says otherwise: {@link RowIndexing#FULL_WIDTH},
+     * not the library's newer default {@link RowIndexing#MIXED_32}, because the operators' state written so far
+     * holds FULL_WIDTH sketches and its snapshots do not record the indexing (see {@link #withRowIndexing}).
+     */
+    public static final RowIndexing DEFAULT_INDEXING = RowIndexing.FULL_WIDTH;
 
     private final int width;
     private final int depth;
@@ -87,11 +91,15 @@ public final class CountMinSizing implements Serializable {
     }
 
     /**
-     * This shape with another row indexing. Both {@link RowIndexing#MIXED_32} (the default) and
-     * {@link RowIndexing#FULL_WIDTH} carry the guarantee above; {@link RowIndexing#MOD_PRIME} adds the all-rows
-     * term 2/(εw²) of Theorem 3.8.1 and is refused here. The indexing is part of the state's shape: state
-     * written by a version whose sketches used FULL_WIDTH (before MIXED_32 became the default) restores only into
-     * an operator set to FULL_WIDTH, and the restore says so.
+     * This shape with another row indexing. {@link RowIndexing#FULL_WIDTH} (the default) and
+     * {@link RowIndexing#MIXED_32} (a faster update and query, docs/BENCHMARKS.md) carry the guarantee above;
+     * {@link RowIndexing#MOD_PRIME} adds the all-rows term 2/(εw²) of Theorem 3.8.1 and is refused here.
+     *
+     * <p>Each sketch in state keeps the indexing it was made with, and the operators' state snapshots do not
+     * record it, so a restore never refuses a change of this setting. After a change, sketches restored from
+     * state keep answering correctly and new ones use the new indexing; only merging one of each fails (the
+     * window aggregate's merge of session windows, or a user's merge of window results), with a message naming
+     * this setting. Choose it when a job first starts, or change it on a job without merging windows.
      */
     public CountMinSizing withRowIndexing(RowIndexing rowIndexing) {
         if (rowIndexing == RowIndexing.MOD_PRIME) {

@@ -1,8 +1,6 @@
 package io.linerate.flink.countmin;
 
 import io.linerate.flink.items.ItemSelector;
-import io.linerate.flink.serializers.CountMinSketchSerializer;
-import io.linerate.flink.serializers.ImageSerializerSnapshot;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.RowIndexing;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -118,27 +116,30 @@ class CountMinAggregateTest {
     }
 
     /**
-     * New sketches use MIXED_32; state written when FULL_WIDTH was the default does not restore into such an
-     * operator (the restore names the field), and restores once the builder asks for FULL_WIDTH.
+     * The operators keep FULL_WIDTH by default (their state so far holds FULL_WIDTH sketches, and their snapshots do
+     * not record the indexing); MIXED_32 is opt-in. After a change of the setting, a merge of a restored sketch and
+     * a new one fails naming the setting instead of mixing counters placed two ways.
      */
     @Test
-    void rowIndexingDefaultsToMixed32AndFullWidthRestoresOlderState() {
-        CountMinSizing mixed = aggregate().memory(4096, 3).build().sizing();
-        assertThat(mixed.rowIndexing()).isEqualTo(RowIndexing.MIXED_32);
-        assertThat(mixed.newSketch().indexing()).isEqualTo(RowIndexing.MIXED_32);
-        CountMinSizing full = aggregate().memory(4096, 3).rowIndexing(RowIndexing.FULL_WIDTH).build().sizing();
-        assertThat(full.newSketch().indexing()).isEqualTo(RowIndexing.FULL_WIDTH);
-        assertThat(full.width()).isEqualTo(mixed.width());
-        assertThat(queries().memory(4096, 3).rowIndexing(RowIndexing.FULL_WIDTH).build().sizing().rowIndexing())
-                .isEqualTo(RowIndexing.FULL_WIDTH);
+    void rowIndexingDefaultsToFullWidthAndAMixedMergeNamesTheSetting() {
+        CountMinAggregate<Tuple3<String, String, Long>> byDefault = aggregate().memory(4096, 3).build();
+        assertThat(byDefault.sizing().rowIndexing()).isEqualTo(RowIndexing.FULL_WIDTH);
+        assertThat(byDefault.createAccumulator().indexing()).isEqualTo(RowIndexing.FULL_WIDTH);
+        CountMinAggregate<Tuple3<String, String, Long>> mixed =
+                aggregate().memory(4096, 3).rowIndexing(RowIndexing.MIXED_32).build();
+        assertThat(mixed.createAccumulator().indexing()).isEqualTo(RowIndexing.MIXED_32);
+        assertThat(mixed.sizing().width()).isEqualTo(byDefault.sizing().width());
+        assertThat(queries().memory(4096, 3).rowIndexing(RowIndexing.MIXED_32).build().sizing().rowIndexing())
+                .isEqualTo(RowIndexing.MIXED_32);
 
-        var older = CountMinSketchSerializer.expecting(full.newSketch()).snapshotConfiguration();
-        var now = (ImageSerializerSnapshot<CountMinSketch>) CountMinSketchSerializer.expecting(mixed.newSketch())
-                .snapshotConfiguration();
-        assertThat(now.resolveSchemaCompatibility(older).isIncompatible()).isTrue();
-        assertThat(now.incompatibilityFrom(older)).isEqualTo("indexing: FULL_WIDTH -> MIXED_32");
-        var pinned = CountMinSketchSerializer.expecting(full.newSketch()).snapshotConfiguration();
-        assertThat(pinned.resolveSchemaCompatibility(older).isCompatibleAsIs()).isTrue();
+        Tuple3<String, String, Long> record = Tuple3.of("s", "item", 5L);
+        CountMinSketch restored = byDefault.add(record, byDefault.createAccumulator());
+        CountMinSketch fresh = mixed.add(record, mixed.createAccumulator());
+        assertThatThrownBy(() -> mixed.merge(fresh, restored)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("row indexing MIXED_32 and FULL_WIDTH").hasMessageContaining("rowIndexing");
+        CountMinSketch other = mixed.add(record, mixed.createAccumulator());
+        CountMinSketch merged = mixed.merge(fresh, other);
+        assertThat(CountMinAggregate.estimate(merged, QUERY_ITEM, Tuple2.of("s", "item"))).isEqualTo(10);
 
         assertThatThrownBy(() -> aggregate().memory(4096, 3).rowIndexing(RowIndexing.MOD_PRIME).build())
                 .hasMessageStartingWith("rowIndexing must be MIXED_32 or FULL_WIDTH");

@@ -366,7 +366,7 @@ public final class CountMinSketch {
      * Theorem 3.8.1's bound on Pr(â &gt; a + εN): 2/(εw²) + (2/(εw))<sup>d</sup> for
      * {@link RowIndexing#MOD_PRIME}. For {@link RowIndexing#MIXED_32} and {@link RowIndexing#FULL_WIDTH} the rows
      * behave as independent hashes, so the all-rows term 2/(εw²) is dropped and (2/(εw))<sup>d</sup> remains
-     * (what is left of an all-rows term there is of order (2/w)<sup>4</sup> per pair; see {@link RowIndexing}).
+     * ({@code CountMinSketchTest} counts the pairs of items that share every row against the chance rate).
      */
     public double failureProbability(double epsilon) {
         double rows = Math.pow(Math.min(1, 2 / (epsilon * width)), depth);

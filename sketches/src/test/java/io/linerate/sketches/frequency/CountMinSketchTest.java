@@ -320,6 +320,42 @@ class CountMinSketchTest {
         }
     }
 
+    /**
+     * {@code update} (unchecked adds while N + weight fits) and {@code updateAndEstimate} (checked adds) leave the
+     * same counters and N for the same input, for every indexing, also when N reaches and passes the point where
+     * the unchecked path stops (N = MAX − weight exactly, then beyond).
+     */
+    @Test
+    void updateAndUpdateAndEstimateLeaveTheSameCounters() {
+        for (RowIndexing indexing : RowIndexing.values()) {
+            CountMinSketch unchecked = CountMinSketch.withShape(31, 4, 9, indexing, false);
+            CountMinSketch checked = CountMinSketch.withShape(31, 4, 9, indexing, false);
+            SplittableRandom random = new SplittableRandom(21);
+            long[] weights = new long[2_000];
+            for (int i = 0; i < weights.length; i++) {
+                weights[i] = random.nextInt(3) == 0 ? 0 : 1 + random.nextInt(1_000_000);
+            }
+            weights[1_500] = Long.MAX_VALUE - 7 - Arrays.stream(weights, 0, 1_500).sum(); // N = MAX − 7 after it
+            weights[1_501] = 7; // N = MAX exactly: the last update the unchecked path may take
+            weights[1_502] = 1; // beyond: saturates
+            for (int i = 0; i < weights.length; i++) {
+                long key = random.nextInt(300);
+                long h1 = unchecked.hasher().hash(key);
+                unchecked.update(h1, ItemHasher.h2(h1), weights[i]);
+                checked.updateAndEstimate(h1, ItemHasher.h2(h1), weights[i]);
+                if (i == 1_501) {
+                    assertThat(unchecked.totalWeight()).isEqualTo(Long.MAX_VALUE);
+                }
+            }
+            assertThat(unchecked.toByteArray()).as("%s: counters and N", indexing).isEqualTo(checked.toByteArray());
+            for (int row = 0; row < 4; row++) {
+                for (int column = 0; column < 31; column++) {
+                    assertThat(unchecked.counter(row, column)).isBetween(0L, unchecked.totalWeight());
+                }
+            }
+        }
+    }
+
     /** Every counter is at most N, which lets updates skip per-counter overflow checks; images must keep it. */
     @Test
     void imageWithACounterAboveTheTotalWeightIsRejected() {
