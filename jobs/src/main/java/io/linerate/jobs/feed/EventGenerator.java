@@ -15,6 +15,7 @@ final class EventGenerator implements TrafficSource {
     private final long keySalt;
     private final long tenantSalt;
     private final byte[][] tenantKeys;
+    private final EventTimeRange range = new EventTimeRange();
     private long events;
     private long distinct;
 
@@ -33,6 +34,7 @@ final class EventGenerator implements TrafficSource {
         }
         long ts = t.clock == SyntheticTraffic.Clock.WALL ? System.currentTimeMillis()
                 : t.start + (long) (events * 1000.0 / t.eventRate);
+        range.add(ts);
         events++;
         long d;
         if (distinct > 0 && random.nextDouble() < t.duplicateRatio) {
@@ -45,6 +47,16 @@ final class EventGenerator implements TrafficSource {
         String json = "{\"" + t.scopeField + "\":\"tenant-" + tenant + "\",\"" + t.keyField + "\":\"" + key + "\",\""
                 + t.timestampField + "\":" + ts + "}";
         return new Record(tenantKey(tenant), json.getBytes(StandardCharsets.UTF_8), 1);
+    }
+
+    @Override
+    public long firstEventMillis() {
+        return range.first();
+    }
+
+    @Override
+    public long lastEventMillis() {
+        return range.last();
     }
 
     private byte[] tenantKey(int tenant) {

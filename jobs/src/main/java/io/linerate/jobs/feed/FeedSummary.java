@@ -15,12 +15,23 @@ import java.util.stream.Collectors;
  * @param inputBytes bytes of capture files read (every loop counted)
  * @param skipped capture records not sent, by reason (empty for generate)
  * @param seconds wall-clock duration of the run
+ * @param firstEventMillis the earliest event time among the packets or events sent (epoch ms), or
+ *     {@link #NO_EVENT_TIME} when none was sent
+ * @param lastEventMillis the latest event time sent, or {@link #NO_EVENT_TIME}
  */
 public record FeedSummary(long units, long records, long kafkaBytes, long inputBytes, Map<String, Long> skipped,
-                          double seconds) {
+                          double seconds, long firstEventMillis, long lastEventMillis) {
+
+    /** The event times of a run that sent nothing. */
+    public static final long NO_EVENT_TIME = Long.MIN_VALUE;
 
     public FeedSummary {
         skipped = Map.copyOf(skipped);
+    }
+
+    /** Whether {@link #firstEventMillis()} and {@link #lastEventMillis()} hold event times. */
+    public boolean hasEventTimes() {
+        return firstEventMillis != NO_EVENT_TIME;
     }
 
     /** Skipped records, all reasons. */
@@ -37,6 +48,10 @@ public record FeedSummary(long units, long records, long kafkaBytes, long inputB
         }
         s.append(String.format(Locale.ROOT, ", %.2f s (%.0f %s/s)", seconds, seconds > 0 ? units / seconds : 0.0,
                 unit));
+        if (hasEventTimes()) {
+            s.append(", event time ").append(java.time.Instant.ofEpochMilli(firstEventMillis)).append(" to ")
+                    .append(java.time.Instant.ofEpochMilli(lastEventMillis));
+        }
         if (!skipped.isEmpty()) {
             s.append("; skipped ").append(skippedTotal()).append(": ").append(skipped.entrySet().stream()
                     .sorted(Map.Entry.comparingByKey())

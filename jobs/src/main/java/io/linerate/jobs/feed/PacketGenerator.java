@@ -22,6 +22,7 @@ final class PacketGenerator implements TrafficSource {
     static final int SCAN_SRC = 0xC6336407; // 198.51.100.7
     static final int SCAN_DST = 0xC0A8FA0A; // 192.168.250.10
     static final int[] SERVICES = {443, 443, 443, 80, 80, 53, 22, 8080, 123, 25};
+    private final EventTimeRange events = new EventTimeRange();
     private static final int TCP = 6;
     private static final int UDP = 17;
     private static final long V6_SRC_HIGH = 0x20010DB800000001L;
@@ -67,10 +68,20 @@ final class PacketGenerator implements TrafficSource {
     }
 
     private long timestamp(long packet) {
-        if (t.clock == SyntheticTraffic.Clock.WALL) {
-            return System.currentTimeMillis();
-        }
-        return t.start + (long) (packet * 1000.0 / t.eventRate);
+        long ts = t.clock == SyntheticTraffic.Clock.WALL ? System.currentTimeMillis()
+                : t.start + (long) (packet * 1000.0 / t.eventRate);
+        events.add(ts);
+        return ts;
+    }
+
+    @Override
+    public long firstEventMillis() {
+        return events.first();
+    }
+
+    @Override
+    public long lastEventMillis() {
+        return events.last();
     }
 
     private void addPacket(long ts) {

@@ -102,7 +102,8 @@ public final class PcapReplay implements Feeder {
 
     @Override
     public void feed(FeedContext context) throws Exception {
-        run(context.bootstrapServers(), context.topic(), context::stopRequested, context::sent);
+        FeedSummary summary = run(context.bootstrapServers(), context.topic(), context::stopRequested, context::sent);
+        context.eventTimes(summary.firstEventMillis(), summary.lastEventMillis());
     }
 
     /**
@@ -126,7 +127,8 @@ public final class PcapReplay implements Feeder {
             }
             producer.flush();
             return new FeedSummary(producer.ackedUnits(), producer.ackedRecords(), producer.ackedBytes(),
-                    run.bytesRead, run.skipped, (System.nanoTime() - run.startNanos) / 1e9);
+                    run.bytesRead, run.skipped, (System.nanoTime() - run.startNanos) / 1e9, run.sent.first(),
+                    run.sent.last());
         }
     }
 
@@ -203,6 +205,8 @@ public final class PcapReplay implements Feeder {
         long shiftMs;
         long minMs = Long.MAX_VALUE;
         long maxMs = Long.MIN_VALUE;
+        /** Event times of every pass (minMs and maxMs: of the first pass, for the shift). */
+        final EventTimeRange sent = new EventTimeRange();
         long firstNanos = Long.MIN_VALUE;
         boolean stopped;
 
@@ -327,6 +331,7 @@ public final class PcapReplay implements Feeder {
 
         void added(PacketBatch b, long ms) {
             packets++;
+            sent.add(ms);
             if (pass == 0) {
                 minMs = Math.min(minMs, ms);
                 maxMs = Math.max(maxMs, ms);

@@ -137,7 +137,8 @@ public final class SyntheticTraffic implements Feeder {
     /** Writes to the demo's topic until done or stopped; counts acknowledged packets or events. */
     @Override
     public void feed(FeedContext context) throws Exception {
-        run(context.bootstrapServers(), context.topic(), context::stopRequested, context::sent);
+        FeedSummary summary = run(context.bootstrapServers(), context.topic(), context::stopRequested, context::sent);
+        context.eventTimes(summary.firstEventMillis(), summary.lastEventMillis());
     }
 
     /**
@@ -164,7 +165,7 @@ public final class SyntheticTraffic implements Feeder {
             }
             producer.flush();
             return new FeedSummary(producer.ackedUnits(), producer.ackedRecords(), producer.ackedBytes(), 0, Map.of(),
-                    (System.nanoTime() - begin) / 1e9);
+                    (System.nanoTime() - begin) / 1e9, source.firstEventMillis(), source.lastEventMillis());
         }
     }
 

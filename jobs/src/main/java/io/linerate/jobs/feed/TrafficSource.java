@@ -12,4 +12,14 @@ public interface TrafficSource {
 
     /** The next record, or null when the configured count is reached. */
     Record next();
+
+    /** The earliest event time among the records made so far (epoch ms), or {@link FeedSummary#NO_EVENT_TIME}. */
+    default long firstEventMillis() {
+        return FeedSummary.NO_EVENT_TIME;
+    }
+
+    /** The latest event time among the records made so far, or {@link FeedSummary#NO_EVENT_TIME}. */
+    default long lastEventMillis() {
+        return FeedSummary.NO_EVENT_TIME;
+    }
 }

@@ -2,6 +2,7 @@ package io.linerate.jobs.heavyhitters;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -11,6 +12,7 @@ import io.linerate.flink.heavyhitters.HeavyHitterReport;
 import io.linerate.flink.heavyhitters.ReportedItem;
 import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.format.DeadLetter;
 import io.linerate.jobs.format.JsonSerialization;
 import io.linerate.jobs.format.KafkaDecoding;
@@ -27,6 +29,7 @@ import io.linerate.jobs.kafka.JsonTopics;
 import io.linerate.jobs.kafka.KafkaInput;
 import io.linerate.jobs.kafka.KafkaJobBuilder;
 import io.linerate.jobs.kafka.KafkaJobOptions;
+import io.linerate.jobs.local.FeedContext;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.jobs.local.LiveView;
@@ -202,6 +205,33 @@ public final class HeavyHittersJob implements JobLauncher {
    * closed window: it prints that and still returns true — reports come per closed window, there is nothing to
    * miss.
    */
+  /**
+   * As {@link #drain(JobTopics, long, Duration, PrintStream)}, but without waiting when the event times fed show
+   * that no window can close: a report fires once the watermark, at most the latest event time fed minus the
+   * out-of-orderness, reaches the end of the earliest window, which is the end of the slide-aligned sub-window that
+   * holds the earliest event time fed.
+   */
+  @Override
+  public boolean drain(JobTopics topics, FeedContext feed, Duration timeout, PrintStream out)
+      throws InterruptedException {
+    long first = feed.firstEventMillis();
+    long last = feed.lastEventMillis();
+    if (feed.sentCount() > 0 && first != Long.MIN_VALUE) {
+      long slide = detector.slide().toMillis();
+      long firstEnd = firstWindowEnd(first, slide);
+      long watermarkBound = last - options.outOfOrderness().toMillis();
+      if (noWindowCanClose(first, last, slide, options.outOfOrderness().toMillis())) {
+        out.println("no window can close in this run, so there is nothing to wait for: the packets fed span "
+            + Instant.ofEpochMilli(first) + " to " + Instant.ofEpochMilli(last) + " (event time), the first window "
+            + "ends at " + Instant.ofEpochMilli(firstEnd) + ", and the watermark stays below "
+            + Instant.ofEpochMilli(watermarkBound) + " (the last packet's time minus the out-of-orderness).");
+        out.println(noWindowExplanation());
+        return true;
+      }
+    }
+    return drain(topics, feed.sentCount(), timeout, out);
+  }
+
   @Override
   public boolean drain(JobTopics topics, long recordsFed, Duration timeout, PrintStream out)
       throws InterruptedException {
@@ -213,15 +243,33 @@ public final class HeavyHittersJob implements JobLauncher {
       }
       view.poll(Duration.ofMillis(200));
       if (view.reports().isEmpty()) {
-        out.println("no window closed yet: reports come once the watermark passes a window's end, i.e. once event "
-            + "time has moved the window (" + detector.windowSize() + ") plus the out-of-orderness ("
-            + options.outOfOrderness() + ") past the first packet. Event time is the packets' own: a capture "
-            + "replayed in a loop moves it by the capture's span per pass, so a short capture needs a longer run");
+        out.println("no window closed yet: " + noWindowExplanation());
       } else {
         out.print(view.render());
       }
       return true;
     }
+  }
+
+  /** The end of the earliest window that holds event time {@code first}: its slide-aligned sub-window's end. */
+  static long firstWindowEnd(long first, long slideMillis) {
+    return Math.floorDiv(first, slideMillis) * slideMillis + slideMillis;
+  }
+
+  /**
+   * Whether no report can fire for event times in [first, last]: the first fires at the earliest window end − 1,
+   * once the watermark (at most last − outOfOrderness − 1, Flink's bounded out-of-orderness) has reached it.
+   */
+  static boolean noWindowCanClose(long first, long last, long slideMillis, long outOfOrdernessMillis) {
+    return last - outOfOrdernessMillis < firstWindowEnd(first, slideMillis);
+  }
+
+  private String noWindowExplanation() {
+    return "reports come once the watermark passes a window's end, i.e. once event time has moved the window ("
+        + DurationConverter.format(detector.windowSize()) + ") plus the out-of-orderness ("
+        + DurationConverter.format(options.outOfOrderness()) + ") past the first "
+        + "packet. Event time is the packets' own: a capture replayed in a loop moves it by the capture's span per "
+        + "pass, so a short capture needs a longer run";
   }
 
   /** Rewrites a value before its JSON is written (address items to address text). */

@@ -236,7 +236,7 @@ public final class Demo {
               Duration.ofSeconds(10)).multipliedBy(3));
       out.println("draining: waiting up to " + drainTimeout.toSeconds()
           + " s for the job to commit its output (at its next checkpoint)");
-      drained = job.drain(topics, feed.sentCount(), drainTimeout, out);
+      drained = job.drain(topics, feed, drainTimeout, out);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return new Result(feed.sentCount(), status, false, false, e);

@@ -11,6 +11,8 @@ public final class FeedContext {
   private final String topic;
   private final AtomicBoolean stop = new AtomicBoolean();
   private final AtomicLong sent = new AtomicLong();
+  private long firstEventMillis = Long.MIN_VALUE;
+  private long lastEventMillis = Long.MIN_VALUE;
 
   public FeedContext(String bootstrapServers, String topic) {
     this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
@@ -43,5 +45,27 @@ public final class FeedContext {
   /** Records sent so far. */
   public long sentCount() {
     return sent.get();
+  }
+
+  /**
+   * The earliest and latest event time (epoch ms) of what the feeder sent, {@code Long.MIN_VALUE} for both when it
+   * sent nothing; a feeder reports them once it is done, so that a job can tell what event time reached it.
+   */
+  public synchronized void eventTimes(long first, long last) {
+    if (first == Long.MIN_VALUE) {
+      return;
+    }
+    firstEventMillis = firstEventMillis == Long.MIN_VALUE ? first : Math.min(firstEventMillis, first);
+    lastEventMillis = Math.max(lastEventMillis, last);
+  }
+
+  /** The earliest event time sent, or {@code Long.MIN_VALUE} when not reported. */
+  public synchronized long firstEventMillis() {
+    return firstEventMillis;
+  }
+
+  /** The latest event time sent, or {@code Long.MIN_VALUE} when not reported. */
+  public synchronized long lastEventMillis() {
+    return lastEventMillis;
   }
 }

@@ -40,6 +40,16 @@ public interface JobLauncher {
   }
 
   /**
+   * {@link #drain(JobTopics, long, Duration, PrintStream)} with all the feeder reported: what it sent and the event
+   * times it spanned ({@link FeedContext#firstEventMillis()}), for a job that can tell from them that waiting is
+   * useless. The default passes the count on.
+   */
+  default boolean drain(JobTopics topics, FeedContext feed, Duration timeout, PrintStream out)
+      throws InterruptedException {
+    return drain(topics, feed.sentCount(), timeout, out);
+  }
+
+  /**
    * What the demo shows while the job runs, or {@code null} (the default) for the status line alone. The demo
    * polls and prints it from its own thread and closes it before stopping the job.
    *

@@ -93,6 +93,11 @@ class FeedersKafkaTest {
         assertThat(a).hasSize(43); // ceil(30000 / 700)
         assertThat(summary.units()).isEqualTo(n);
         assertThat(summary.records()).isEqualTo(43);
+        // event time: the default start, then one packet per 1/eventRate s
+        SyntheticTraffic t = b.seed(7).build();
+        assertThat(summary.firstEventMillis()).isEqualTo(t.start);
+        assertThat(summary.lastEventMillis()).isEqualTo(t.start + (long) ((n - 1) * 1000.0 / t.eventRate));
+        assertThat(summary.describe("packets", "batches")).contains(", event time 2026-01-01T00:00:00Z to ");
         for (int i = 0; i < a.size(); i++) {
             assertThat(a2.get(i).partition()).isEqualTo(a.get(i).partition());
             assertThat(a2.get(i).key()).isEqualTo(a.get(i).key());
@@ -291,6 +296,11 @@ class FeedersKafkaTest {
         assertThat(RawTopic.packets(RawTopic.read(KAFKA.bootstrapServers(), twice))).containsExactlyElementsOf(expected);
         assertThat(s2.units()).isEqualTo(400);
         assertThat(s2.skipped()).containsExactly(Map.entry("NOT_IP", 2L * arps));
+        // event times: the capture's first packet, and the second pass's last (shifted) one
+        assertThat(s1.firstEventMillis()).isEqualTo(firstMs);
+        assertThat(s1.lastEventMillis()).isEqualTo(lastMs);
+        assertThat(s2.firstEventMillis()).isEqualTo(firstMs);
+        assertThat(s2.lastEventMillis()).isEqualTo(lastMs + shift);
     }
 
     @Test

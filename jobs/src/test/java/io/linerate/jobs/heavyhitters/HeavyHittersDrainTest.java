@@ -1,0 +1,59 @@
+package io.linerate.jobs.heavyhitters;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.linerate.jobs.local.FeedContext;
+import io.linerate.jobs.local.JobTopics;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The drain's shortcut: when the event times fed show that no window can close, it says so at once instead of
+ * waiting for a report that cannot come. Without a broker: the shortcut returns before connecting.
+ */
+class HeavyHittersDrainTest {
+
+  private static final long SLIDE = 10_000;
+  private static final long OOO = 2_000;
+
+  /**
+   * A report fires when the watermark, at most last − out-of-orderness − 1, reaches the first window's end − 1: so
+   * a window can close exactly when last − out-of-orderness ≥ that end (the slide-aligned end after the first time).
+   */
+  @Test
+  void noWindowCanCloseExactlyWhenTheWatermarkCannotReachTheFirstWindowEnd() {
+    long first = 1_700_000_003_000L; // its window: [1_700_000_000_000, 1_700_000_010_000)
+    long end = 1_700_000_010_000L;
+    assertThat(HeavyHittersJob.firstWindowEnd(first, SLIDE)).isEqualTo(end);
+    assertThat(HeavyHittersJob.firstWindowEnd(end, SLIDE)).isEqualTo(end + SLIDE);
+    assertThat(HeavyHittersJob.firstWindowEnd(end - 1, SLIDE)).isEqualTo(end);
+    assertThat(HeavyHittersJob.noWindowCanClose(first, end + OOO - 1, SLIDE, OOO)).isTrue();
+    assertThat(HeavyHittersJob.noWindowCanClose(first, end + OOO, SLIDE, OOO)).isFalse();
+    // a first packet just before a window's end: a span far shorter than the window still closes one
+    assertThat(HeavyHittersJob.noWindowCanClose(end - 1, end + OOO, SLIDE, OOO)).isFalse();
+    assertThat(HeavyHittersJob.noWindowCanClose(0, 0, SLIDE, 0)).isTrue();
+  }
+
+  @Test
+  void theDrainReturnsAtOnceWhenNoWindowCanClose() throws Exception {
+    HeavyHittersJob job = HeavyHittersJob.builder().window(Duration.ofMillis(SLIDE))
+        .outOfOrderness(Duration.ofMillis(OOO)).build();
+    FeedContext feed = new FeedContext("127.0.0.1:9", "packets");
+    feed.sent(500);
+    feed.eventTimes(1_700_000_003_000L, 1_700_000_005_000L);
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    long start = System.nanoTime();
+    boolean drained = job.drain(new JobTopics("127.0.0.1:9", "packets", "reports", "dead-letters"), feed,
+        Duration.ofSeconds(60), new PrintStream(text, true, StandardCharsets.UTF_8));
+    assertThat(drained).isTrue();
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    assertThat(text.toString(StandardCharsets.UTF_8))
+        .contains("no window can close in this run")
+        .contains("2023-11-14T22:13:23Z to 2023-11-14T22:13:25Z")
+        .contains("the first window ends at 2023-11-14T22:13:30Z")
+        .contains("the watermark stays below 2023-11-14T22:13:23Z");
+  }
+}
