@@ -15,9 +15,10 @@ import java.util.stream.Collectors;
  * @param inputBytes bytes of capture files read (every loop counted)
  * @param skipped capture records not sent, by reason (empty for generate)
  * @param seconds wall-clock duration of the run
- * @param firstEventMillis the earliest event time among the packets or events sent (epoch ms), or
- *     {@link #NO_EVENT_TIME} when none was sent
- * @param lastEventMillis the latest event time sent, or {@link #NO_EVENT_TIME}
+ * @param firstEventMillis the earliest event time among the packets or events made for sending (epoch ms), or
+ *     {@link #NO_EVENT_TIME} when none was; a run stopped early may count the one record it made and then did
+ *     not send
+ * @param lastEventMillis the latest such event time, or {@link #NO_EVENT_TIME}
  */
 public record FeedSummary(long units, long records, long kafkaBytes, long inputBytes, Map<String, Long> skipped,
                           double seconds, long firstEventMillis, long lastEventMillis) {

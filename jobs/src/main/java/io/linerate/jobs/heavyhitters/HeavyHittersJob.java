@@ -200,16 +200,11 @@ public final class HeavyHittersJob implements JobLauncher {
   }
 
   /**
-   * Waits (at most {@code timeout}) until the output topic holds a committed report, then prints the latest
-   * window's top-k table per observation point. A run shorter than a window (plus the out-of-orderness) has no
-   * closed window: it prints that and still returns true — reports come per closed window, there is nothing to
-   * miss.
-   */
-  /**
    * As {@link #drain(JobTopics, long, Duration, PrintStream)}, but without waiting when the event times fed show
    * that no window can close: a report fires once the watermark, at most the latest event time fed minus the
    * out-of-orderness, reaches the end of the earliest window, which is the end of the slide-aligned sub-window that
-   * holds the earliest event time fed.
+   * holds the earliest event time fed. Like the wait for a report, it does not wait for alerts or dead letters the
+   * job wrote after its last checkpoint (the demo cancels the job next, which aborts them).
    */
   @Override
   public boolean drain(JobTopics topics, FeedContext feed, Duration timeout, PrintStream out)
@@ -232,6 +227,12 @@ public final class HeavyHittersJob implements JobLauncher {
     return drain(topics, feed.sentCount(), timeout, out);
   }
 
+  /**
+   * Waits (at most {@code timeout}) until the output topic holds a committed report, then prints the latest
+   * window's top-k table per observation point. A run shorter than a window (plus the out-of-orderness) has no
+   * closed window: it prints that and still returns true — reports come per closed window, there is nothing to
+   * miss.
+   */
   @Override
   public boolean drain(JobTopics topics, long recordsFed, Duration timeout, PrintStream out)
       throws InterruptedException {
@@ -265,11 +266,12 @@ public final class HeavyHittersJob implements JobLauncher {
   }
 
   private String noWindowExplanation() {
-    return "reports come once the watermark passes a window's end, i.e. once event time has moved the window ("
-        + DurationConverter.format(detector.windowSize()) + ") plus the out-of-orderness ("
-        + DurationConverter.format(options.outOfOrderness()) + ") past the first "
-        + "packet. Event time is the packets' own: a capture replayed in a loop moves it by the capture's span per "
-        + "pass, so a short capture needs a longer run";
+    return "reports come once the watermark passes a window's end: the first once event time has moved past the "
+        + "end of the first packet's " + DurationConverter.format(detector.slide()) + " step (windows are aligned "
+        + "to multiples of it since the epoch, so at most that much after the first packet) plus the out-of-"
+        + "orderness (" + DurationConverter.format(options.outOfOrderness()) + "). Event time is the packets' own: "
+        + "a capture replayed in a loop moves it by the capture's span per pass, so a short capture needs a longer "
+        + "run";
   }
 
   /** Rewrites a value before its JSON is written (address items to address text). */

@@ -37,6 +37,51 @@ class HeavyHittersDrainTest {
     assertThat(HeavyHittersJob.noWindowCanClose(0, 0, SLIDE, 0)).isTrue();
   }
 
+  /**
+   * The formula against the operator itself: packets with event times in [first, last] through the job's detector
+   * (tumbling and sliding), then the highest watermark Flink's bounded out-of-orderness can give them,
+   * last − out-of-orderness − 1. A report must come exactly when {@code noWindowCanClose} says one can.
+   */
+  @Test
+  void theOperatorReportsExactlyWhenTheShortcutSaysAWindowCanClose() throws Exception {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+    for (long[] shape : new long[][] {{10_000, 10_000}, {10_000, 2_500}}) {
+      HeavyHittersJob job = HeavyHittersJob.builder().window(Duration.ofMillis(shape[0]))
+          .slide(Duration.ofMillis(shape[1])).outOfOrderness(Duration.ofMillis(OOO)).build();
+      long slide = shape[1];
+      int reported = 0;
+      int silent = 0;
+      for (int trial = 0; trial < 60; trial++) {
+        long first = 1_700_000_000_000L + random.nextLong(3 * slide);
+        long end = HeavyHittersJob.firstWindowEnd(first, slide);
+        // last around the boundary end + OOO, on both sides of it
+        long last = Math.max(first, end + OOO - 3 + random.nextInt(7));
+        try (var harness = new org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness<>(
+            job.detector().operator(io.linerate.jobs.format.PacketRecordTypeInfo.INSTANCE,
+                org.apache.flink.api.common.typeinfo.Types.INT),
+            io.linerate.jobs.format.PacketRecord::observationPoint, org.apache.flink.api.common.typeinfo.Types.INT)) {
+          harness.open();
+          for (long ts : new long[] {first, (first + last) / 2, last}) {
+            harness.processElement(new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>(
+                new io.linerate.jobs.format.PacketRecord().setIpv4(ts, 0x0A000001, 0x0A000002, 1000, 80, 6, 0x10,
+                    100, 1), ts));
+          }
+          harness.processWatermark(last - OOO - 1);
+          boolean anyReport = !harness.extractOutputValues().isEmpty();
+          assertThat(anyReport).as("slide %d: first %d, last %d", slide, first, last)
+              .isEqualTo(!HeavyHittersJob.noWindowCanClose(first, last, slide, OOO));
+          if (anyReport) {
+            reported++;
+          } else {
+            silent++;
+          }
+        }
+      }
+      assertThat(reported).as("trials with a report").isPositive();
+      assertThat(silent).as("trials without").isPositive();
+    }
+  }
+
   @Test
   void theDrainReturnsAtOnceWhenNoWindowCanClose() throws Exception {
     HeavyHittersJob job = HeavyHittersJob.builder().window(Duration.ofMillis(SLIDE))

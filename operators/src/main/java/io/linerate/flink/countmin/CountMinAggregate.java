@@ -104,7 +104,8 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
         if (a.indexing() != b.indexing()) {
             throw new IllegalStateException("cannot merge window sketches of row indexing " + a.indexing() + " and "
                     + b.indexing() + ": the state was written with another rowIndexing setting than this job's ("
-                    + sizing.rowIndexing() + "); restore it with the setting it was written with");
+                    + sizing.rowIndexing() + "); restore from a checkpoint or savepoint taken before the setting "
+                    + "changed, with the setting it had then");
         }
         a.merge(b);
         return a;
