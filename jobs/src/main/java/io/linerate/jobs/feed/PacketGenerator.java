@@ -22,7 +22,6 @@ final class PacketGenerator implements TrafficSource {
     static final int SCAN_SRC = 0xC6336407; // 198.51.100.7
     static final int SCAN_DST = 0xC0A8FA0A; // 192.168.250.10
     static final int[] SERVICES = {443, 443, 443, 80, 80, 53, 22, 8080, 123, 25};
-    private final EventTimeRange events = new EventTimeRange();
     private static final int TCP = 6;
     private static final int UDP = 17;
     private static final long V6_SRC_HIGH = 0x20010DB800000001L;
@@ -35,6 +34,7 @@ final class PacketGenerator implements TrafficSource {
     private final byte[][] keys;
     private final PacketBatch batch;
     private final long injectFrom;
+    private final EventTimeRange events = new EventTimeRange();
     private long packets;
     private long batches;
     private int scanPort;

@@ -200,7 +200,8 @@ public final class CountMinSketch {
             return;
         }
         // the hot path: every counter is ≤ N and N + weight fits, so plain adds cannot overflow; no minimum
-        // is kept (7 rows of 1999 in a plain loop: the saturating adds and the minimum cost about 8 of 23 ns)
+        // is kept (7 rows of 1999, FULL_WIDTH: 29–32 ns per update with saturating adds and the minimum, 24–25 ns
+        // without; docs/BENCHMARKS.md)
         totalWeight = total + weight;
         boolean mixed32 = indexing == RowIndexing.MIXED_32;
         long[] c = counts;
