@@ -203,9 +203,7 @@ public final class PcapReplay implements Feeder {
         long packets;
         int pass;
         long shiftMs;
-        long minMs = Long.MAX_VALUE;
-        long maxMs = Long.MIN_VALUE;
-        /** Event times of every pass (minMs and maxMs: of the first pass, for the shift). */
+        /** Event times of every pass; at the end of the first pass, that pass's span (for the shift). */
         final EventTimeRange sent = new EventTimeRange();
         long firstNanos = Long.MIN_VALUE;
         boolean stopped;
@@ -255,7 +253,7 @@ public final class PcapReplay implements Feeder {
                 }
                 flushAll();
                 if (pass == 0) {
-                    shiftMs = packets == 0 ? 0 : maxMs - minMs + 1;
+                    shiftMs = packets == 0 ? 0 : sent.last() - sent.first() + 1;
                 }
                 if (stopped || packets == packetsBefore) {
                     break; // nothing to loop over
@@ -332,10 +330,6 @@ public final class PcapReplay implements Feeder {
         void added(PacketBatch b, long ms) {
             packets++;
             sent.add(ms);
-            if (pass == 0) {
-                minMs = Math.min(minMs, ms);
-                maxMs = Math.max(maxMs, ms);
-            }
             if (b.size() >= batchSize) {
                 send(b);
             }

@@ -57,7 +57,7 @@ public final class CountMinSizing implements Serializable {
             throw new IllegalArgumentException("delta must be in (0, 1), got " + delta);
         }
         CountMinSketch prototype = CountMinSketch.fromErrors(epsilon, delta, seed);
-        CountMinSizing sizing = new CountMinSizing(prototype, conservative);
+        CountMinSizing sizing = new CountMinSizing(prototype, conservative).withRowIndexing(DEFAULT_INDEXING);
         if (sizing.failureProbability() > delta) {
             throw new IllegalArgumentException("delta must be ≥ e^-" + CountMinSketch.MAX_DEPTH + " (at most "
                     + CountMinSketch.MAX_DEPTH + " rows), got " + delta);
@@ -82,7 +82,8 @@ public final class CountMinSizing implements Serializable {
             throw new IllegalArgumentException("memory bytes must be ≤ " + CountMinSketch.MAX_COUNTERS * Long.BYTES
                     + " (" + CountMinSketch.MAX_COUNTERS + " counters), got " + bytes);
         }
-        return new CountMinSizing(CountMinSketch.withMemory(bytes, depth, seed), conservative);
+        return new CountMinSizing(CountMinSketch.withMemory(bytes, depth, seed), conservative)
+                .withRowIndexing(DEFAULT_INDEXING);
     }
 
     /** The default seed: {@link ItemHasher#DEFAULT_SEED}. */
