@@ -34,13 +34,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * One run of a job on the test cluster: the job defined on a fresh environment (parallelism, exactly-once
  * checkpoints every {@link #CHECKPOINT_INTERVAL} to a folder, restarts or none, optionally restored from a
- * savepoint), submitted, and watched: how far its checkpoints have committed the input, how many checkpoints it
+ * savepoint), submitted, and watched: whether it has read and checkpointed its input, how many checkpoints it
  * completed and restored, stop with a savepoint, cancel.
  */
 public final class JobRun implements AutoCloseable {
@@ -139,36 +138,38 @@ public final class JobRun implements AutoCloseable {
   }
 
   /**
-   * Waits until the job's checkpoints have committed its consumer offsets up to the end of every input partition
-   * (what the topic holds now), then for three more completed checkpoints: by then the watermark of the last
-   * records has fired what it closes and a checkpoint has committed that output's transactions.
+   * Waits until the job's source has emitted the last record of every input partition (what the topic holds now,
+   * read through {@link ReadOffsets}), then for five more completed checkpoints: the first may have been triggered
+   * before that record was read, the second was not (one checkpoint at a time), so it holds the whole input; by the
+   * fifth the watermark of the last records has fired what it closes and a checkpoint has committed that output's
+   * transactions.
    */
   public void awaitSettled(Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
+    Map<TopicPartition, Long> end;
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, topics.bootstrapServers()))) {
-      Map<TopicPartition, Long> end = endOffsets(admin);
-      while (true) {
-        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(consumerGroup())
-            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-        boolean done = end.entrySet().stream().allMatch(e -> e.getValue() == 0 || (committed.get(e.getKey()) != null
-            && committed.get(e.getKey()).offset() >= e.getValue()));
-        if (done) {
-          break;
-        }
-        JobStatus now = status();
-        if (now.isGloballyTerminalState()) {
-          throw new AssertionError(job.name() + ": the job is " + now + " before it consumed its input",
-              failureOf(client));
-        }
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError(job.name() + ": input not consumed within " + timeout + ": end offsets " + end
-              + ", committed " + committed + ", status " + status());
-        }
-        Thread.sleep(100);
+      end = endOffsets(admin);
+    }
+    while (true) {
+      Map<TopicPartition, Long> read = new HashMap<>();
+      end.keySet().forEach(p -> read.put(p, ReadOffsets.of(id(), p.topic(), p.partition())));
+      // the producer of the input is not transactional: a partition's last record is at its end offset - 1
+      if (end.entrySet().stream().allMatch(e -> read.get(e.getKey()) >= e.getValue() - 1)) {
+        break;
       }
+      JobStatus now = status();
+      if (now.isGloballyTerminalState()) {
+        throw new AssertionError(job.name() + ": the job is " + now + " before it consumed its input",
+            failureOf(client));
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(job.name() + ": input not consumed within " + timeout + ": end offsets " + end
+            + ", last offsets read " + read + ", status " + now);
+      }
+      Thread.sleep(20);
     }
     long after = completedCheckpoints();
-    awaitCheckpointAfter(after + 2, Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0)).plusSeconds(30));
+    awaitCheckpointAfter(after + 4, Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0)).plusSeconds(30));
   }
 
   private static Throwable failureOf(JobClient client) {
@@ -178,11 +179,6 @@ public final class JobRun implements AutoCloseable {
     } catch (Exception e) {
       return e;
     }
-  }
-
-  /** The consumer group the job's source commits its checkpointed offsets to (ExactlyOnceSource's default). */
-  private String consumerGroup() {
-    return "linerate-" + job.name();
   }
 
   private Map<TopicPartition, Long> endOffsets(Admin admin) throws Exception {
