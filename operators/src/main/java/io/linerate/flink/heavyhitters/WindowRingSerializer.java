@@ -62,17 +62,17 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
         return new WindowRing(1);
     }
 
-    /** A deep copy: every tracker through its image (the heap backend copies state on write during a snapshot). */
+    /**
+     * A deep copy: every tracker's own {@code copy()} (array copies, no image round trip); the heap backend copies
+     * state on write during a snapshot.
+     */
     @Override
     public WindowRing copy(WindowRing from) {
         WindowRing to = new WindowRing(from.slots());
         for (int i = 0; i < from.slots(); i++) {
             to.subWindows[i] = from.subWindows[i];
             if (from.subWindows[i] != WindowRing.FREE) {
-                HeavyHitters t = from.trackers[i];
-                to.trackers[i] = t instanceof SpaceSaving
-                        ? SpaceSaving.fromByteArray(t.toByteArray())
-                        : CountMinHeap.fromByteArray(t.toByteArray());
+                to.trackers[i] = from.trackers[i].copy();
                 to.alerted[i] = from.alerted[i] == null ? null : AlertedItems.of(from.alerted[i].toArray());
             }
         }

@@ -5,6 +5,7 @@ import io.linerate.sketches.hash.ItemHasher;
 import io.linerate.sketches.image.Family;
 import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
+import java.util.Arrays;
 
 /**
  * The Balanced Bloom filter of Kanizo, Hay &amp; Keslassy, "Access-Efficient Balanced Bloom Filters"
@@ -82,6 +83,39 @@ public final class BalancedBloomFilter implements BloomFilter {
         this.positions = new int[k];
         this.words = words != null ? words : new long[Math.toIntExact(totalBlocks * wordsPerBlock)];
         this.overflow = new OverflowList(params.overflowCapacity());
+    }
+
+    /** An independent copy of {@code other}: its blocks, overflow list, access budget used and fill. */
+    private BalancedBloomFilter(BalancedBloomFilter other) {
+        this.hasher = other.hasher;
+        this.params = other.params;
+        this.blockBits = other.blockBits;
+        this.wordsPerBlock = other.wordsPerBlock;
+        this.counterBits = other.counterBits;
+        this.counterMask = other.counterMask;
+        this.localBits = other.localBits;
+        this.k = other.k;
+        this.h = other.h;
+        this.coinThreshold = other.coinThreshold;
+        this.subtableSize = other.subtableSize; // never written after construction, as subtableStart
+        this.d = other.d;
+        this.subtableStart = other.subtableStart;
+        this.totalBlocks = other.totalBlocks;
+        this.positions = new int[k];
+        this.words = Arrays.copyOf(other.words, other.words.length);
+        this.overflow = other.overflow.copy();
+        this.accessesUsed = other.accessesUsed;
+        this.forcedPlacements = other.forcedPlacements;
+        this.bitCount = other.bitCount;
+    }
+
+    /**
+     * An independent copy: same seed, parameters, blocks, overflow list and access budget used (so the same
+     * image and the same placements of later items); array copies, no validation.
+     */
+    @Override
+    public BalancedBloomFilter copy() {
+        return new BalancedBloomFilter(this);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.linerate.sketches.bloom;
 import io.linerate.sketches.hash.DoubleHashing;
 import io.linerate.sketches.hash.ItemHasher;
 import io.linerate.sketches.image.Family;
+import java.util.Arrays;
 
 /**
  * A cache-blocked Bloom filter (Putze, Sanders &amp; Singler 2007): h1 picks one block of B bits
@@ -90,6 +91,12 @@ public final class BlockedBloomFilter extends BitArrayFilter {
         }
         long blocks = (bits + blockBits - 1) / blockBits;
         return new BlockedBloomFilter(ItemHasher.seeded(seed), blocks, blockBits, hashCount, null);
+    }
+
+    /** An independent copy: same seed, shape and bits (so the same image); one array copy, no validation. */
+    @Override
+    public BlockedBloomFilter copy() {
+        return new BlockedBloomFilter(hasher, blocks, blockBits, k, Arrays.copyOf(words, words.length));
     }
 
     static BlockedBloomFilter fromImage(Image image) {

@@ -150,6 +150,14 @@ public interface BloomFilter {
     byte[] toByteArray();
 
     /**
+     * An independent deep copy: the same seed, shape and content, so the same image ({@link #toByteArray()}) and
+     * the same answers; changing either leaves the other unchanged. Array copies without the validation a read
+     * from the image does: the Flink serializers' {@code copy} uses it (the heap state backend copies state on
+     * write while a checkpoint is being written).
+     */
+    BloomFilter copy();
+
+    /**
      * Adds every item of {@code other} to this filter: bitwise OR (counter addition for a counting filter).
      *
      * @throws IllegalArgumentException if {@code other} is a different variant, size, hash count, probing

@@ -7,6 +7,7 @@ import io.linerate.sketches.hash.Probing;
 import io.linerate.sketches.image.Family;
 import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
+import java.util.Arrays;
 
 /**
  * A counting Bloom filter (Fan et al.; thesis §2.1.2): m counters of w bits (4 by default) packed into
@@ -63,6 +64,33 @@ public final class CountingBloomFilter implements BloomFilter {
                 saturated += c == max ? 1 : 0;
             }
         }
+    }
+
+    /** An independent copy of {@code other} (its counters, counts of non-zero and saturated counters, totals). */
+    private CountingBloomFilter(CountingBloomFilter other) {
+        this.hasher = other.hasher;
+        this.counters = other.counters;
+        this.k = other.k;
+        this.counterBits = other.counterBits;
+        this.perWordShift = other.perWordShift;
+        this.max = other.max;
+        this.probing = other.probing;
+        this.offsets = other.offsets; // never written after construction
+        this.words = Arrays.copyOf(other.words, other.words.length);
+        this.scratch = new long[k];
+        this.nonZero = other.nonZero;
+        this.saturated = other.saturated;
+        this.lostIncrements = other.lostIncrements;
+        this.rejectedRemovals = other.rejectedRemovals;
+    }
+
+    /**
+     * An independent copy: same seed, shape, counters and the counts of lost increments and rejected removals
+     * (so the same image); one array copy, no validation.
+     */
+    @Override
+    public CountingBloomFilter copy() {
+        return new CountingBloomFilter(this);
     }
 
     /** m counters and k as the standard filter for ({@code expectedItems}, {@code fpp}), 4-bit counters. */

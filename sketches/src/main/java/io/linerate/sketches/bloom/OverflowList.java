@@ -1,5 +1,7 @@
 package io.linerate.sketches.bloom;
 
+import java.util.Arrays;
+
 /**
  * The Balanced Bloom filter's overflow list: an exact set of 128-bit item hashes with a fixed capacity,
  * open addressing with linear probing over a power-of-two table at most 3/4 full. Plays the part of the
@@ -24,6 +26,19 @@ final class OverflowList {
         long tableSize = Long.highestOneBit(least * 2 - 1);
         this.slots = new long[Math.toIntExact(2 * tableSize)];
         this.mask = (int) tableSize - 1;
+    }
+
+    private OverflowList(OverflowList other) {
+        this.capacity = other.capacity;
+        this.slots = Arrays.copyOf(other.slots, other.slots.length);
+        this.mask = other.mask;
+        this.zeroPresent = other.zeroPresent;
+        this.size = other.size;
+    }
+
+    /** An independent copy of this list. */
+    OverflowList copy() {
+        return new OverflowList(this);
     }
 
     int size() {

@@ -4,6 +4,7 @@ import io.linerate.sketches.hash.DoubleHashing;
 import io.linerate.sketches.hash.ItemHasher;
 import io.linerate.sketches.hash.Primes;
 import io.linerate.sketches.image.Family;
+import java.util.Arrays;
 
 /**
  * The partitioned Bloom filter with the prime partition scheme of thesis §3.2: m = k·p bits in k
@@ -46,6 +47,12 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
                     + ", above the limit of " + MAX_BITS + " bits");
         }
         return new PartitionedBloomFilter(ItemHasher.seeded(seed), p, hashCount, null);
+    }
+
+    /** An independent copy: same seed, shape and bits (so the same image); one array copy, no validation. */
+    @Override
+    public PartitionedBloomFilter copy() {
+        return new PartitionedBloomFilter(hasher, partitionBits, k, Arrays.copyOf(words, words.length));
     }
 
     static PartitionedBloomFilter fromImage(Image image) {

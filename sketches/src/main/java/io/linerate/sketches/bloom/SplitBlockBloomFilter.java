@@ -3,6 +3,7 @@ package io.linerate.sketches.bloom;
 import io.linerate.sketches.hash.DoubleHashing;
 import io.linerate.sketches.hash.ItemHasher;
 import io.linerate.sketches.image.Family;
+import java.util.Arrays;
 
 /**
  * A cache-blocked Bloom filter whose block is split into words: h1 picks one 512-bit block (one 64-byte cache
@@ -66,6 +67,12 @@ public final class SplitBlockBloomFilter extends BitArrayFilter {
         Checks.bits(bits); // MAX_BITS is a multiple of 512, so rounding up cannot pass it
         long blocks = (bits + BLOCK_BITS - 1) / BLOCK_BITS;
         return new SplitBlockBloomFilter(ItemHasher.seeded(seed), blocks, null);
+    }
+
+    /** An independent copy: same seed, shape and bits (so the same image); one array copy, no validation. */
+    @Override
+    public SplitBlockBloomFilter copy() {
+        return new SplitBlockBloomFilter(hasher, blocks, Arrays.copyOf(words, words.length));
     }
 
     static SplitBlockBloomFilter fromImage(Image image) {

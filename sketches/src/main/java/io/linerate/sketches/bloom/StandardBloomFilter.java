@@ -4,6 +4,7 @@ import io.linerate.sketches.hash.DoubleHashing;
 import io.linerate.sketches.hash.ItemHasher;
 import io.linerate.sketches.hash.Probing;
 import io.linerate.sketches.image.Family;
+import java.util.Arrays;
 
 /**
  * The standard Bloom filter over one array of m bits (thesis §2.1.2), with the k indexes of an item
@@ -41,6 +42,12 @@ public final class StandardBloomFilter extends BitArrayFilter {
     /** Exactly {@code bits} bits, {@code hashCount} indexes per item, and the given index scheme. */
     public static StandardBloomFilter withBits(long bits, int hashCount, long seed, Probing probing) {
         return new StandardBloomFilter(ItemHasher.seeded(seed), bits, hashCount, probing, null);
+    }
+
+    /** An independent copy: same seed, shape and bits (so the same image); one array copy, no validation. */
+    @Override
+    public StandardBloomFilter copy() {
+        return new StandardBloomFilter(hasher, bits, k, probing, Arrays.copyOf(words, words.length));
     }
 
     static StandardBloomFilter fromImage(Image image) {

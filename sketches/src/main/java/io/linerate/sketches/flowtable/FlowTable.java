@@ -2,6 +2,7 @@ package io.linerate.sketches.flowtable;
 
 import io.linerate.sketches.hash.FiveTuple;
 import io.linerate.sketches.hash.ItemHasher;
+import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
@@ -107,7 +108,47 @@ public final class FlowTable {
                     + stride + " per slot), limit is " + MAX_ENTRY_LONGS + ": lower capacity or userSlots");
         }
         this.summary = b.summary ? new TypeSummary(layout, b.capacity, b.seed) : null;
-        Occupants occupants = new Occupants() {
+        this.table = new MultilevelTable(layout, b.scheme, occupants(), summary);
+        this.entries = new long[(int) longs];
+        this.stashHashes = new long[layout.stashCapacity()];
+        this.stashLast = new long[layout.stashCapacity()];
+        this.scratchSlot = table.totalSlots();
+        this.view = new FlowRecord(this);
+    }
+
+    /** An independent copy of {@code other} ({@link #copy()}). */
+    private FlowTable(FlowTable other) {
+        this.config = other.config.copy();
+        this.hasher = other.hasher;
+        this.format = other.format;
+        this.keyLongs = other.keyLongs;
+        this.userSlots = other.userSlots;
+        this.stride = other.stride;
+        this.idleTimeout = other.idleTimeout;
+        this.activeTimeout = other.activeTimeout;
+        this.sweepPerUpdate = other.sweepPerUpdate;
+        this.policy = other.policy;
+        this.exporter = other.exporter;
+        this.summary = other.summary == null ? null : other.summary.copy();
+        this.table = other.table.copy(occupants(), summary);
+        this.entries = Arrays.copyOf(other.entries, other.entries.length);
+        this.stashHashes = Arrays.copyOf(other.stashHashes, other.stashHashes.length);
+        this.stashLast = Arrays.copyOf(other.stashLast, other.stashLast.length);
+        this.scratchSlot = other.scratchSlot;
+        this.view = new FlowRecord(this);
+        System.arraycopy(other.exports, 0, exports, 0, exports.length);
+        this.now = other.now;
+        this.cursor = other.cursor;
+        this.packets = other.packets;
+        this.newFlows = other.newFlows;
+        this.summaryLookups = other.summaryLookups;
+        this.summaryFalsePositives = other.summaryFalsePositives;
+        this.summaryFailures = other.summaryFailures;
+    }
+
+    /** How the multilevel table reads and moves this table's entries. */
+    private Occupants occupants() {
+        return new Occupants() {
             @Override
             public long hashOf(int slot) {
                 return hashAt(slot);
@@ -124,12 +165,17 @@ public final class FlowTable {
                 }
             }
         };
-        this.table = new MultilevelTable(layout, b.scheme, occupants, summary);
-        this.entries = new long[(int) longs];
-        this.stashHashes = new long[layout.stashCapacity()];
-        this.stashLast = new long[layout.stashCapacity()];
-        this.scratchSlot = table.totalSlots();
-        this.view = new FlowRecord(this);
+    }
+
+    /**
+     * An independent deep copy: the same configuration, current timeouts, overflow policy, flows, slot states,
+     * stash, summary, sweep position, clock and counters, so the same image and the same exports for the same
+     * later packets; the same exporter is attached. Array copies without the per-flow checks a read from the
+     * image does (a 1M-flow image read hashes every key): the Flink serializer's {@code copy} uses it (the heap
+     * state backend copies state on write while a checkpoint is being written).
+     */
+    public FlowTable copy() {
+        return new FlowTable(this);
     }
 
     /** A builder; {@link Builder#capacity} is the one required setting. */
@@ -1239,14 +1285,14 @@ public final class FlowTable {
                 throw new IllegalArgumentException("alphas must name 1 to " + TableLayout.MAX_LEVELS
                         + " sub-tables, got " + alphas.length);
             }
-            this.alphas = alphas.clone();
+            this.alphas = Arrays.copyOf(alphas, alphas.length);
             this.levels = alphas.length;
             return this;
         }
 
         /** Explicit bucket counts per sub-table (e.g. 40000, 10000, 5000, 2500, 2500), overriding alphas. */
         public Builder buckets(int... buckets) {
-            this.buckets = buckets.clone();
+            this.buckets = Arrays.copyOf(buckets, buckets.length);
             this.levels = buckets.length;
             return this;
         }

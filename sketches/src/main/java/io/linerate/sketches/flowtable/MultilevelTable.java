@@ -2,6 +2,7 @@ package io.linerate.sketches.flowtable;
 
 import io.linerate.sketches.hash.DoubleHashing;
 import io.linerate.sketches.hash.ItemHasher;
+import java.util.Arrays;
 
 /**
  * The placement engine of a multilevel hash table (MHT): d sub-tables of buckets, an overflow stash, and
@@ -61,6 +62,32 @@ final class MultilevelTable {
         this.stashCapacity = layout.stashCapacity();
         this.state = new byte[stashBase + stashCapacity];
         this.summary = summary;
+    }
+
+    /** An independent copy of {@code other} over {@code occupants} and {@code summary} (the copy's own). */
+    private MultilevelTable(MultilevelTable other, Occupants occupants, TypeSummary summary) {
+        this.layout = other.layout;
+        this.scheme = other.scheme;
+        this.occupants = occupants;
+        this.levels = other.levels;
+        this.capacity = other.capacity;
+        this.buckets = other.buckets; // never written after construction, as firstSlot
+        this.firstSlot = other.firstSlot;
+        this.stashBase = other.stashBase;
+        this.stashCapacity = other.stashCapacity;
+        this.state = Arrays.copyOf(other.state, other.state.length);
+        this.summary = summary;
+        this.stashSize = other.stashSize;
+        this.size = other.size;
+        this.lazilyDeleted = other.lazilyDeleted;
+        this.moves = other.moves;
+        this.overflows = other.overflows;
+        this.rebuildMoves = other.rebuildMoves;
+    }
+
+    /** A copy of this table's slot states, stash and counters for a copied flow table. */
+    MultilevelTable copy(Occupants occupants, TypeSummary summary) {
+        return new MultilevelTable(this, occupants, summary);
     }
 
     /** Fails unless {@code scheme} can run on {@code layout} (bucket size, levels); allocates nothing. */

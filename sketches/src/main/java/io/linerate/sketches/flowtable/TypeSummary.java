@@ -49,6 +49,18 @@ final class TypeSummary {
         }
     }
 
+    private TypeSummary(TypeSummary other) {
+        filters = new CountingBloomFilter[other.filters.length];
+        for (int j = 0; j < filters.length; j++) {
+            filters[j] = other.filters[j].copy();
+        }
+    }
+
+    /** An independent copy of the filters. */
+    TypeSummary copy() {
+        return new TypeSummary(this);
+    }
+
     private static long s1(long h1, long h2) {
         return DoubleHashing.mix(h2 ^ SALT) ^ h1;
     }

@@ -49,6 +49,14 @@ public final class CountMinHeap implements HeavyHitters {
         this.candidates = MonitoredItems.forEntries(kind, capacity, true, sketch.hasher(), entries);
     }
 
+    private CountMinHeap(CountMinHeap other) {
+        this.sketch = other.sketch.copy();
+        this.candidates = other.candidates.copy();
+        this.unmonitoredBound = other.unmonitoredBound;
+        this.lastEstimate = other.lastEstimate;
+        this.lastItemHash = other.lastItemHash;
+    }
+
     /**
      * A tracker whose C candidates are all allocated now: its memory ({@link #memoryBytes()}) is fixed, and
      * updates never allocate.
@@ -280,6 +288,15 @@ public final class CountMinHeap implements HeavyHitters {
     @Override
     public long memoryBytes() {
         return sketch.memoryBytes() + candidates.memoryBytes();
+    }
+
+    /**
+     * An independent copy: its own copy of the sketch and of the candidates (same content, heap and allocated
+     * memory), so the same image and the same answers to the same later updates; no validation.
+     */
+    @Override
+    public CountMinHeap copy() {
+        return new CountMinHeap(this);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.linerate.sketches.hash.Primes;
 import io.linerate.sketches.image.Family;
 import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
+import java.util.Arrays;
 
 /**
  * The two-hash Count-Min sketch of Kirsch's thesis §3.8.2 (Cormode &amp; Muthukrishnan's sketch with d rows
@@ -189,7 +190,7 @@ public final class CountMinSketch {
     /** The item's index into the counters for each row, for tests: row j's column is index − j·w. */
     int[] rowIndexes(long h1, long h2) {
         indexes(h1, h2);
-        return scratch.clone();
+        return Arrays.copyOf(scratch, scratch.length);
     }
 
     /** Adds {@code weight} (≥ 0) to the item given by its hash halves. */
@@ -428,6 +429,18 @@ public final class CountMinSketch {
     /** Counter {@code column} of row {@code row}, for inspection and tests. */
     public long counter(int row, int column) {
         return counts[row * width + column];
+    }
+
+    /**
+     * An independent copy: same seed, shape, indexing, update rule, counters and total weight, so the same image;
+     * updating either leaves the other unchanged. One array copy, no validation: what the Flink serializer's
+     * {@code copy} uses (the heap state backend copies state on write while a checkpoint is being written),
+     * instead of a round trip through the image.
+     */
+    public CountMinSketch copy() {
+        CountMinSketch c = new CountMinSketch(hasher, width, depth, indexing, conservative, Arrays.copyOf(counts, counts.length));
+        c.totalWeight = totalWeight;
+        return c;
     }
 
     public byte[] toByteArray() {

@@ -52,6 +52,13 @@ public interface HeavyHitters {
     /** A versioned byte image. */
     byte[] toByteArray();
 
+    /**
+     * An independent deep copy: the same image ({@link #toByteArray()}), the same {@link #memoryBytes()}, and the
+     * same answers to the same later updates; updating either leaves the other unchanged. Cheaper than a round
+     * trip through the image (array copies, no validation): the Flink serializers' {@code copy} uses it.
+     */
+    HeavyHitters copy();
+
     static void checkWeight(long weight) {
         if (weight < 0) {
             throw new IllegalArgumentException("weight must be ≥ 0, got " + weight);

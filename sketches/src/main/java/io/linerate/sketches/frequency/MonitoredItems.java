@@ -66,6 +66,29 @@ final class MonitoredItems {
         allocate(slots, withErrors);
     }
 
+    /** An independent copy of {@code other}: the same allocated slots, keys, counts, errors, heap and index. */
+    private MonitoredItems(MonitoredItems other) {
+        this.kind = other.kind;
+        this.width = other.width;
+        this.capacity = other.capacity;
+        this.hasher = other.hasher;
+        this.scratchBytes = other.scratchBytes == null ? null : new byte[other.scratchBytes.length];
+        this.probe = new long[width];
+        this.keys = Arrays.copyOf(other.keys, other.keys.length);
+        this.counts = Arrays.copyOf(other.counts, other.counts.length);
+        this.errors = other.errors == null ? null : Arrays.copyOf(other.errors, other.errors.length);
+        this.heap = Arrays.copyOf(other.heap, other.heap.length);
+        this.pos = Arrays.copyOf(other.pos, other.pos.length);
+        this.index = Arrays.copyOf(other.index, other.index.length);
+        this.mask = other.mask;
+        this.size = other.size;
+    }
+
+    /** An independent copy of this set, as allocated now (so with the same {@link #memoryBytes()}). */
+    MonitoredItems copy() {
+        return new MonitoredItems(this);
+    }
+
     /**
      * A set of {@code capacity} items that allocates for {@code entries} of them and half as many again (at least
      * {@link #INITIAL_SLOTS}, at most {@code capacity}) and grows as more arrive: for sets read from an image,

@@ -44,6 +44,15 @@ public final class SpaceSaving implements HeavyHitters {
         this.items = MonitoredItems.forEntries(kind, capacity, true, hasher, entries);
     }
 
+    private SpaceSaving(SpaceSaving other) {
+        this.hasher = other.hasher;
+        this.items = other.items.copy();
+        this.totalWeight = other.totalWeight;
+        this.floor = other.floor;
+        this.lastEstimate = other.lastEstimate;
+        this.lastItemHash = other.lastItemHash;
+    }
+
     /**
      * A tracker with {@code capacity} counters, all allocated now: its memory ({@link #memoryBytes()}) is fixed,
      * and updates never allocate.
@@ -268,6 +277,15 @@ public final class SpaceSaving implements HeavyHitters {
     @Override
     public long memoryBytes() {
         return items.memoryBytes();
+    }
+
+    /**
+     * An independent copy with the same seed, capacity, counters, errors and heap (so the same image and the same
+     * answers to the same updates) and the same allocated memory; no validation, as its content is known good.
+     */
+    @Override
+    public SpaceSaving copy() {
+        return new SpaceSaving(this);
     }
 
     @Override

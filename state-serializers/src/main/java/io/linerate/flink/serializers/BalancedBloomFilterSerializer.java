@@ -36,6 +36,11 @@ public final class BalancedBloomFilterSerializer extends ImageSerializer<Balance
     }
 
     @Override
+    protected BalancedBloomFilter copyOf(BalancedBloomFilter value) {
+        return value.copy();
+    }
+
+    @Override
     protected BalancedBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, BalancedBloomFilter.class);
     }

@@ -36,6 +36,11 @@ public final class BlockedBloomFilterSerializer extends ImageSerializer<BlockedB
     }
 
     @Override
+    protected BlockedBloomFilter copyOf(BlockedBloomFilter value) {
+        return value.copy();
+    }
+
+    @Override
     protected BlockedBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, BlockedBloomFilter.class);
     }

@@ -36,6 +36,11 @@ public final class CountMinHeapSerializer extends ImageSerializer<CountMinHeap> 
     }
 
     @Override
+    protected CountMinHeap copyOf(CountMinHeap value) {
+        return value.copy();
+    }
+
+    @Override
     protected CountMinHeap fromImage(byte[] image) {
         return CountMinHeap.fromByteArray(image);
     }

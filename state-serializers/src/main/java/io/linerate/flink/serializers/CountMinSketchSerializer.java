@@ -36,6 +36,11 @@ public final class CountMinSketchSerializer extends ImageSerializer<CountMinSket
     }
 
     @Override
+    protected CountMinSketch copyOf(CountMinSketch value) {
+        return value.copy();
+    }
+
+    @Override
     protected CountMinSketch fromImage(byte[] image) {
         return CountMinSketch.fromByteArray(image);
     }

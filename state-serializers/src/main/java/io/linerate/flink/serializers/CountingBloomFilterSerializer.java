@@ -36,6 +36,11 @@ public final class CountingBloomFilterSerializer extends ImageSerializer<Countin
     }
 
     @Override
+    protected CountingBloomFilter copyOf(CountingBloomFilter value) {
+        return value.copy();
+    }
+
+    @Override
     protected CountingBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, CountingBloomFilter.class);
     }

@@ -39,6 +39,11 @@ public final class FlowTableSerializer extends ImageSerializer<FlowTable> {
     }
 
     @Override
+    protected FlowTable copyOf(FlowTable value) {
+        return value.copy();
+    }
+
+    @Override
     protected FlowTable fromImage(byte[] image) {
         return FlowTable.fromByteArray(image, null);
     }

@@ -36,6 +36,11 @@ public final class PartitionedBloomFilterSerializer extends ImageSerializer<Part
     }
 
     @Override
+    protected PartitionedBloomFilter copyOf(PartitionedBloomFilter value) {
+        return value.copy();
+    }
+
+    @Override
     protected PartitionedBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, PartitionedBloomFilter.class);
     }

@@ -36,6 +36,11 @@ public final class SpaceSavingSerializer extends ImageSerializer<SpaceSaving> {
     }
 
     @Override
+    protected SpaceSaving copyOf(SpaceSaving value) {
+        return value.copy();
+    }
+
+    @Override
     protected SpaceSaving fromImage(byte[] image) {
         return SpaceSaving.fromByteArray(image);
     }

@@ -36,6 +36,11 @@ public final class SplitBlockBloomFilterSerializer extends ImageSerializer<Split
     }
 
     @Override
+    protected SplitBlockBloomFilter copyOf(SplitBlockBloomFilter value) {
+        return value.copy();
+    }
+
+    @Override
     protected SplitBlockBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, SplitBlockBloomFilter.class);
     }

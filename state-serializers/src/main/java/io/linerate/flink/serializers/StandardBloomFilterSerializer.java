@@ -36,6 +36,11 @@ public final class StandardBloomFilterSerializer extends ImageSerializer<Standar
     }
 
     @Override
+    protected StandardBloomFilter copyOf(StandardBloomFilter value) {
+        return value.copy();
+    }
+
+    @Override
     protected StandardBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, StandardBloomFilter.class);
     }

@@ -45,6 +45,11 @@ class ReaderExceptionWrappingTest {
         }
 
         @Override
+        protected CountMinSketch copyOf(CountMinSketch value) {
+            return value.copy();
+        }
+
+        @Override
         protected CountMinSketch fromImage(byte[] image) {
             Throwable t = failure.get();
             if (t instanceof RuntimeException) {
