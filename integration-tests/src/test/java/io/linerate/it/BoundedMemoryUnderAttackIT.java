@@ -64,7 +64,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p><b>Evictions and conservation.</b> Each bounded run's output is read: flow records with
  * {@code export_reason "evicted"} must exist under attack and equal the operators' {@code evictions} counters (read
- * through {@link CounterReporter} on this cluster); the packets of all flow records plus rejected packets must equal
+ * through {@link ClusterMetrics} on this cluster); the packets of all flow records plus rejected packets must equal
  * the packets written: evicting never loses a packet.
  *
  * <p><b>Throughput.</b> Bounded runs of the same number of packets, timed from the moment all the job's tasks run to
@@ -102,7 +102,7 @@ class BoundedMemoryUnderAttackIT {
   static final long OTHER_SEED = 0x5EC12E7A11CE5EEDL;
 
   @RegisterExtension static final BrokerExtension KAFKA = new BrokerExtension();
-  @RegisterExtension static final MiniClusterExtension FLINK = ItCluster.extension(CounterReporter.configuration());
+  @RegisterExtension static final MiniClusterExtension FLINK = ItCluster.extension();
 
   @TempDir static Path tmp;
   static Result normal;

@@ -95,14 +95,14 @@ final class FlowMeterRun {
 
   /**
    * Waits until the flow meter has metered {@code packets} packets (its {@code itemsProcessed} counters, read through
-   * {@link CounterReporter}), then for two checkpoints completed after that: the second was triggered after the last
+   * {@link ClusterMetrics}), then for two checkpoints completed after that: the second was triggered after the last
    * packet was metered, so it holds the state of the whole input.
    */
   static void awaitMetered(JobRun run, long packets, Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (CounterReporter.sum(run.id(), "itemsProcessed") < packets) {
+    while (ClusterMetrics.counterSum(run.id(), "itemsProcessed") < packets) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("job " + run.id() + " metered " + CounterReporter.sum(run.id(), "itemsProcessed")
+        throw new AssertionError("job " + run.id() + " metered " + ClusterMetrics.counterSum(run.id(), "itemsProcessed")
             + " of " + packets + " packets within " + timeout + " (status " + run.status() + ")");
       }
       Thread.sleep(20);
@@ -120,7 +120,7 @@ final class FlowMeterRun {
     try (JobRun run = JobRun.of(cluster, bounded, topics).restarts(false)
         .checkpointDir(Files.createDirectories(tmp.resolve(prefix + "-bounded"))).start()) {
       seconds = runningToFinished(run, cluster);
-      metric = CounterReporter.sum(run.id(), "evictions");
+      metric = ClusterMetrics.counterSum(run.id(), "evictions");
     }
     long t1 = System.nanoTime();
     // counted as read, not collected: under attack at the full scale the output is millions of records

@@ -20,10 +20,10 @@ public final class ItCluster {
     return extension(new Configuration());
   }
 
-  /** The cluster with {@code extra} settings added (e.g. a metric reporter); {@link ReadOffsets} is always on. */
+  /** The cluster with {@code extra} settings added (e.g. a metric reporter); {@link ClusterMetrics} is always on. */
   public static MiniClusterExtension extension(Configuration extra) {
     Configuration conf = new Configuration(extra);
-    conf.addAll(ReadOffsets.configuration());
+    conf.addAll(ClusterMetrics.configuration());
     conf.set(RestOptions.BIND_PORT, "0");
     // spread a job's slots over the TaskManagers: a parallelism-2 job then runs on both, and killing either fails it
     conf.set(TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE, TaskManagerOptions.TaskManagerLoadBalanceMode.SLOTS);

@@ -139,7 +139,7 @@ public final class JobRun implements AutoCloseable {
 
   /**
    * Waits until the job's source has emitted the last record of every input partition (what the topic holds now,
-   * read through {@link ReadOffsets}), then for five more completed checkpoints: the first may have been triggered
+   * read through {@link ClusterMetrics#readOffset}), then for five more completed checkpoints: the first may have been triggered
    * before that record was read, the second was not (one checkpoint at a time), so it holds the whole input; by the
    * fifth the watermark of the last records has fired what it closes and a checkpoint has committed that output's
    * transactions.
@@ -152,7 +152,7 @@ public final class JobRun implements AutoCloseable {
     }
     while (true) {
       Map<TopicPartition, Long> read = new HashMap<>();
-      end.keySet().forEach(p -> read.put(p, ReadOffsets.of(id(), p.topic(), p.partition())));
+      end.keySet().forEach(p -> read.put(p, ClusterMetrics.readOffset(id(), p.topic(), p.partition())));
       // the producer of the input is not transactional: a partition's last record is at its end offset - 1
       if (end.entrySet().stream().allMatch(e -> read.get(e.getKey()) >= e.getValue() - 1)) {
         break;

@@ -1,0 +1,117 @@
+package io.linerate.it;
+
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricConfig;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.reporter.MetricReporter;
+import org.apache.flink.metrics.reporter.MetricReporterFactory;
+
+/**
+ * The metric reporter of every test cluster ({@link ItCluster}; it runs in the test JVM), which remembers two kinds of
+ * metric by job:
+ * <ul>
+ *   <li>every counter, by name, keeping a counter's last value when its task goes away (a finished bounded job),
+ *       so a test can read what the operators counted ({@link #counterSum});</li>
+ *   <li>the Kafka source's {@code KafkaSourceReader.topic.<t>.partition.<p>.currentOffset} gauges: the offset of
+ *       the last record the source emitted from each partition ({@link #readOffset}).</li>
+ * </ul>
+ *
+ * <p>Why the read offsets and not the offsets the source commits to its consumer group: the connector queues each
+ * commit behind the split reader's {@code poll}, which blocks for up to 10 s once a topic is drained, so the
+ * committed offsets trail the reading by up to 10 s at the end of every run (measured: each part of a rescale test
+ * took 11–12 s, however small its input).
+ */
+public final class ClusterMetrics implements MetricReporter {
+
+  /** {@link #readOffset} before the source emitted any record of the partition (the connector's INITIAL_OFFSET). */
+  public static final long NO_OFFSET = -1;
+
+  private static final String OFFSET_GAUGE = "currentOffset";
+  private static final Map<String, Counter> LIVE = new ConcurrentHashMap<>();
+  private static final Map<String, AtomicLong> REMOVED = new ConcurrentHashMap<>();
+  /** Live offset gauges (a partition can have two for a moment while a failed task is replaced), by what they measure. */
+  private static final Map<Metric, String> OFFSETS = new ConcurrentHashMap<>();
+
+  /** The cluster setting that installs this reporter. */
+  public static Configuration configuration() {
+    Configuration conf = new Configuration();
+    conf.setString("metrics.reporter.cluster-metrics.factory.class", Factory.class.getName());
+    return conf;
+  }
+
+  /** The sum of the counters named {@code name} of job {@code job} (every subtask, live or finished). */
+  public static long counterSum(JobID job, String name) {
+    String prefix = job + "|" + name + "|";
+    long live = LIVE.entrySet().stream().filter(e -> e.getKey().startsWith(prefix))
+        .mapToLong(e -> e.getValue().getCount()).sum();
+    return live + REMOVED.entrySet().stream().filter(e -> e.getKey().startsWith(prefix))
+        .mapToLong(e -> e.getValue().get()).sum();
+  }
+
+  /** The offset of the last record job {@code job} emitted from {@code topic}'s partition, or {@link #NO_OFFSET}. */
+  public static long readOffset(JobID job, String topic, int partition) {
+    String key = job + "|" + topic + "|" + partition;
+    long offset = NO_OFFSET;
+    for (Map.Entry<Metric, String> e : OFFSETS.entrySet()) {
+      if (e.getValue().equals(key)) {
+        offset = Math.max(offset, ((Number) ((Gauge<?>) e.getKey()).getValue()).longValue());
+      }
+    }
+    return offset;
+  }
+
+  private static String counterId(String name, MetricGroup group) {
+    return group.getAllVariables().get("<job_id>") + "|" + name + "|" + group.getMetricIdentifier(name);
+  }
+
+  @Override
+  public void open(MetricConfig config) {
+  }
+
+  @Override
+  public void close() {
+  }
+
+  @Override
+  public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
+    Map<String, String> vars = group.getAllVariables();
+    if (!vars.containsKey("<job_id>")) {
+      return;
+    }
+    if (metric instanceof Counter) {
+      LIVE.put(counterId(name, group), (Counter) metric);
+    } else if (OFFSET_GAUGE.equals(name) && metric instanceof Gauge && vars.containsKey("<topic>")
+        && vars.containsKey("<partition>")) {
+      OFFSETS.put(metric, vars.get("<job_id>") + "|" + vars.get("<topic>") + "|" + vars.get("<partition>"));
+    }
+  }
+
+  @Override
+  public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {
+    if (OFFSETS.remove(metric) != null || !(metric instanceof Counter)) {
+      return;
+    }
+    String id = counterId(name, group);
+    Counter counter = LIVE.remove(id);
+    if (counter != null) {
+      REMOVED.computeIfAbsent(id, k -> new AtomicLong()).addAndGet(counter.getCount());
+    }
+  }
+
+  /** Found by Flink through {@code META-INF/services}. */
+  public static final class Factory implements MetricReporterFactory {
+    @Override
+    public MetricReporter createMetricReporter(Properties properties) {
+      return new ClusterMetrics();
+    }
+  }
+}
