@@ -21,7 +21,9 @@ import org.apache.datasketches.frequencies.LongsSketch;
  *   <li>{@code longs-M}: DataSketches 6.2.0 {@code frequencies.LongsSketch(M)}, M a power of two, 18 bytes per
  *       map slot (M = 2048 is the largest that fits 64 KiB);</li>
  *   <li>{@code streamsummary-C}: stream-lib {@code StreamSummary<Long>(C)} (objects per counter: its memory is
- *       measured on the heap).</li>
+ *       measured on the heap);</li>
+ *   <li>{@code purge-S}, not in {@link #ALL}: {@link PurgeTrackerPrototype} with S slots (16 bytes each; S = 4096
+ *       is 64 KiB), a feasibility prototype measured on request ({@code -p impl=purge-4096,...}).</li>
  * </ul>
  */
 public final class HeavyHitterTrackers {
@@ -46,6 +48,9 @@ public final class HeavyHitterTrackers {
         }
         if (impl.startsWith("longs-")) {
             return new DataSketchesLongs(impl, Integer.parseInt(impl.substring("longs-".length())));
+        }
+        if (impl.startsWith("purge-")) {
+            return new PurgePrototype(impl, Integer.parseInt(impl.substring("purge-".length())));
         }
         if (impl.startsWith("streamsummary-")) {
             return new StreamLibSummary(impl, Integer.parseInt(impl.substring("streamsummary-".length())));
@@ -91,6 +96,47 @@ public final class HeavyHitterTrackers {
         @Override
         public String memoryBasis() {
             return "memoryBytes() (primitive arrays), " + tracker;
+        }
+
+        @Override
+        public Object unwrap() {
+            return tracker;
+        }
+    }
+
+    /** The purge-based prototype, {@code update(key, 1)}, top-k by upper-bound estimate. */
+    static final class PurgePrototype implements HeavyHitterAdapter {
+        private final String name;
+        private final PurgeTrackerPrototype tracker;
+
+        PurgePrototype(String name, int slots) {
+            this.name = name;
+            this.tracker = new PurgeTrackerPrototype(slots, SEED);
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public void update(long key) {
+            tracker.update(key, 1);
+        }
+
+        @Override
+        public List<long[]> top(int k) {
+            return tracker.top(k);
+        }
+
+        @Override
+        public long reportedBytes() {
+            return tracker.memoryBytes();
+        }
+
+        @Override
+        public String memoryBasis() {
+            return "16 B per slot (keys long[], counts long[])";
         }
 
         @Override

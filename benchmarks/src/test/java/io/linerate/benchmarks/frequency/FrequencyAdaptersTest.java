@@ -19,7 +19,8 @@ class FrequencyAdaptersTest {
     }
 
     static Iterable<String> trackers() {
-        return HeavyHitterTrackers.ALL;
+        return java.util.stream.Stream.concat(HeavyHitterTrackers.ALL.stream(), java.util.stream.Stream.of("purge-2048"))
+                .toList();
     }
 
     @Test
@@ -83,6 +84,27 @@ class FrequencyAdaptersTest {
         assertThat(HeapSize.of(longs.unwrap())).isBetween(36_864L, 36_864L + 1_024);
         assertThat(HeavyHitterTrackers.create("streamsummary-460").reportedBytes()).isEqualTo(-1);
         assertThatThrownBy(() -> HeavyHitterTrackers.create("cuckoo")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * The prototype's Misra–Gries guarantee for every key of the stream: count ≤ true ≤ count + offset, and
+     * offset ≤ N / (maxItems / 2 + 1) since every purge removes at least half of the items with at least the
+     * subtracted amount each (maxItems = 3/4 of the slots).
+     */
+    @Test
+    void purgePrototypeBoundsHoldForEveryKey() {
+        PurgeTrackerPrototype p = new PurgeTrackerPrototype(256, 5);
+        for (long key : SMALL.stream()) {
+            p.update(key, 1);
+        }
+        assertThat(p.offset()).as("purges happened").isPositive()
+                .isLessThanOrEqualTo(p.totalWeight() / (256 / 4 * 3 / 2 + 1));
+        for (int r = 0; r < SMALL.universe(); r++) {
+            long c = p.count(SMALL.key(r));
+            assertThat(c).as("lower bound of key %d", r).isLessThanOrEqualTo(SMALL.exactCount(r));
+            assertThat(c + p.offset()).as("upper bound of key %d", r).isGreaterThanOrEqualTo(SMALL.exactCount(r));
+        }
+        assertThatThrownBy(() -> new PurgeTrackerPrototype(100, 5)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
