@@ -14,6 +14,7 @@ import org.apache.flink.metrics.MetricConfig;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
+import org.apache.flink.runtime.metrics.scope.ScopeFormat;
 
 /**
  * The metric reporter of every test cluster ({@link ItCluster}; it runs in the test JVM), which remembers two kinds of
@@ -38,8 +39,15 @@ public final class ClusterMetrics implements MetricReporter {
   private static final String OFFSET_GAUGE = "currentOffset";
   private static final Map<String, Counter> LIVE = new ConcurrentHashMap<>();
   private static final Map<String, AtomicLong> REMOVED = new ConcurrentHashMap<>();
-  /** Live offset gauges (a partition can have two for a moment while a failed task is replaced), by what they measure. */
-  private static final Map<Metric, String> OFFSETS = new ConcurrentHashMap<>();
+  /**
+   * Live offset gauges, by what they measure: job, topic, partition, and the attempt number of the task that
+   * registered it (a partition can have two gauges for a moment while a failed task is replaced; the old attempt's
+   * may be ahead of the new one's, which restarted from a checkpoint).
+   */
+  private static final Map<Metric, OffsetGauge> OFFSETS = new ConcurrentHashMap<>();
+
+  private record OffsetGauge(String partition, int attempt) {
+  }
 
   /** The cluster setting that installs this reporter. */
   public static Configuration configuration() {
@@ -57,13 +65,20 @@ public final class ClusterMetrics implements MetricReporter {
         .mapToLong(e -> e.getValue().get()).sum();
   }
 
-  /** The offset of the last record job {@code job} emitted from {@code topic}'s partition, or {@link #NO_OFFSET}. */
+  /**
+   * The offset of the last record job {@code job} emitted from {@code topic}'s partition, as the newest task attempt
+   * reading it reports, or {@link #NO_OFFSET}.
+   */
   public static long readOffset(JobID job, String topic, int partition) {
     String key = job + "|" + topic + "|" + partition;
+    int newest = -1;
     long offset = NO_OFFSET;
-    for (Map.Entry<Metric, String> e : OFFSETS.entrySet()) {
-      if (e.getValue().equals(key)) {
-        offset = Math.max(offset, ((Number) ((Gauge<?>) e.getKey()).getValue()).longValue());
+    for (Map.Entry<Metric, OffsetGauge> e : OFFSETS.entrySet()) {
+      OffsetGauge g = e.getValue();
+      if (g.partition().equals(key) && g.attempt() >= newest) {
+        long value = ((Number) ((Gauge<?>) e.getKey()).getValue()).longValue();
+        offset = g.attempt() > newest ? value : Math.max(offset, value);
+        newest = g.attempt();
       }
     }
     return offset;
@@ -91,7 +106,9 @@ public final class ClusterMetrics implements MetricReporter {
       LIVE.put(counterId(name, group), (Counter) metric);
     } else if (OFFSET_GAUGE.equals(name) && metric instanceof Gauge && vars.containsKey("<topic>")
         && vars.containsKey("<partition>")) {
-      OFFSETS.put(metric, vars.get("<job_id>") + "|" + vars.get("<topic>") + "|" + vars.get("<partition>"));
+      String attempt = vars.get(ScopeFormat.SCOPE_TASK_ATTEMPT_NUM);
+      OFFSETS.put(metric, new OffsetGauge(vars.get("<job_id>") + "|" + vars.get("<topic>") + "|"
+          + vars.get("<partition>"), attempt == null ? 0 : Integer.parseInt(attempt)));
     }
   }
 
@@ -100,10 +117,10 @@ public final class ClusterMetrics implements MetricReporter {
     if (OFFSETS.remove(metric) != null || !(metric instanceof Counter)) {
       return;
     }
+    // by identity: a replacement attempt of the task may already have registered a counter under the same id
     String id = counterId(name, group);
-    Counter counter = LIVE.remove(id);
-    if (counter != null) {
-      REMOVED.computeIfAbsent(id, k -> new AtomicLong()).addAndGet(counter.getCount());
+    if (LIVE.remove(id, metric)) {
+      REMOVED.computeIfAbsent(id, k -> new AtomicLong()).addAndGet(((Counter) metric).getCount());
     }
   }
 

@@ -34,6 +34,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -138,24 +139,49 @@ public final class JobRun implements AutoCloseable {
   }
 
   /**
-   * Waits until the job's source has emitted the last record of every input partition (what the topic holds now,
-   * read through {@link ClusterMetrics#readOffset}), then for five more completed checkpoints: the first may have been triggered
-   * before that record was read, the second was not (one checkpoint at a time), so it holds the whole input; by the
-   * fifth the watermark of the last records has fired what it closes and a checkpoint has committed that output's
-   * transactions.
+   * Waits until the job has read its input (what the topic holds now) and checkpointed it, then for five more
+   * completed checkpoints. A partition is read when the source has emitted its last record ({@link
+   * ClusterMetrics#readOffset}) or the offsets the job committed to its consumer group reach its end (a partition
+   * this run received nothing new in, read to its end by the run whose savepoint it started from). Of the five, the
+   * first may have been triggered before the last record was read, the second was not (one checkpoint at a time),
+   * so it holds the whole input; by the fifth the watermark of the last records has fired what it closes and a
+   * checkpoint has committed that output's transactions. Should the job restore from a checkpoint meanwhile (which
+   * may predate the last records), it waits again.
    */
   public void awaitSettled(Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
-    Map<TopicPartition, Long> end;
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, topics.bootstrapServers()))) {
-      end = endOffsets(admin);
+      Map<TopicPartition, Long> end = endOffsets(admin);
+      while (true) {
+        long restores = restoredCheckpoints();
+        awaitRead(admin, end, deadline, timeout);
+        long after = completedCheckpoints();
+        awaitCheckpointAfter(after + 4, Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0)).plusSeconds(30));
+        if (restoredCheckpoints() == restores) {
+          return;
+        }
+      }
     }
+  }
+
+  /** Waits until every partition of {@code end} is read (see {@link #awaitSettled}). */
+  private void awaitRead(Admin admin, Map<TopicPartition, Long> end, long deadline, Duration timeout)
+      throws Exception {
+    Map<TopicPartition, OffsetAndMetadata> committed = Map.of();
+    long nextCommittedCheck = System.nanoTime();
     while (true) {
       Map<TopicPartition, Long> read = new HashMap<>();
       end.keySet().forEach(p -> read.put(p, ClusterMetrics.readOffset(id(), p.topic(), p.partition())));
+      if (System.nanoTime() >= nextCommittedCheck) { // an admin request: once a second is plenty
+        committed = admin.listConsumerGroupOffsets(consumerGroup()).partitionsToOffsetAndMetadata()
+            .get(30, TimeUnit.SECONDS);
+        nextCommittedCheck = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+      }
+      Map<TopicPartition, OffsetAndMetadata> group = committed;
       // the producer of the input is not transactional: a partition's last record is at its end offset - 1
-      if (end.entrySet().stream().allMatch(e -> read.get(e.getKey()) >= e.getValue() - 1)) {
-        break;
+      if (end.entrySet().stream().allMatch(e -> e.getValue() == 0 || read.get(e.getKey()) >= e.getValue() - 1
+          || (group.get(e.getKey()) != null && group.get(e.getKey()).offset() >= e.getValue()))) {
+        return;
       }
       JobStatus now = status();
       if (now.isGloballyTerminalState()) {
@@ -164,12 +190,10 @@ public final class JobRun implements AutoCloseable {
       }
       if (System.nanoTime() > deadline) {
         throw new AssertionError(job.name() + ": input not consumed within " + timeout + ": end offsets " + end
-            + ", last offsets read " + read + ", status " + now);
+            + ", last offsets read " + read + ", committed " + group + ", status " + now);
       }
       Thread.sleep(20);
     }
-    long after = completedCheckpoints();
-    awaitCheckpointAfter(after + 4, Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0)).plusSeconds(30));
   }
 
   private static Throwable failureOf(JobClient client) {
@@ -179,6 +203,11 @@ public final class JobRun implements AutoCloseable {
     } catch (Exception e) {
       return e;
     }
+  }
+
+  /** The consumer group the job's source commits its checkpointed offsets to (ExactlyOnceSource's default). */
+  private String consumerGroup() {
+    return "linerate-" + job.name();
   }
 
   private Map<TopicPartition, Long> endOffsets(Admin admin) throws Exception {

@@ -14,9 +14,11 @@ import java.util.List;
  * reach issue 3's target for heavy hitters (1.5× {@code LongsSketch}'s update throughput at the same memory) before
  * anyone decides to add one (the decision asked of the CEO); see BENCHMARKS.md, "A purge-based tracker, measured".
  *
- * <p>Guarantee (as {@code LongsSketch}): every decrement subtracts the same amount {@code offset} from at least half
- * of the tracked items, so for every item {@code count ≤ true weight ≤ count + offset} (count 0 if untracked), and
- * {@code offset ≤ N / (maxItems / 2)}.
+ * <p>Guarantee (as {@code LongsSketch}): every purge subtracts the same amount from every tracked item, so for every
+ * item {@code count ≤ true weight ≤ count + offset} (count 0 if untracked, offset the sum of the amounts). When the
+ * sample holds every item (at most {@value #SAMPLE} of them, i.e. up to 1,024 slots) the amount is their median,
+ * so each purge removes it from at least half of them and {@code offset ≤ N / (maxItems / 2 + 1)}; in larger
+ * tables the median of the first {@value #SAMPLE} items only approximates that.
  */
 final class PurgeTrackerPrototype {
 
@@ -55,6 +57,9 @@ final class PurgeTrackerPrototype {
     }
 
     void update(long key, long weight) {
+        if (weight <= 0) { // a count of 0 marks an empty slot
+            throw new IllegalArgumentException("weight must be positive, got " + weight);
+        }
         totalWeight += weight;
         int i = (int) (hasher.hash(key) >>> shift);
         while (true) {
@@ -75,7 +80,7 @@ final class PurgeTrackerPrototype {
         }
     }
 
-    /** The item's count (0 if it is not tracked): a lower bound of its weight; count + {@link #offset()} an upper one. */
+    /** The item's count (0 if untracked): a lower bound of its weight; count + {@link #offset()} an upper one. */
     long count(long key) {
         for (int i = (int) (hasher.hash(key) >>> shift); counts[i] != 0; i = (i + 1) & mask) {
             if (keys[i] == key) {

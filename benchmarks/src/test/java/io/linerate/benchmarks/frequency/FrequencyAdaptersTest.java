@@ -19,8 +19,8 @@ class FrequencyAdaptersTest {
     }
 
     static Iterable<String> trackers() {
-        return java.util.stream.Stream.concat(HeavyHitterTrackers.ALL.stream(), java.util.stream.Stream.of("purge-2048"))
-                .toList();
+        return java.util.stream.Stream.concat(HeavyHitterTrackers.ALL.stream(),
+                java.util.stream.Stream.of("purge-2048")).toList();
     }
 
     @Test
@@ -105,6 +105,7 @@ class FrequencyAdaptersTest {
             assertThat(c + p.offset()).as("upper bound of key %d", r).isGreaterThanOrEqualTo(SMALL.exactCount(r));
         }
         assertThatThrownBy(() -> new PurgeTrackerPrototype(100, 5)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> p.update(1, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
