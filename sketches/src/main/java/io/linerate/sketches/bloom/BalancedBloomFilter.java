@@ -443,9 +443,24 @@ public final class BalancedBloomFilter implements BloomFilter {
 
     @Override
     public byte[] toByteArray() {
+        return image(null);
+    }
+
+    /**
+     * Writes the image of {@link #toByteArray()} to {@code sink}, through a small buffer instead of an array of
+     * the image's size.
+     *
+     * @throws java.io.UncheckedIOException if the sink fails
+     */
+    @Override
+    public void writeImage(ImageWriter.Sink sink) {
+        image(java.util.Objects.requireNonNull(sink, "sink"));
+    }
+
+    private byte[] image(ImageWriter.Sink sink) {
         long[] entries = overflow.entries();
         long fields = 8 + 4 + 4 + 8L * d + 4 + 4 + 8 + 8 + 8 + 4 + 8 + 8 + 4 + 8L * entries.length + 8L * words.length;
-        ImageWriter out = new ImageWriter(Family.BALANCED_BLOOM, IMAGE_VERSION, fields)
+        ImageWriter out = new ImageWriter(Family.BALANCED_BLOOM, IMAGE_VERSION, fields, sink)
                 .putLong(hasher.seed())
                 .putInt(blockBits)
                 .putInt(d);

@@ -93,7 +93,10 @@ public final class BlockedBloomFilter extends BitArrayFilter {
         return new BlockedBloomFilter(ItemHasher.seeded(seed), blocks, blockBits, hashCount, null);
     }
 
-    /** An independent copy: same seed, shape and bits (so the same image); one array copy, no validation. */
+    /**
+     * An independent copy: same seed, shape and bits (so the same image); an array copy whose set bits are counted
+     * again, no other validation.
+     */
     @Override
     public BlockedBloomFilter copy() {
         return new BlockedBloomFilter(hasher, blocks, blockBits, k, Arrays.copyOf(words, words.length));

@@ -150,6 +150,14 @@ public interface BloomFilter {
     byte[] toByteArray();
 
     /**
+     * Writes the same bytes as {@link #toByteArray()} to {@code sink} through a small buffer (a serializer's path:
+     * no array of the image's size).
+     *
+     * @throws java.io.UncheckedIOException if the sink fails
+     */
+    void writeImage(io.linerate.sketches.image.ImageWriter.Sink sink);
+
+    /**
      * An independent deep copy: the same seed, shape and content, so the same image ({@link #toByteArray()}) and
      * the same answers; changing either leaves the other unchanged. Array copies without the validation a read
      * from the image does: the Flink serializers' {@code copy} uses it (the heap state backend copies state on

@@ -341,7 +341,22 @@ public final class CountingBloomFilter implements BloomFilter {
 
     @Override
     public byte[] toByteArray() {
-        return new ImageWriter(Family.COUNTING_BLOOM, IMAGE_VERSION, 8 + 8 + 4 + 4 + 4 + 8 + 8 + 8L * words.length)
+        return image(null);
+    }
+
+    /**
+     * Writes the image of {@link #toByteArray()} to {@code sink}, through a small buffer instead of an array of
+     * the image's size.
+     *
+     * @throws java.io.UncheckedIOException if the sink fails
+     */
+    @Override
+    public void writeImage(ImageWriter.Sink sink) {
+        image(java.util.Objects.requireNonNull(sink, "sink"));
+    }
+
+    private byte[] image(ImageWriter.Sink sink) {
+        return new ImageWriter(Family.COUNTING_BLOOM, IMAGE_VERSION, 8 + 8 + 4 + 4 + 4 + 8 + 8 + 8L * words.length, sink)
                 .putLong(hasher.seed())
                 .putLong(counters)
                 .putInt(k)

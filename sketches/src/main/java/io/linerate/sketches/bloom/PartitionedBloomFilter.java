@@ -49,7 +49,10 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
         return new PartitionedBloomFilter(ItemHasher.seeded(seed), p, hashCount, null);
     }
 
-    /** An independent copy: same seed, shape and bits (so the same image); one array copy, no validation. */
+    /**
+     * An independent copy: same seed, shape and bits (so the same image); an array copy whose set bits are counted
+     * again, no other validation.
+     */
     @Override
     public PartitionedBloomFilter copy() {
         return new PartitionedBloomFilter(hasher, partitionBits, k, Arrays.copyOf(words, words.length));

@@ -69,7 +69,10 @@ public final class SplitBlockBloomFilter extends BitArrayFilter {
         return new SplitBlockBloomFilter(ItemHasher.seeded(seed), blocks, null);
     }
 
-    /** An independent copy: same seed, shape and bits (so the same image); one array copy, no validation. */
+    /**
+     * An independent copy: same seed, shape and bits (so the same image); an array copy whose set bits are counted
+     * again, no other validation.
+     */
     @Override
     public SplitBlockBloomFilter copy() {
         return new SplitBlockBloomFilter(hasher, blocks, Arrays.copyOf(words, words.length));

@@ -44,7 +44,10 @@ public final class StandardBloomFilter extends BitArrayFilter {
         return new StandardBloomFilter(ItemHasher.seeded(seed), bits, hashCount, probing, null);
     }
 
-    /** An independent copy: same seed, shape and bits (so the same image); one array copy, no validation. */
+    /**
+     * An independent copy: same seed, shape and bits (so the same image); an array copy whose set bits are counted
+     * again, no other validation.
+     */
     @Override
     public StandardBloomFilter copy() {
         return new StandardBloomFilter(hasher, bits, k, probing, Arrays.copyOf(words, words.length));

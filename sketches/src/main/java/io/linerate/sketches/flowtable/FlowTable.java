@@ -966,6 +966,20 @@ public final class FlowTable {
      * stored; it is rebuilt from the entries on read. The exporter is not part of the image.
      */
     public byte[] toByteArray() {
+        return image(null);
+    }
+
+    /**
+     * Writes the image of {@link #toByteArray()} to {@code sink}, through a small buffer instead of an array of
+     * the image's size.
+     *
+     * @throws java.io.UncheckedIOException if the sink fails
+     */
+    public void writeImage(io.linerate.sketches.image.ImageWriter.Sink sink) {
+        image(java.util.Objects.requireNonNull(sink, "sink"));
+    }
+
+    private byte[] image(io.linerate.sketches.image.ImageWriter.Sink sink) {
         int levels = table.levels();
         byte[] state = table.state();
         int occupied = 0;
@@ -975,7 +989,7 @@ public final class FlowTable {
         long fields = 4L * 4 + 4L * levels + 4 * 4 + 8 + 8 + 8 + 4 + 8 + 8 + 4 + 4
                 + 8L * (8 + exports.length) + state.length + 4 + (long) occupied * stride * Long.BYTES;
         io.linerate.sketches.image.ImageWriter w = new io.linerate.sketches.image.ImageWriter(
-                io.linerate.sketches.image.Family.FLOW_TABLE, IMAGE_VERSION, fields);
+                io.linerate.sketches.image.Family.FLOW_TABLE, IMAGE_VERSION, fields, sink);
         w.putInt(table.scheme().ordinal()).putInt(levels).putInt(table.layout().bucketCapacity())
                 .putInt(table.layout().stashCapacity());
         for (int i = 0; i < levels; i++) {
@@ -990,10 +1004,18 @@ public final class FlowTable {
             w.putLong(e);
         }
         w.putBytes(state, 0, state.length).putInt(occupied);
-        for (int slot = 0; slot < state.length; slot++) {
-            if ((state[slot] & MultilevelTable.OCCUPIED) != 0) {
-                w.putLongs(entries, slot * stride, stride);
+        // the entries of occupied slots in slot order: each run of consecutive occupied slots in one bulk write
+        for (int slot = 0; slot < state.length; ) {
+            if ((state[slot] & MultilevelTable.OCCUPIED) == 0) {
+                slot++;
+                continue;
             }
+            int end = slot + 1;
+            while (end < state.length && (state[end] & MultilevelTable.OCCUPIED) != 0) {
+                end++;
+            }
+            w.putLongs(entries, slot * stride, (end - slot) * stride);
+            slot = end;
         }
         return w.finish();
     }

@@ -301,10 +301,25 @@ public final class CountMinHeap implements HeavyHitters {
 
     @Override
     public byte[] toByteArray() {
+        return image(null);
+    }
+
+    /**
+     * Writes the image of {@link #toByteArray()} to {@code sink}, through a small buffer instead of an array of
+     * the image's size.
+     *
+     * @throws java.io.UncheckedIOException if the sink fails
+     */
+    @Override
+    public void writeImage(ImageWriter.Sink sink) {
+        image(java.util.Objects.requireNonNull(sink, "sink"));
+    }
+
+    private byte[] image(ImageWriter.Sink sink) {
         byte[] cm = sketch.toByteArray();
         int w = candidates.width;
         ImageWriter out = new ImageWriter(Family.COUNT_MIN_HEAP, IMAGE_VERSION,
-                4 + 4 + 4 + 8 + 4 + (cm.length + 7) / 8 * 8L + 4 + (long) candidates.size * (8L * (w + 2) + 4))
+                4 + 4 + 4 + 8 + 4 + (cm.length + 7) / 8 * 8L + 4 + (long) candidates.size * (8L * (w + 2) + 4), sink)
                 .putInt(candidates.kind.id()).putInt(candidates.kind.maxBytes()).putInt(candidates.capacity)
                 .putLong(unmonitoredBound).putInt(cm.length);
         long[] packed = new long[(cm.length + 7) / 8];

@@ -433,7 +433,8 @@ public final class CountMinSketch {
 
     /**
      * An independent copy: same seed, shape, indexing, update rule, counters and total weight, so the same image;
-     * updating either leaves the other unchanged. One array copy, no validation: what the Flink serializer's
+     * updating either leaves the other unchanged. One array copy (the counters are not validated, only the
+     * shape, as on construction): what the Flink serializer's
      * {@code copy} uses (the heap state backend copies state on write while a checkpoint is being written),
      * instead of a round trip through the image.
      */
@@ -444,7 +445,21 @@ public final class CountMinSketch {
     }
 
     public byte[] toByteArray() {
-        return new ImageWriter(Family.COUNT_MIN, IMAGE_VERSION, 8 + 4 + 4 + 4 + 4 + 8 + 8L * counts.length)
+        return image(null);
+    }
+
+    /**
+     * Writes the image of {@link #toByteArray()} to {@code sink}, through a small buffer instead of an array of
+     * the image's size.
+     *
+     * @throws java.io.UncheckedIOException if the sink fails
+     */
+    public void writeImage(ImageWriter.Sink sink) {
+        image(java.util.Objects.requireNonNull(sink, "sink"));
+    }
+
+    private byte[] image(ImageWriter.Sink sink) {
+        return new ImageWriter(Family.COUNT_MIN, IMAGE_VERSION, 8 + 4 + 4 + 4 + 4 + 8 + 8L * counts.length, sink)
                 .putLong(hasher.seed())
                 .putInt(width)
                 .putInt(depth)

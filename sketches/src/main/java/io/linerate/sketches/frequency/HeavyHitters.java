@@ -53,6 +53,14 @@ public interface HeavyHitters {
     byte[] toByteArray();
 
     /**
+     * Writes the same bytes as {@link #toByteArray()} to {@code sink} through a small buffer (a serializer's path:
+     * no array of the image's size).
+     *
+     * @throws java.io.UncheckedIOException if the sink fails
+     */
+    void writeImage(io.linerate.sketches.image.ImageWriter.Sink sink);
+
+    /**
      * An independent deep copy: the same image ({@link #toByteArray()}), the same {@link #memoryBytes()}, and the
      * same answers to the same later updates; updating either leaves the other unchanged. Cheaper than a round
      * trip through the image (array copies, no validation): the Flink serializers' {@code copy} uses it.

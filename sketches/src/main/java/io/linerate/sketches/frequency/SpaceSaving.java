@@ -290,9 +290,24 @@ public final class SpaceSaving implements HeavyHitters {
 
     @Override
     public byte[] toByteArray() {
+        return image(null);
+    }
+
+    /**
+     * Writes the image of {@link #toByteArray()} to {@code sink}, through a small buffer instead of an array of
+     * the image's size.
+     *
+     * @throws java.io.UncheckedIOException if the sink fails
+     */
+    @Override
+    public void writeImage(ImageWriter.Sink sink) {
+        image(java.util.Objects.requireNonNull(sink, "sink"));
+    }
+
+    private byte[] image(ImageWriter.Sink sink) {
         int w = items.width;
         ImageWriter out = new ImageWriter(Family.SPACE_SAVING, IMAGE_VERSION,
-                8 + 4 + 4 + 4 + 8 + 8 + 4 + (long) items.size * (8L * w + 16 + 4))
+                8 + 4 + 4 + 4 + 8 + 8 + 4 + (long) items.size * (8L * w + 16 + 4), sink)
                 .putLong(hasher.seed()).putInt(items.kind.id()).putInt(items.kind.maxBytes())
                 .putInt(items.capacity).putLong(totalWeight).putLong(floor).putInt(items.size);
         for (int s = 0; s < items.size; s++) {

@@ -1,5 +1,7 @@
 package io.linerate.sketches.image;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
@@ -18,6 +20,10 @@ import java.util.zip.CRC32C;
  *
  * Like DataSketches' preambles: the reader can tell what it holds, which version wrote it, and whether
  * it arrived whole, before it allocates anything the image asks for.
+ *
+ * <p>Two modes with the same bytes: into one array of the image's size ({@link #finish()} returns it), or streamed
+ * to a {@link Sink} through a small buffer (the checksum is computed as the chunks go out, the trailer written
+ * last), so a serializer writes a structure of any size without allocating its whole image.
  */
 public final class ImageWriter {
 
@@ -25,65 +31,204 @@ public final class ImageWriter {
     static final int PREAMBLE_BYTES = 8;
     static final int TRAILER_BYTES = 4;
 
-    private final ByteBuffer buffer;
+    /**
+     * Where a streamed image goes. Its I/O exceptions reach the caller of the structure's {@code writeImage} as
+     * {@link UncheckedIOException}s (the image API has no checked exceptions).
+     */
+    public interface Sink {
+        /** Called once, before any byte, with the image's total length: preamble, fields and trailer. */
+        void begin(int imageLength) throws IOException;
 
-    /** @param fieldBytes exact size of the family fields that will be written */
+        /** The next {@code length} bytes of the image. */
+        void write(byte[] bytes, int offset, int length) throws IOException;
+
+        /** Bytes buffered between writes (at least 16): 64 KiB unless overridden. */
+        default int chunkBytes() {
+            return 1 << 16;
+        }
+    }
+
+    private final ByteBuffer buffer;
+    private final Sink sink; // null: the image is built in one array
+    private final CRC32C crc;
+    private final int total;
+    private long flushed; // bytes already handed to the sink
+
+    /** An image built in one array; {@link #finish()} returns it. */
     public ImageWriter(Family family, int version, long fieldBytes) {
+        this(family, version, fieldBytes, null);
+    }
+
+    /**
+     * @param fieldBytes exact size of the family fields that will be written
+     * @param sink       where the image is streamed, or {@code null} to build it in one array
+     */
+    public ImageWriter(Family family, int version, long fieldBytes, Sink sink) {
         long total = PREAMBLE_BYTES + fieldBytes + TRAILER_BYTES;
         if (total > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("image would have " + total + " bytes; a byte[] holds at most "
                     + (Integer.MAX_VALUE - 8) + ": serialize this structure in parts or shrink it");
         }
-        buffer = ByteBuffer.allocate((int) total).order(ByteOrder.LITTLE_ENDIAN);
+        this.total = (int) total;
+        this.sink = sink;
+        if (sink == null) {
+            buffer = ByteBuffer.allocate(this.total).order(ByteOrder.LITTLE_ENDIAN);
+            crc = null;
+        } else {
+            int chunk = sink.chunkBytes();
+            if (chunk < 16) {
+                throw new IllegalArgumentException("chunkBytes must be at least 16, got " + chunk);
+            }
+            buffer = ByteBuffer.allocate(Math.min(this.total, chunk)).order(ByteOrder.LITTLE_ENDIAN);
+            crc = new CRC32C();
+            try {
+                sink.begin(this.total);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
         buffer.putInt(MAGIC).put((byte) family.id()).put((byte) version).putShort((short) 0);
     }
 
+    /** Makes room for {@code n} more bytes (n ≤ 8 or a bulk run that fits the buffer) in stream mode. */
+    private void room(int n) {
+        if (sink != null) {
+            if (flushed + buffer.position() + n > total - TRAILER_BYTES) {
+                throw new IllegalStateException("image fields sized wrongly: more than the "
+                        + (total - PREAMBLE_BYTES - TRAILER_BYTES) + " bytes declared");
+            }
+            if (buffer.remaining() < n) {
+                flush();
+            }
+        }
+    }
+
+    /** Checksums the buffered bytes and hands them to the sink. */
+    private void flush() {
+        int n = buffer.position();
+        crc.update(buffer.array(), 0, n);
+        try {
+            sink.write(buffer.array(), 0, n);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        flushed += n;
+        buffer.clear();
+    }
+
     public ImageWriter putByte(int v) {
+        room(1);
         buffer.put((byte) v);
         return this;
     }
 
     public ImageWriter putInt(int v) {
+        room(4);
         buffer.putInt(v);
         return this;
     }
 
     public ImageWriter putLong(long v) {
+        room(8);
         buffer.putLong(v);
         return this;
     }
 
     public ImageWriter putDouble(double v) {
+        room(8);
         buffer.putDouble(v);
         return this;
     }
 
     public ImageWriter putBytes(byte[] values, int from, int count) {
-        buffer.put(values, from, count);
+        if (sink == null) {
+            buffer.put(values, from, count);
+            return this;
+        }
+        while (count > 0) {
+            room(1);
+            int n = Math.min(count, buffer.remaining());
+            room(n);
+            buffer.put(values, from, n);
+            from += n;
+            count -= n;
+        }
         return this;
     }
 
     public ImageWriter putInts(int[] values, int from, int count) {
-        buffer.asIntBuffer().put(values, from, count);
-        buffer.position(buffer.position() + count * Integer.BYTES);
+        if (sink == null) {
+            buffer.asIntBuffer().put(values, from, count);
+            buffer.position(buffer.position() + count * Integer.BYTES);
+            return this;
+        }
+        while (count > 0) {
+            room(Integer.BYTES);
+            int n = Math.min(count, buffer.remaining() / Integer.BYTES);
+            room(n * Integer.BYTES);
+            buffer.asIntBuffer().put(values, from, n);
+            buffer.position(buffer.position() + n * Integer.BYTES);
+            from += n;
+            count -= n;
+        }
         return this;
     }
 
     public ImageWriter putLongs(long[] values, int from, int count) {
-        buffer.asLongBuffer().put(values, from, count);
-        buffer.position(buffer.position() + count * Long.BYTES);
+        if (count <= 8 && count * Long.BYTES <= buffer.capacity()) { // short runs: no view buffer, one room check
+            room(count * Long.BYTES);
+            for (int i = 0; i < count; i++) {
+                buffer.putLong(values[from + i]);
+            }
+            return this;
+        }
+        if (sink == null) {
+            buffer.asLongBuffer().put(values, from, count);
+            buffer.position(buffer.position() + count * Long.BYTES);
+            return this;
+        }
+        while (count > 0) {
+            room(Long.BYTES);
+            int n = Math.min(count, buffer.remaining() / Long.BYTES);
+            room(n * Long.BYTES);
+            buffer.asLongBuffer().put(values, from, n);
+            buffer.position(buffer.position() + n * Long.BYTES);
+            from += n;
+            count -= n;
+        }
         return this;
     }
 
-    /** Appends the checksum and returns the image; fails if the declared field size was not filled exactly. */
+    /**
+     * Appends the checksum; fails if the declared field size was not filled exactly. Returns the image, or
+     * {@code null} when it was streamed to a sink (which then has all of it).
+     */
     public byte[] finish() {
-        if (buffer.remaining() != TRAILER_BYTES) {
-            throw new IllegalStateException("image fields sized wrongly: " + (buffer.remaining() - TRAILER_BYTES)
-                    + " bytes left unwritten");
+        if (sink == null) {
+            if (buffer.remaining() != TRAILER_BYTES) {
+                throw new IllegalStateException("image fields sized wrongly: " + (buffer.remaining() - TRAILER_BYTES)
+                        + " bytes left unwritten");
+            }
+            CRC32C sum = new CRC32C();
+            sum.update(buffer.array(), 0, buffer.position());
+            buffer.putInt((int) sum.getValue());
+            return buffer.array();
         }
-        CRC32C crc = new CRC32C();
+        long left = total - TRAILER_BYTES - flushed - buffer.position();
+        if (left != 0) {
+            throw new IllegalStateException("image fields sized wrongly: " + left + " bytes left unwritten");
+        }
+        if (buffer.remaining() < TRAILER_BYTES) {
+            flush();
+        }
         crc.update(buffer.array(), 0, buffer.position());
         buffer.putInt((int) crc.getValue());
-        return buffer.array();
+        try {
+            sink.write(buffer.array(), 0, buffer.position());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        buffer.clear();
+        return null;
     }
 }

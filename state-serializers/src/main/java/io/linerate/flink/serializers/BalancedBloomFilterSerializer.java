@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.BalancedBloomFilter;
+import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
@@ -33,6 +34,11 @@ public final class BalancedBloomFilterSerializer extends ImageSerializer<Balance
     @Override
     protected byte[] toImage(BalancedBloomFilter value) {
         return value.toByteArray();
+    }
+
+    @Override
+    protected void writeImage(BalancedBloomFilter value, ImageWriter.Sink sink) {
+        value.writeImage(sink);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.BlockedBloomFilter;
+import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
@@ -33,6 +34,11 @@ public final class BlockedBloomFilterSerializer extends ImageSerializer<BlockedB
     @Override
     protected byte[] toImage(BlockedBloomFilter value) {
         return value.toByteArray();
+    }
+
+    @Override
+    protected void writeImage(BlockedBloomFilter value, ImageWriter.Sink sink) {
+        value.writeImage(sink);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.frequency.CountMinHeap;
+import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
@@ -33,6 +34,11 @@ public final class CountMinHeapSerializer extends ImageSerializer<CountMinHeap> 
     @Override
     protected byte[] toImage(CountMinHeap value) {
         return value.toByteArray();
+    }
+
+    @Override
+    protected void writeImage(CountMinHeap value, ImageWriter.Sink sink) {
+        value.writeImage(sink);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.frequency.CountMinSketch;
+import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
@@ -33,6 +34,11 @@ public final class CountMinSketchSerializer extends ImageSerializer<CountMinSket
     @Override
     protected byte[] toImage(CountMinSketch value) {
         return value.toByteArray();
+    }
+
+    @Override
+    protected void writeImage(CountMinSketch value, ImageWriter.Sink sink) {
+        value.writeImage(sink);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.CountingBloomFilter;
+import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
@@ -33,6 +34,11 @@ public final class CountingBloomFilterSerializer extends ImageSerializer<Countin
     @Override
     protected byte[] toImage(CountingBloomFilter value) {
         return value.toByteArray();
+    }
+
+    @Override
+    protected void writeImage(CountingBloomFilter value, ImageWriter.Sink sink) {
+        value.writeImage(sink);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.flowtable.FlowTable;
+import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
@@ -36,6 +37,11 @@ public final class FlowTableSerializer extends ImageSerializer<FlowTable> {
     @Override
     protected byte[] toImage(FlowTable value) {
         return value.toByteArray();
+    }
+
+    @Override
+    protected void writeImage(FlowTable value, ImageWriter.Sink sink) {
+        value.writeImage(sink);
     }
 
     @Override

@@ -5,6 +5,7 @@ import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
+import io.linerate.sketches.image.ImageWriter;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
@@ -31,12 +32,21 @@ public abstract class ImageKryoSerializer<T> extends Serializer<T> implements Se
         this.images = images;
     }
 
+    /** The length (Kryo's {@code writeInt}), then the image streamed in chunks (no array of its size). */
     @Override
     public void write(Kryo kryo, Output output, T object) {
-        byte[] image = images.toImage(object);
         WRITES.increment();
-        output.writeInt(image.length);
-        output.writeBytes(image);
+        images.writeImage(object, new ImageWriter.Sink() {
+            @Override
+            public void begin(int imageLength) {
+                output.writeInt(imageLength);
+            }
+
+            @Override
+            public void write(byte[] bytes, int offset, int length) {
+                output.writeBytes(bytes, offset, length);
+            }
+        });
     }
 
     @Override

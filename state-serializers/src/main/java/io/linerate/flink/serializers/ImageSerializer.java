@@ -1,6 +1,8 @@
 package io.linerate.flink.serializers;
 
+import io.linerate.sketches.image.ImageWriter;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
@@ -12,7 +14,8 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Base of every linerate serializer. Wire format: a 4-byte big-endian length (Flink's {@code writeInt}) followed
- * by exactly that many bytes of the structure's own versioned, checksummed byte image ({@code toByteArray()}).
+ * by exactly that many bytes of the structure's own versioned, checksummed byte image ({@code toByteArray()},
+ * streamed by {@code writeImage} without building the array).
  * The image is the format; there is no second one.
  *
  * <p>Reading validates the length against {@link #MAX_IMAGE_BYTES} and never allocates more than
@@ -57,6 +60,9 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
 
     /** The structure's image. */
     protected abstract byte[] toImage(T value);
+
+    /** Streams the structure's image ({@link #toImage}'s bytes) to {@code sink}: the structure's {@code writeImage}. */
+    protected abstract void writeImage(T value, ImageWriter.Sink sink);
 
     /**
      * The structure read back from its image; throws {@link IllegalArgumentException} on a bad image.
@@ -114,12 +120,28 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
         return -1;
     }
 
+    /**
+     * The length, then the image streamed into {@code target} in chunks of at most 64 KiB (the checksum computed
+     * as they go), so serializing a structure allocates a small buffer, not an array of its image's size.
+     */
     @Override
     public final void serialize(T record, DataOutputView target) throws IOException {
-        byte[] image = toImage(record);
         WRITES.increment();
-        target.writeInt(image.length);
-        target.write(image);
+        try {
+            writeImage(record, new ImageWriter.Sink() {
+                @Override
+                public void begin(int imageLength) throws IOException {
+                    target.writeInt(imageLength);
+                }
+
+                @Override
+                public void write(byte[] bytes, int offset, int length) throws IOException {
+                    target.write(bytes, offset, length);
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
+import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
@@ -33,6 +34,11 @@ public final class PartitionedBloomFilterSerializer extends ImageSerializer<Part
     @Override
     protected byte[] toImage(PartitionedBloomFilter value) {
         return value.toByteArray();
+    }
+
+    @Override
+    protected void writeImage(PartitionedBloomFilter value, ImageWriter.Sink sink) {
+        value.writeImage(sink);
     }
 
     @Override

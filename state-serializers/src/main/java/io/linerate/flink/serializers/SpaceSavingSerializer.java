@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.frequency.SpaceSaving;
+import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
@@ -33,6 +34,11 @@ public final class SpaceSavingSerializer extends ImageSerializer<SpaceSaving> {
     @Override
     protected byte[] toImage(SpaceSaving value) {
         return value.toByteArray();
+    }
+
+    @Override
+    protected void writeImage(SpaceSaving value, ImageWriter.Sink sink) {
+        value.writeImage(sink);
     }
 
     @Override

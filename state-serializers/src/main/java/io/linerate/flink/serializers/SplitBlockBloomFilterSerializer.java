@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.SplitBlockBloomFilter;
+import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
@@ -33,6 +34,11 @@ public final class SplitBlockBloomFilterSerializer extends ImageSerializer<Split
     @Override
     protected byte[] toImage(SplitBlockBloomFilter value) {
         return value.toByteArray();
+    }
+
+    @Override
+    protected void writeImage(SplitBlockBloomFilter value, ImageWriter.Sink sink) {
+        value.writeImage(sink);
     }
 
     @Override

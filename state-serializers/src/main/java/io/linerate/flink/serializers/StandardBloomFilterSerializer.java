@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.StandardBloomFilter;
+import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
@@ -33,6 +34,11 @@ public final class StandardBloomFilterSerializer extends ImageSerializer<Standar
     @Override
     protected byte[] toImage(StandardBloomFilter value) {
         return value.toByteArray();
+    }
+
+    @Override
+    protected void writeImage(StandardBloomFilter value, ImageWriter.Sink sink) {
+        value.writeImage(sink);
     }
 
     @Override

@@ -45,6 +45,11 @@ class ReaderExceptionWrappingTest {
         }
 
         @Override
+        protected void writeImage(CountMinSketch value, io.linerate.sketches.image.ImageWriter.Sink sink) {
+            value.writeImage(sink);
+        }
+
+        @Override
         protected CountMinSketch copyOf(CountMinSketch value) {
             return value.copy();
         }
