@@ -356,7 +356,8 @@ public final class CountingBloomFilter implements BloomFilter {
     }
 
     private byte[] image(ImageWriter.Sink sink) {
-        return new ImageWriter(Family.COUNTING_BLOOM, IMAGE_VERSION, 8 + 8 + 4 + 4 + 4 + 8 + 8 + 8L * words.length, sink)
+        return new ImageWriter(Family.COUNTING_BLOOM, IMAGE_VERSION, 8 + 8 + 4 + 4 + 4 + 8 + 8 + 8L * words.length,
+                sink)
                 .putLong(hasher.seed())
                 .putLong(counters)
                 .putInt(k)

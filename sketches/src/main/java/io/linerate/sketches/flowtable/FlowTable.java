@@ -1307,14 +1307,14 @@ public final class FlowTable {
                 throw new IllegalArgumentException("alphas must name 1 to " + TableLayout.MAX_LEVELS
                         + " sub-tables, got " + alphas.length);
             }
-            this.alphas = Arrays.copyOf(alphas, alphas.length);
+            this.alphas = alphas.clone();
             this.levels = alphas.length;
             return this;
         }
 
         /** Explicit bucket counts per sub-table (e.g. 40000, 10000, 5000, 2500, 2500), overriding alphas. */
         public Builder buckets(int... buckets) {
-            this.buckets = Arrays.copyOf(buckets, buckets.length);
+            this.buckets = buckets.clone();
             this.levels = buckets.length;
             return this;
         }

@@ -190,7 +190,7 @@ public final class CountMinSketch {
     /** The item's index into the counters for each row, for tests: row j's column is index − j·w. */
     int[] rowIndexes(long h1, long h2) {
         indexes(h1, h2);
-        return Arrays.copyOf(scratch, scratch.length);
+        return scratch.clone();
     }
 
     /** Adds {@code weight} (≥ 0) to the item given by its hash halves. */
@@ -439,7 +439,8 @@ public final class CountMinSketch {
      * instead of a round trip through the image.
      */
     public CountMinSketch copy() {
-        CountMinSketch c = new CountMinSketch(hasher, width, depth, indexing, conservative, Arrays.copyOf(counts, counts.length));
+        CountMinSketch c = new CountMinSketch(hasher, width, depth, indexing, conservative,
+                Arrays.copyOf(counts, counts.length));
         c.totalWeight = totalWeight;
         return c;
     }
