@@ -161,8 +161,12 @@ public final class JobRun implements AutoCloseable {
         awaitRead(admin, end, deadline, timeout);
         long after = completedCheckpoints();
         awaitCheckpointAfter(after + 4, Duration.ofNanos(Math.max(deadline - System.nanoTime(), 0)).plusSeconds(30));
-        if (restoredCheckpoints() == restores) {
+        if (restoredCheckpoints() <= restores) {
           return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError(job.name() + ": still restoring from checkpoints after " + timeout + " ("
+              + restoredCheckpoints() + " restores)");
         }
       }
     }

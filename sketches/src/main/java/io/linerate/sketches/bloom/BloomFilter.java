@@ -151,11 +151,20 @@ public interface BloomFilter {
 
     /**
      * Writes the same bytes as {@link #toByteArray()} to {@code sink} through a small buffer (a serializer's path:
-     * no array of the image's size).
+     * no array of the image's size). The default, for implementations outside this library, writes
+     * {@link #toByteArray()} in one piece.
      *
      * @throws java.io.UncheckedIOException if the sink fails
      */
-    void writeImage(io.linerate.sketches.image.ImageWriter.Sink sink);
+    default void writeImage(io.linerate.sketches.image.ImageWriter.Sink sink) {
+        byte[] image = toByteArray();
+        try {
+            sink.begin(image.length);
+            sink.write(image, 0, image.length);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     /**
      * An independent deep copy: the same seed, shape and content, so the same image ({@link #toByteArray()}) and

@@ -316,16 +316,25 @@ public final class CountMinHeap implements HeavyHitters {
     }
 
     private byte[] image(ImageWriter.Sink sink) {
-        byte[] cm = sketch.toByteArray();
+        int cmLength = Math.toIntExact(sketch.imageBytes());
+        int padded = (cmLength + 7) / 8 * 8;
         int w = candidates.width;
         ImageWriter out = new ImageWriter(Family.COUNT_MIN_HEAP, IMAGE_VERSION,
-                4 + 4 + 4 + 8 + 4 + (cm.length + 7) / 8 * 8L + 4 + (long) candidates.size * (8L * (w + 2) + 4), sink)
+                4 + 4 + 4 + 8 + 4 + (long) padded + 4 + (long) candidates.size * (8L * (w + 2) + 4), sink)
                 .putInt(candidates.kind.id()).putInt(candidates.kind.maxBytes()).putInt(candidates.capacity)
-                .putLong(unmonitoredBound).putInt(cm.length);
-        long[] packed = new long[(cm.length + 7) / 8];
-        java.nio.ByteBuffer.wrap(Arrays.copyOf(cm, packed.length * 8)).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                .asLongBuffer().get(packed);
-        out.putLongs(packed, 0, packed.length).putInt(candidates.size);
+                .putLong(unmonitoredBound).putInt(cmLength);
+        // the sketch's image, zero-padded to whole longs, streamed into this one (no array of its size)
+        sketch.writeImage(new ImageWriter.Sink() {
+            @Override
+            public void begin(int imageLength) {
+            }
+
+            @Override
+            public void write(byte[] bytes, int offset, int length) {
+                out.putBytes(bytes, offset, length);
+            }
+        });
+        out.putBytes(new byte[padded - cmLength], 0, padded - cmLength).putInt(candidates.size);
         for (int s = 0; s < candidates.size; s++) {
             out.putLongs(candidates.keys, s * w, w).putLong(candidates.counts[s]).putLong(candidates.errors[s]);
         }

@@ -459,8 +459,17 @@ public final class CountMinSketch {
         image(java.util.Objects.requireNonNull(sink, "sink"));
     }
 
+    /** Bytes of this sketch's image. */
+    long imageBytes() {
+        return ImageWriter.imageBytes(fieldBytes());
+    }
+
+    private long fieldBytes() {
+        return 8 + 4 + 4 + 4 + 4 + 8 + 8L * counts.length;
+    }
+
     private byte[] image(ImageWriter.Sink sink) {
-        return new ImageWriter(Family.COUNT_MIN, IMAGE_VERSION, 8 + 4 + 4 + 4 + 4 + 8 + 8L * counts.length, sink)
+        return new ImageWriter(Family.COUNT_MIN, IMAGE_VERSION, fieldBytes(), sink)
                 .putLong(hasher.seed())
                 .putInt(width)
                 .putInt(depth)

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Objects;
 import java.util.zip.CRC32C;
 
 /**
@@ -54,6 +55,11 @@ public final class ImageWriter {
     private final int total;
     private long flushed; // bytes already handed to the sink
 
+    /** The length of an image whose family fields take {@code fieldBytes}: preamble, fields and trailer. */
+    public static long imageBytes(long fieldBytes) {
+        return PREAMBLE_BYTES + fieldBytes + TRAILER_BYTES;
+    }
+
     /** An image built in one array; {@link #finish()} returns it. */
     public ImageWriter(Family family, int version, long fieldBytes) {
         this(family, version, fieldBytes, null);
@@ -64,7 +70,7 @@ public final class ImageWriter {
      * @param sink       where the image is streamed, or {@code null} to build it in one array
      */
     public ImageWriter(Family family, int version, long fieldBytes, Sink sink) {
-        long total = PREAMBLE_BYTES + fieldBytes + TRAILER_BYTES;
+        long total = imageBytes(fieldBytes);
         if (total > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("image would have " + total + " bytes; a byte[] holds at most "
                     + (Integer.MAX_VALUE - 8) + ": serialize this structure in parts or shrink it");
@@ -141,6 +147,7 @@ public final class ImageWriter {
     }
 
     public ImageWriter putBytes(byte[] values, int from, int count) {
+        Objects.checkFromIndexSize(from, count, values.length);
         if (sink == null) {
             buffer.put(values, from, count);
             return this;
@@ -157,6 +164,7 @@ public final class ImageWriter {
     }
 
     public ImageWriter putInts(int[] values, int from, int count) {
+        Objects.checkFromIndexSize(from, count, values.length);
         if (sink == null) {
             buffer.asIntBuffer().put(values, from, count);
             buffer.position(buffer.position() + count * Integer.BYTES);
@@ -175,6 +183,7 @@ public final class ImageWriter {
     }
 
     public ImageWriter putLongs(long[] values, int from, int count) {
+        Objects.checkFromIndexSize(from, count, values.length);
         if (count <= 8 && count * Long.BYTES <= buffer.capacity()) { // short runs: no view buffer, one room check
             room(count * Long.BYTES);
             for (int i = 0; i < count; i++) {

@@ -61,8 +61,19 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
     /** The structure's image. */
     protected abstract byte[] toImage(T value);
 
-    /** Streams the structure's image ({@link #toImage}'s bytes) to {@code sink}: the structure's {@code writeImage}. */
-    protected abstract void writeImage(T value, ImageWriter.Sink sink);
+    /**
+     * Streams the structure's image ({@link #toImage}'s bytes) to {@code sink}: the structure's {@code writeImage}
+     * in every serializer of this library; the default, for subclasses outside it, writes {@link #toImage}.
+     */
+    protected void writeImage(T value, ImageWriter.Sink sink) {
+        byte[] image = toImage(value);
+        try {
+            sink.begin(image.length);
+            sink.write(image, 0, image.length);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     /**
      * The structure read back from its image; throws {@link IllegalArgumentException} on a bad image.
@@ -71,10 +82,13 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
     protected abstract T fromImage(byte[] image);
 
     /**
-     * An independent deep copy ({@code copy()} of the structure: array copies, no validation, as the value is a
-     * live structure, not bytes from outside).
+     * An independent deep copy: the structure's {@code copy()} in every serializer of this library (array copies,
+     * no validation, as the value is a live structure, not bytes from outside); the default, for subclasses
+     * outside it, is a round trip through the image.
      */
-    protected abstract T copyOf(T value);
+    protected T copyOf(T value) {
+        return fromImage(toImage(value));
+    }
 
     /** A snapshot of this serializer's configuration. */
     protected abstract ImageSerializerSnapshot<T> newSnapshot(Shape shape);
@@ -122,7 +136,9 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
 
     /**
      * The length, then the image streamed into {@code target} in chunks of at most 64 KiB (the checksum computed
-     * as they go), so serializing a structure allocates a small buffer, not an array of its image's size.
+     * as they go), so serializing a structure allocates a small buffer, not an array of its image's size. Should
+     * the target fail midway, part of the image is already in it; Flink fails the record's task or checkpoint on
+     * the exception either way, so nothing reads that partial image.
      */
     @Override
     public final void serialize(T record, DataOutputView target) throws IOException {
