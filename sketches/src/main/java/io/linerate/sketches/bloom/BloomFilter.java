@@ -157,13 +157,7 @@ public interface BloomFilter {
      * @throws java.io.UncheckedIOException if the sink fails
      */
     default void writeImage(io.linerate.sketches.image.ImageWriter.Sink sink) {
-        byte[] image = toByteArray();
-        try {
-            sink.begin(image.length);
-            sink.write(image, 0, image.length);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        io.linerate.sketches.image.ImageWriter.writeWhole(toByteArray(), sink);
     }
 
     /**

@@ -60,6 +60,16 @@ public final class ImageWriter {
         return PREAMBLE_BYTES + fieldBytes + TRAILER_BYTES;
     }
 
+    /** Hands a finished image to {@code sink} in one piece (for writers that only have the array). */
+    public static void writeWhole(byte[] image, Sink sink) {
+        try {
+            sink.begin(image.length);
+            sink.write(image, 0, image.length);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** An image built in one array; {@link #finish()} returns it. */
     public ImageWriter(Family family, int version, long fieldBytes) {
         this(family, version, fieldBytes, null);

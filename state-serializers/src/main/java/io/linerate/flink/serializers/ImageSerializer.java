@@ -66,13 +66,7 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
      * in every serializer of this library; the default, for subclasses outside it, writes {@link #toImage}.
      */
     protected void writeImage(T value, ImageWriter.Sink sink) {
-        byte[] image = toImage(value);
-        try {
-            sink.begin(image.length);
-            sink.write(image, 0, image.length);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        ImageWriter.writeWhole(toImage(value), sink);
     }
 
     /**
