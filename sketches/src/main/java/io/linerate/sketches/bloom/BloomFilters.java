@@ -17,26 +17,52 @@ public final class BloomFilters {
      *     {@link BloomFilter} (checked before anything is allocated)
      */
     public static BloomFilter fromByteArray(byte[] image) {
-        Family family = ImageReader.peekFamily(image);
+        return read(ImageReader.open(image, BloomFilters::maxVersion));
+    }
+
+    /**
+     * Reads the filter whose image of {@code length} bytes comes from {@code source}, through a small buffer
+     * straight into the filter's arrays (no array of the image's size), with the validation and messages of
+     * {@link #fromByteArray}; takes exactly {@code length} bytes from the source either way.
+     *
+     * @throws java.io.UncheckedIOException if the source fails
+     */
+    public static BloomFilter readImage(ImageReader.Source source, int length) {
+        return ImageReader.read(source, length, BloomFilters::maxVersion, BloomFilters::read);
+    }
+
+    private static int maxVersion(Family family) {
         switch (family) {
             case STANDARD_BLOOM:
-                return StandardBloomFilter.fromImage(bitArrayImage(image, family));
             case PARTITIONED_BLOOM:
-                return PartitionedBloomFilter.fromImage(bitArrayImage(image, family));
             case BLOCKED_BLOOM:
-                return BlockedBloomFilter.fromImage(bitArrayImage(image, family));
             case SPLIT_BLOCK_BLOOM:
-                return SplitBlockBloomFilter.fromImage(bitArrayImage(image, family));
+                return BitArrayFilter.IMAGE_VERSION;
             case BALANCED_BLOOM:
-                return BalancedBloomFilter.fromImage(ImageReader.open(image, family, BalancedBloomFilter.IMAGE_VERSION));
+                return BalancedBloomFilter.IMAGE_VERSION;
             case COUNTING_BLOOM:
-                return CountingBloomFilter.fromImage(ImageReader.open(image, family, CountingBloomFilter.IMAGE_VERSION));
+                return CountingBloomFilter.IMAGE_VERSION;
             default:
                 throw new IllegalArgumentException("image holds a " + family + ", not a Bloom filter");
         }
     }
 
-    private static BitArrayFilter.Image bitArrayImage(byte[] image, Family family) {
-        return BitArrayFilter.Image.read(ImageReader.open(image, family, BitArrayFilter.IMAGE_VERSION));
+    private static BloomFilter read(ImageReader in) {
+        switch (in.family()) {
+            case STANDARD_BLOOM:
+                return StandardBloomFilter.fromImage(BitArrayFilter.Image.read(in));
+            case PARTITIONED_BLOOM:
+                return PartitionedBloomFilter.fromImage(BitArrayFilter.Image.read(in));
+            case BLOCKED_BLOOM:
+                return BlockedBloomFilter.fromImage(BitArrayFilter.Image.read(in));
+            case SPLIT_BLOCK_BLOOM:
+                return SplitBlockBloomFilter.fromImage(BitArrayFilter.Image.read(in));
+            case BALANCED_BLOOM:
+                return BalancedBloomFilter.fromImage(in);
+            case COUNTING_BLOOM:
+                return CountingBloomFilter.fromImage(in);
+            default:
+                throw new IllegalStateException("not a Bloom filter family: " + in.family()); // maxVersion refused it
+        }
     }
 }

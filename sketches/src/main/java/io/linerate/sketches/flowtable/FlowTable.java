@@ -2,6 +2,9 @@ package io.linerate.sketches.flowtable;
 
 import io.linerate.sketches.hash.FiveTuple;
 import io.linerate.sketches.hash.ItemHasher;
+import io.linerate.sketches.image.Family;
+import io.linerate.sketches.image.ImageReader;
+import io.linerate.sketches.image.ImageWriter;
 import java.util.Arrays;
 import java.util.function.Consumer;
 
@@ -975,11 +978,11 @@ public final class FlowTable {
      *
      * @throws java.io.UncheckedIOException if the sink fails
      */
-    public void writeImage(io.linerate.sketches.image.ImageWriter.Sink sink) {
+    public void writeImage(ImageWriter.Sink sink) {
         image(java.util.Objects.requireNonNull(sink, "sink"));
     }
 
-    private byte[] image(io.linerate.sketches.image.ImageWriter.Sink sink) {
+    private byte[] image(ImageWriter.Sink sink) {
         int levels = table.levels();
         byte[] state = table.state();
         int occupied = 0;
@@ -988,8 +991,7 @@ public final class FlowTable {
         }
         long fields = 4L * 4 + 4L * levels + 4 * 4 + 8 + 8 + 8 + 4 + 8 + 8 + 4 + 4
                 + 8L * (8 + exports.length) + state.length + 4 + (long) occupied * stride * Long.BYTES;
-        io.linerate.sketches.image.ImageWriter w = new io.linerate.sketches.image.ImageWriter(
-                io.linerate.sketches.image.Family.FLOW_TABLE, IMAGE_VERSION, fields, sink);
+        ImageWriter w = new ImageWriter(Family.FLOW_TABLE, IMAGE_VERSION, fields, sink);
         w.putInt(table.scheme().ordinal()).putInt(levels).putInt(table.layout().bucketCapacity())
                 .putInt(table.layout().stashCapacity());
         for (int i = 0; i < levels; i++) {
@@ -1028,8 +1030,22 @@ public final class FlowTable {
      * @throws IllegalArgumentException naming the field and its limit, for any corrupt or hostile image
      */
     public static FlowTable fromByteArray(byte[] image, FlowExporter exporter) {
-        io.linerate.sketches.image.ImageReader in = io.linerate.sketches.image.ImageReader.open(image,
-                io.linerate.sketches.image.Family.FLOW_TABLE, IMAGE_VERSION);
+        return read(ImageReader.open(image, Family.FLOW_TABLE, IMAGE_VERSION), exporter);
+    }
+
+    /**
+     * Reads the table whose image of {@code length} bytes comes from {@code source}, through a small buffer
+     * straight into the table's arrays (no array of the image's size), with the validation and messages of
+     * {@link #fromByteArray}; takes exactly {@code length} bytes from the source either way.
+     *
+     * @param exporter receiver of the restored table's exports (may be {@code null})
+     * @throws java.io.UncheckedIOException if the source fails
+     */
+    public static FlowTable readImage(ImageReader.Source source, int length, FlowExporter exporter) {
+        return ImageReader.read(source, length, Family.FLOW_TABLE, IMAGE_VERSION, in -> read(in, exporter));
+    }
+
+    private static FlowTable read(ImageReader in, FlowExporter exporter) {
         Builder b = builder();
         b.scheme(InsertionScheme.ofId(in.getInt("scheme")));
         int levels = in.getInt("levels", 1, TableLayout.MAX_LEVELS);
@@ -1073,9 +1089,9 @@ public final class FlowTable {
         int stride = b.keyFormat.keyLongs() + COUNTERS + b.userSlots;
         long entryBytes = (long) occupied * stride * Long.BYTES;
         checkStates(state, (int) tableSlots, stashSize, occupied);
-        if (entryBytes > image.length) {
+        if (entryBytes > in.imageLength()) {
             throw new IllegalArgumentException("image truncated: " + occupied + " entries need " + entryBytes
-                    + " bytes, the image has " + image.length);
+                    + " bytes, the image has " + in.imageLength());
         }
         // allocation is now bounded by the image itself: at most (8·entryLongs + 1) bytes per state byte read
         FlowTable t = new FlowTable(b);

@@ -355,15 +355,29 @@ public final class CountMinHeap implements HeavyHitters {
      * @throws IllegalArgumentException if the image is truncated, corrupt or of another family or version
      */
     public static CountMinHeap fromByteArray(byte[] image) {
-        ImageReader in = ImageReader.open(image, Family.COUNT_MIN_HEAP, IMAGE_VERSION);
+        return read(ImageReader.open(image, Family.COUNT_MIN_HEAP, IMAGE_VERSION));
+    }
+
+    /**
+     * Reads an image of {@code length} bytes from {@code source} through a small buffer, with the validation and
+     * messages of {@link #fromByteArray}; takes exactly {@code length} bytes from the source either way.
+     *
+     * @throws java.io.UncheckedIOException if the source fails
+     */
+    public static CountMinHeap readImage(ImageReader.Source source, int length) {
+        return ImageReader.read(source, length, Family.COUNT_MIN_HEAP, IMAGE_VERSION, CountMinHeap::read);
+    }
+
+    private static CountMinHeap read(ImageReader in) {
         KeyKind kind = KeyKind.of(in.getInt("keyKind", 0, 2), in.getInt("maxBytes", 1, KeyKind.MAX_BYTES_LIMIT));
         int capacity = in.getInt("capacity", 1, SpaceSaving.MAX_CAPACITY);
         long bound = in.getLong("unmonitoredBound", 0, Long.MAX_VALUE);
         int cmLength = in.getInt("sketchBytes", 0, Integer.MAX_VALUE - 16);
-        long[] packed = in.getLongs("sketch", (cmLength + 7L) / 8);
-        byte[] cm = new byte[packed.length * 8];
-        java.nio.ByteBuffer.wrap(cm).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(packed);
-        CountMinSketch sketch = CountMinSketch.fromByteArray(Arrays.copyOf(cm, cmLength));
+        // the embedded Count-Min image, padded to whole longs, is read in place (no copy of it)
+        long padded = (cmLength + 7L) / 8 * 8;
+        in.require("sketch", padded);
+        CountMinSketch sketch = CountMinSketch.readImage(in.embedded("sketch"), cmLength);
+        in.skip("sketch", padded - cmLength);
         int size = in.getInt("size", 0, capacity);
         int w = kind.width();
         long[] entries = in.getLongs("candidates", (long) size * (w + 2));

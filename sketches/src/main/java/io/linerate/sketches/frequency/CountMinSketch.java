@@ -482,7 +482,21 @@ public final class CountMinSketch {
 
     /** Reads an image; validates every field and size before allocating. */
     public static CountMinSketch fromByteArray(byte[] image) {
-        ImageReader in = ImageReader.open(image, Family.COUNT_MIN, IMAGE_VERSION);
+        return read(ImageReader.open(image, Family.COUNT_MIN, IMAGE_VERSION));
+    }
+
+    /**
+     * Reads an image of {@code length} bytes from {@code source} through a small buffer, straight into the counter
+     * array (no array of the image's size), with the validation and messages of {@link #fromByteArray}; takes
+     * exactly {@code length} bytes from the source either way. See {@link ImageReader} for the allocation bound.
+     *
+     * @throws java.io.UncheckedIOException if the source fails
+     */
+    public static CountMinSketch readImage(ImageReader.Source source, int length) {
+        return ImageReader.read(source, length, Family.COUNT_MIN, IMAGE_VERSION, CountMinSketch::read);
+    }
+
+    private static CountMinSketch read(ImageReader in) {
         ItemHasher hasher = ItemHasher.seeded(in.getLong("seed"));
         int width = in.getInt("width", 2, (int) MAX_COUNTERS);
         int depth = in.getInt("depth", 1, MAX_DEPTH);

@@ -329,7 +329,20 @@ public final class SpaceSaving implements HeavyHitters {
      * @throws IllegalArgumentException if the image is truncated, corrupt or of another family or version
      */
     public static SpaceSaving fromByteArray(byte[] image) {
-        ImageReader in = ImageReader.open(image, Family.SPACE_SAVING, IMAGE_VERSION);
+        return read(ImageReader.open(image, Family.SPACE_SAVING, IMAGE_VERSION));
+    }
+
+    /**
+     * Reads an image of {@code length} bytes from {@code source} through a small buffer, with the validation and
+     * messages of {@link #fromByteArray}; takes exactly {@code length} bytes from the source either way.
+     *
+     * @throws java.io.UncheckedIOException if the source fails
+     */
+    public static SpaceSaving readImage(ImageReader.Source source, int length) {
+        return ImageReader.read(source, length, Family.SPACE_SAVING, IMAGE_VERSION, SpaceSaving::read);
+    }
+
+    private static SpaceSaving read(ImageReader in) {
         long seed = in.getLong("seed");
         int kindId = in.getInt("keyKind", 0, 2);
         int maxBytes = in.getInt("maxBytes", 1, KeyKind.MAX_BYTES_LIMIT);

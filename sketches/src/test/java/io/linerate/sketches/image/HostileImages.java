@@ -29,7 +29,9 @@ import java.util.zip.CRC32C;
  *
  * <p><b>The contract.</b> Reading either returns a structure, whose image must read back and re-serialize to the
  * same bytes, or throws {@link IllegalArgumentException} with a non-empty message. Anything else (NPE, index
- * out of bounds, negative array size, arithmetic, {@link OutOfMemoryError}, …) is a finding.
+ * out of bounds, negative array size, arithmetic, {@link OutOfMemoryError}, …) is a finding. The streamed reader
+ * ({@code readImage(source, length)}, through a buffer of a few bytes) must do exactly what the array reader does:
+ * the same message, or a structure with the same image, and take exactly the image's bytes from its source.
  *
  * <p><b>The allocation bound.</b> Measured per read with {@code com.sun.management.ThreadMXBean}: at most
  * {@value #BYTES_PER_IMAGE_BYTE} bytes per image byte plus {@value #SLACK_BYTES} bytes. A valid image is its
@@ -74,12 +76,19 @@ final class HostileImages {
     private static <T> void warmUp(ImageRecipes.Recipe<T> r) {
         byte[] image = ImageUpgradeTest.committed(r);
         r.write.apply(r.read.apply(image.clone()));
+        StreamedReads.read(r.family, new StreamedReads.ArraySource(image, 16), image.length);
         byte[] bad = image.clone();
         bad[bad.length - 1] ^= 1;
         try {
             r.read.apply(bad);
         } catch (IllegalArgumentException expected) {
             // the exception path's classes are loaded now too
+        }
+        bad[8] ^= 1; // a field too, so the streamed read rejects it before the checksum and then verifies that
+        try {
+            StreamedReads.read(r.family, new StreamedReads.ArraySource(bad, 16), bad.length);
+        } catch (IllegalArgumentException expected) {
+            // likewise
         }
     }
 
@@ -259,10 +268,11 @@ final class HostileImages {
             read = recipe.read.apply(copy);
         } catch (IllegalArgumentException e) {
             long allocated = THREADS.getThreadAllocatedBytes(thread) - before;
-            checkAllocation(recipe, image, allocated, limit);
+            checkAllocation(recipe, image, allocated, limit, "reading");
             if (e.getMessage() == null || e.getMessage().isBlank()) {
                 throw new AssertionError(recipe.family + ": rejected without a message " + describe(image), e);
             }
+            checkStreamed(recipe, image, limit, e.getMessage(), null);
             return e.getMessage().startsWith("image corrupt: CRC32C") || e.getMessage().startsWith("not a linerate")
                     || e.getMessage().startsWith("unknown image family") || e.getMessage().startsWith("image holds a")
                     || e.getMessage().startsWith("image truncated: " + image.length)
@@ -275,8 +285,9 @@ final class HostileImages {
                     + describe(image), e);
         }
         long allocated = THREADS.getThreadAllocatedBytes(thread) - before;
-        checkAllocation(recipe, image, allocated, limit);
+        checkAllocation(recipe, image, allocated, limit, "reading");
         byte[] written = recipe.write.apply(read);
+        checkStreamed(recipe, image, limit, null, written);
         byte[] again;
         try {
             again = recipe.write.apply(recipe.read.apply(written.clone()));
@@ -291,9 +302,57 @@ final class HostileImages {
         return Outcome.READ;
     }
 
-    private static void checkAllocation(ImageRecipes.Recipe<?> recipe, byte[] image, long allocated, long limit) {
+    /**
+     * The streamed reader ({@code readImage(source, length)}) on the same bytes, through a buffer of 16 to 30 bytes
+     * so that field and chunk boundaries cross: it must reject with the array mode's message ({@code rejection}),
+     * or read a structure with the same image ({@code accepted}), take exactly the image's bytes from the source,
+     * and stay within the same allocation bound.
+     */
+    @SuppressWarnings("unchecked")
+    private static <T> void checkStreamed(ImageRecipes.Recipe<T> recipe, byte[] image, long limit, String rejection,
+                                          byte[] accepted) {
+        StreamedReads.ArraySource source = new StreamedReads.ArraySource(image.clone(), 16 + 7 * (image.length % 3));
+        long thread = Thread.currentThread().getId();
+        long before = THREADS.getThreadAllocatedBytes(thread);
+        Object read;
+        try {
+            read = StreamedReads.read(recipe.family, source, image.length);
+        } catch (IllegalArgumentException e) {
+            checkAllocation(recipe, image, THREADS.getThreadAllocatedBytes(thread) - before, limit, "the streamed read");
+            if (rejection == null || !rejection.equals(e.getMessage())) {
+                throw new AssertionError(recipe.family + ": the streamed read rejected with \"" + e.getMessage()
+                        + "\", the array read " + (rejection == null ? "accepted" : "said \"" + rejection + "\"")
+                        + " " + describe(image), e);
+            }
+            checkTaken(recipe, image, source);
+            return;
+        } catch (RuntimeException | Error e) {
+            throw new AssertionError(recipe.family + ": the streamed read threw " + e
+                    + " instead of IllegalArgumentException " + describe(image), e);
+        }
+        checkAllocation(recipe, image, THREADS.getThreadAllocatedBytes(thread) - before, limit, "the streamed read");
+        if (rejection != null) {
+            throw new AssertionError(recipe.family + ": the streamed read accepted what the array read rejected with \""
+                    + rejection + "\" " + describe(image));
+        }
+        if (!Arrays.equals(recipe.write.apply((T) read), accepted)) {
+            throw new AssertionError(recipe.family + ": the streamed read gives another image than the array read "
+                    + describe(image));
+        }
+        checkTaken(recipe, image, source);
+    }
+
+    private static void checkTaken(ImageRecipes.Recipe<?> recipe, byte[] image, StreamedReads.ArraySource source) {
+        if (source.position != image.length) {
+            throw new AssertionError(recipe.family + ": the streamed read took " + source.position + " of the "
+                    + image.length + " bytes " + describe(image));
+        }
+    }
+
+    private static void checkAllocation(ImageRecipes.Recipe<?> recipe, byte[] image, long allocated, long limit,
+                                        String what) {
         if (allocated > limit) {
-            throw new AssertionError(recipe.family + ": reading allocated " + allocated + " bytes, limit " + limit
+            throw new AssertionError(recipe.family + ": " + what + " allocated " + allocated + " bytes, limit " + limit
                     + " for " + describe(image));
         }
     }

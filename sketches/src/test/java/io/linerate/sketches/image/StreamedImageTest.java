@@ -7,10 +7,14 @@ import io.linerate.sketches.bloom.BloomFilter;
 import io.linerate.sketches.flowtable.FlowTable;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.HeavyHitters;
+import io.linerate.sketches.frequency.RowIndexing;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -20,8 +24,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code writeImage(sink)} of every structure and variant ({@link ImageRecipes}) streams exactly the bytes of
- * {@code toByteArray()}, announced by their length, whatever the buffer size: chunks of 16 and 17 bytes put
- * boundaries inside every field and bulk array, 65,536 is the default.
+ * {@code toByteArray()}, announced by their length, and {@code readImage(source, length)} reads them back into the
+ * structure {@code fromByteArray} gives, whatever the buffer size: chunks of 16 and 17 bytes put boundaries inside
+ * every field and bulk array, 65,536 is the default. {@link HostileImages} checks that both read modes accept and
+ * reject the same images with the same messages.
  */
 class StreamedImageTest {
 
@@ -44,6 +50,86 @@ class StreamedImageTest {
         assertThat(sink.lengths).as("lengths announced").containsExactly(image.length);
         assertThat(sink.bytes.toByteArray()).as("streamed bytes").isEqualTo(image);
         assertThat(sink.largestWrite).as("largest write").isLessThanOrEqualTo(chunk);
+    }
+
+    @ParameterizedTest(name = "{0}, chunks of {1}")
+    @MethodSource("cases")
+    void streamedReadIsTheArrayRead(String name, int chunk) {
+        checkRead(ImageRecipes.all().get(name), chunk);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void checkRead(ImageRecipes.Recipe<T> r, int chunk) {
+        byte[] image = r.write.apply(r.build.get());
+        // more bytes follow the image, as in a Flink stream: the reader must take exactly its length
+        StreamedReads.ArraySource source = new StreamedReads.ArraySource(Arrays.copyOf(image, image.length + 7), chunk);
+        T read = (T) StreamedReads.read(r.family, source, image.length);
+        assertThat(source.position).as("bytes taken").isEqualTo(image.length);
+        assertThat(source.largestRead).as("largest read").isLessThanOrEqualTo(chunk);
+        assertThat(r.write.apply(read)).as("image of the streamed read").isEqualTo(image);
+    }
+
+    /**
+     * The array mode verifies the checksum before it reads a field; the streamed mode reads the fields as the bytes
+     * arrive, so when it rejects a field it reads the rest through the checksum first and reports a mismatch in
+     * its place: the same message either way, and the whole image taken from the source.
+     */
+    @Test
+    void aRejectedFieldOfACorruptImageIsReportedAsCorruption() {
+        CountMinSketch s = CountMinSketch.withShape(1000, 4, 1, RowIndexing.MIXED_32, false);
+        s.update(42L, 3);
+        byte[] image = s.toByteArray();
+        ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN).putInt(16, 1); // width 1, below its minimum 2
+        for (boolean fixedChecksum : new boolean[] {false, true}) {
+            byte[] bad = fixedChecksum ? HostileImages.fixUp(image.clone(), Family.COUNT_MIN) : image.clone();
+            String expected = fixedChecksum ? "image field width is 1, must be in [2, " : "image corrupt: CRC32C is ";
+            assertThatThrownBy(() -> CountMinSketch.fromByteArray(bad)).hasMessageStartingWith(expected);
+            StreamedReads.ArraySource source = new StreamedReads.ArraySource(bad, 16);
+            assertThatThrownBy(() -> CountMinSketch.readImage(source, bad.length))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(expected)
+                    .satisfies(e -> assertThat(e.getSuppressed()).hasSize(fixedChecksum ? 0 : 1));
+            assertThat(source.position).as("bytes taken").isEqualTo(bad.length);
+        }
+    }
+
+    @Test
+    void aFailingOrShortSourceSurfacesAsUncheckedIoException() {
+        CountMinSketch s = CountMinSketch.withShape(1000, 4, 1, RowIndexing.MIXED_32, false);
+        byte[] image = s.toByteArray();
+        StreamedReads.ArraySource shortSource = new StreamedReads.ArraySource(Arrays.copyOf(image, 1000), 64);
+        assertThatThrownBy(() -> CountMinSketch.readImage(shortSource, image.length))
+                .isInstanceOf(UncheckedIOException.class).hasCauseInstanceOf(java.io.EOFException.class);
+        IOException failure = new IOException("connection reset");
+        ImageReader.Source failing = (bytes, offset, length) -> {
+            throw failure;
+        };
+        assertThatThrownBy(() -> CountMinSketch.readImage(failing, image.length))
+                .isInstanceOf(UncheckedIOException.class).hasCause(failure);
+        assertThatThrownBy(() -> CountMinSketch.readImage(new StreamedReads.ArraySource(image, 15), image.length))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("chunkBytes must be at least 16");
+    }
+
+    /**
+     * What the point of streaming is, measured: reading a 4 MiB Count-Min from a source allocates its counter array
+     * and the 64 KiB buffer, where the array mode needs the image as well (twice the bytes).
+     */
+    @Test
+    void aStreamedReadAllocatesTheStructureNotItsImage() {
+        CountMinSketch s = CountMinSketch.withMemory(4 << 20, 4, 7);
+        for (long i = 0; i < 100_000; i++) {
+            s.update(i * 0x9E3779B97F4A7C15L, 1);
+        }
+        byte[] image = s.toByteArray();
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().getId();
+        CountMinSketch.readImage(new StreamedReads.ArraySource(image, 1 << 16), image.length); // warm up
+        long before = threads.getThreadAllocatedBytes(thread);
+        CountMinSketch read = CountMinSketch.readImage(new StreamedReads.ArraySource(image, 1 << 16), image.length);
+        long allocated = threads.getThreadAllocatedBytes(thread) - before;
+        assertThat(read.toByteArray()).isEqualTo(image);
+        assertThat(allocated).as("bytes allocated by a streamed read of a " + image.length + "-byte image")
+                .isBetween((long) image.length - 64, image.length + (256L << 10));
     }
 
     @Test

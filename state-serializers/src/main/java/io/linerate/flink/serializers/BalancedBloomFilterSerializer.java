@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.BalancedBloomFilter;
+import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -49,6 +50,11 @@ public final class BalancedBloomFilterSerializer extends ImageSerializer<Balance
     @Override
     protected BalancedBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, BalancedBloomFilter.class);
+    }
+
+    @Override
+    protected BalancedBloomFilter readImage(ImageReader.Source source, int length) {
+        return BloomImages.read(source, length, BalancedBloomFilter.class);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.BlockedBloomFilter;
+import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -49,6 +50,11 @@ public final class BlockedBloomFilterSerializer extends ImageSerializer<BlockedB
     @Override
     protected BlockedBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, BlockedBloomFilter.class);
+    }
+
+    @Override
+    protected BlockedBloomFilter readImage(ImageReader.Source source, int length) {
+        return BloomImages.read(source, length, BlockedBloomFilter.class);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.frequency.CountMinHeap;
+import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -49,6 +50,11 @@ public final class CountMinHeapSerializer extends ImageSerializer<CountMinHeap> 
     @Override
     protected CountMinHeap fromImage(byte[] image) {
         return CountMinHeap.fromByteArray(image);
+    }
+
+    @Override
+    protected CountMinHeap readImage(ImageReader.Source source, int length) {
+        return CountMinHeap.readImage(source, length);
     }
 
     @Override

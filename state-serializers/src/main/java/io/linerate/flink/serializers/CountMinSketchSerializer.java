@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.frequency.CountMinSketch;
+import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -49,6 +50,11 @@ public final class CountMinSketchSerializer extends ImageSerializer<CountMinSket
     @Override
     protected CountMinSketch fromImage(byte[] image) {
         return CountMinSketch.fromByteArray(image);
+    }
+
+    @Override
+    protected CountMinSketch readImage(ImageReader.Source source, int length) {
+        return CountMinSketch.readImage(source, length);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.CountingBloomFilter;
+import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -49,6 +50,11 @@ public final class CountingBloomFilterSerializer extends ImageSerializer<Countin
     @Override
     protected CountingBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, CountingBloomFilter.class);
+    }
+
+    @Override
+    protected CountingBloomFilter readImage(ImageReader.Source source, int length) {
+        return BloomImages.read(source, length, CountingBloomFilter.class);
     }
 
     @Override

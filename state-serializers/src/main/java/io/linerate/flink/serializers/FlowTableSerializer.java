@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.flowtable.FlowTable;
+import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -52,6 +53,11 @@ public final class FlowTableSerializer extends ImageSerializer<FlowTable> {
     @Override
     protected FlowTable fromImage(byte[] image) {
         return FlowTable.fromByteArray(image, null);
+    }
+
+    @Override
+    protected FlowTable readImage(ImageReader.Source source, int length) {
+        return FlowTable.readImage(source, length, null);
     }
 
     @Override

@@ -6,6 +6,7 @@ import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.linerate.sketches.image.ImageWriter;
+import java.io.IOException;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
@@ -13,8 +14,10 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Kryo 5 serializer of a linerate structure, for structures kept inside a user's generic (Kryo-serialized)
  * types. Same format as the Flink serializer: an int length (Kryo's fixed 4-byte {@code writeInt}) and the byte
- * image. The length is validated against {@link ImageSerializer#MAX_IMAGE_BYTES} and the buffer grows only as
- * bytes arrive, so a lying length fails with a {@link KryoException} without a large allocation.
+ * image. The length is validated against {@link ImageSerializer#MAX_IMAGE_BYTES}. When the input says it holds the
+ * whole image ({@code available()}), it is streamed into the structure's arrays through a 64 KiB buffer; otherwise
+ * the buffer grows only as bytes arrive, so a lying length fails with a {@link KryoException} without a large
+ * allocation.
  */
 public abstract class ImageKryoSerializer<T> extends Serializer<T> implements Serializable {
 
@@ -56,21 +59,36 @@ public abstract class ImageKryoSerializer<T> extends Serializer<T> implements Se
             throw new KryoException(images.typeClass().getSimpleName() + " image length field is " + length
                     + ", outside [0, " + ImageSerializer.MAX_IMAGE_BYTES + "]");
         }
-        byte[] buf = new byte[Math.min(length, ImageSerializer.INITIAL_CHUNK)];
-        int have = 0;
-        while (have < length) {
-            if (have == buf.length) {
-                buf = Arrays.copyOf(buf, (int) Math.min(length, 2L * buf.length));
-            }
-            int n = buf.length - have;
-            input.readBytes(buf, have, n);
-            have += n;
-        }
         try {
+            if (holds(input, length)) {
+                // the bytes are present: streamed into the structure's arrays through a 64 KiB buffer
+                return images.readImage(input::readBytes, length);
+            }
+            byte[] buf = new byte[Math.min(length, ImageSerializer.INITIAL_CHUNK)];
+            int have = 0;
+            while (have < length) {
+                if (have == buf.length) {
+                    buf = Arrays.copyOf(buf, (int) Math.min(length, 2L * buf.length));
+                }
+                int n = buf.length - have;
+                input.readBytes(buf, have, n);
+                have += n;
+            }
             return images.fromImage(buf);
+        } catch (KryoException e) {
+            throw e;
         } catch (RuntimeException e) {
             // as ImageSerializer.deserialize: any runtime exception of a reader is a bad image; Errors propagate
             throw new KryoException(ImageSerializer.cannotRead(images.typeClass(), e), e);
+        }
+    }
+
+    /** Whether {@code input} says it holds at least {@code length} more bytes (in its buffer or its stream). */
+    private static boolean holds(Input input, int length) {
+        try {
+            return input.available() >= length;
+        } catch (IOException e) {
+            return false; // then read as bytes arrive
         }
     }
 

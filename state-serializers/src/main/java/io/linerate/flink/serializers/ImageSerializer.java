@@ -1,7 +1,9 @@
 package io.linerate.flink.serializers;
 
+import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Objects;
@@ -18,12 +20,14 @@ import org.apache.flink.core.memory.DataOutputView;
  * streamed by {@code writeImage} without building the array).
  * The image is the format; there is no second one.
  *
- * <p>Reading validates the length against {@link #MAX_IMAGE_BYTES} and never allocates more than
- * {@link #INITIAL_CHUNK} bytes ahead of the bytes actually read: the buffer grows (doubling, capped at the
- * declared length) as data arrives, so a length field claiming gigabytes on a short stream fails with an
- * {@link java.io.EOFException} after allocating at most about twice the bytes present. From a
- * {@link org.apache.flink.core.memory.DataInputDeserializer} that holds all the declared bytes, the image is read
- * in one exact-size copy (the bytes are present, so the allocation is bounded by them).
+ * <p>Reading validates the length against {@link #MAX_IMAGE_BYTES}. From a view that holds all the declared bytes
+ * (a {@link org.apache.flink.core.memory.DataInputDeserializer}, as the RocksDB backend and the network stack use,
+ * or a stream whose {@code available()} covers them), the image is streamed through a 64 KiB buffer into the
+ * structure's arrays, as writing streams it out (the bytes are present, so what the structure allocates is bounded
+ * by them). From any other view it never allocates more than {@link #INITIAL_CHUNK} bytes ahead of the bytes
+ * actually read: the buffer grows (doubling, capped at the declared length) as data arrives, so a length field
+ * claiming gigabytes on a short stream fails with an {@link java.io.EOFException} after allocating at most about
+ * twice the bytes present.
  *
  * <p>The serializer holds only its immutable expected {@link Shape} (or {@code null}: unspecified), so it is
  * stateless and {@link #duplicate()} returns {@code this}.
@@ -74,6 +78,22 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
      * {@link #deserialize(DataInputView)} reports any {@link RuntimeException} from here as an {@link IOException}.
      */
     protected abstract T fromImage(byte[] image);
+
+    /**
+     * The structure read from the next {@code length} bytes of {@code source}, as {@link #fromImage} reads them from
+     * an array: the structure's {@code readImage} in every serializer of this library (a small buffer, no array of
+     * the image's size); the default, for subclasses outside it, reads the bytes into an array first. Throws
+     * {@link IllegalArgumentException} on a bad image, {@link UncheckedIOException} if the source fails.
+     */
+    protected T readImage(ImageReader.Source source, int length) {
+        byte[] image = new byte[length];
+        try {
+            source.read(image, 0, length);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return fromImage(image);
+    }
 
     /**
      * An independent deep copy: the structure's {@code copy()} in every serializer of this library (array copies,
@@ -154,11 +174,23 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
         }
     }
 
+    /**
+     * From a view that already holds the whole image (a {@link DataInputDeserializer}, or a stream whose
+     * {@code available()} says so: the bytes are present, so what the read allocates is bounded by them), the image
+     * is read through a 64 KiB buffer straight into the structure's arrays; otherwise the bytes are read first,
+     * growing the buffer only as they arrive, so a length field claiming gigabytes on a short stream fails after
+     * allocating at most about twice the bytes present.
+     */
     @Override
     public final T deserialize(DataInputView source) throws IOException {
-        byte[] image = readImage(source, readLength(source));
+        int length = readLength(source);
         try {
-            return fromImage(image);
+            if (holds(source, length)) {
+                return readImage(source::readFully, length);
+            }
+            return fromImage(readBytes(source, length));
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
         } catch (RuntimeException e) {
             // any runtime exception a reader lets escape on hostile state (its contract is an
             // IllegalArgumentException) is a bad image too; Errors propagate
@@ -203,17 +235,16 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
         return length;
     }
 
-    /**
-     * Reads {@code length} bytes, growing the buffer only as bytes arrive; from a {@link DataInputDeserializer}
-     * that already holds them all, in one exact-size copy.
-     */
-    static byte[] readImage(DataInputView source, int length) throws IOException {
-        if (source instanceof DataInputDeserializer && ((DataInputDeserializer) source).available() >= length) {
-            // the bytes are all there (an in-memory view, e.g. a heap state backend's): one exact-size copy
-            byte[] image = new byte[length];
-            source.readFully(image);
-            return image;
+    /** Whether {@code source} says it holds at least {@code length} more bytes. */
+    private static boolean holds(DataInputView source, int length) throws IOException {
+        if (source instanceof DataInputDeserializer) {
+            return ((DataInputDeserializer) source).available() >= length;
         }
+        return source instanceof InputStream && ((InputStream) source).available() >= length;
+    }
+
+    /** Reads {@code length} bytes, growing the buffer only as bytes arrive. */
+    static byte[] readBytes(DataInputView source, int length) throws IOException {
         byte[] buf = new byte[Math.min(length, INITIAL_CHUNK)];
         int have = 0;
         while (have < length) {

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.PartitionedBloomFilter;
+import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -49,6 +50,11 @@ public final class PartitionedBloomFilterSerializer extends ImageSerializer<Part
     @Override
     protected PartitionedBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, PartitionedBloomFilter.class);
+    }
+
+    @Override
+    protected PartitionedBloomFilter readImage(ImageReader.Source source, int length) {
+        return BloomImages.read(source, length, PartitionedBloomFilter.class);
     }
 
     @Override

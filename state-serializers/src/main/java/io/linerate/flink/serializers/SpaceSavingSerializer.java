@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.frequency.SpaceSaving;
+import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -49,6 +50,11 @@ public final class SpaceSavingSerializer extends ImageSerializer<SpaceSaving> {
     @Override
     protected SpaceSaving fromImage(byte[] image) {
         return SpaceSaving.fromByteArray(image);
+    }
+
+    @Override
+    protected SpaceSaving readImage(ImageReader.Source source, int length) {
+        return SpaceSaving.readImage(source, length);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.SplitBlockBloomFilter;
+import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -49,6 +50,11 @@ public final class SplitBlockBloomFilterSerializer extends ImageSerializer<Split
     @Override
     protected SplitBlockBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, SplitBlockBloomFilter.class);
+    }
+
+    @Override
+    protected SplitBlockBloomFilter readImage(ImageReader.Source source, int length) {
+        return BloomImages.read(source, length, SplitBlockBloomFilter.class);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.StandardBloomFilter;
+import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -49,6 +50,11 @@ public final class StandardBloomFilterSerializer extends ImageSerializer<Standar
     @Override
     protected StandardBloomFilter fromImage(byte[] image) {
         return BloomImages.read(image, StandardBloomFilter.class);
+    }
+
+    @Override
+    protected StandardBloomFilter readImage(ImageReader.Source source, int length) {
+        return BloomImages.read(source, length, StandardBloomFilter.class);
     }
 
     @Override
