@@ -89,7 +89,7 @@ final class MalformedValues {
       }
     },
     /** One UDP packet whose IPv4 length (a 1-byte varint at offset 28: delta 0 takes 1 byte) is below 20. */
-    IMPOSSIBLE_LENGTH("^packet 0: impossible length \\d+ of an IPv4 packet, expected \\[20, 65535\\]$", 28) {
+    IMPOSSIBLE_LENGTH("^packet 0: impossible length \\d+ of an IPv4 packet, expected \\[20, 2097151\\]$", 28) {
       @Override
       public byte[] make(byte[] good, SplittableRandom random) {
         ByteBuffer in = ByteBuffer.wrap(good);

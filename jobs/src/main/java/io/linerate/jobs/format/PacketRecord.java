@@ -23,16 +23,23 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  * ≥ 0, ports
  * 0–65535, protocol 0–255, TCP flags 0–255 and 0 unless the protocol is TCP (6), length
  * {@value #MIN_IPV4_LENGTH}–{@value #MAX_IPV4_LENGTH} (IPv4 total length) or
- * {@value #MIN_IPV6_LENGTH}–{@value #MAX_IPV6_LENGTH} (IPv6: 40-byte header + payload length; no jumbograms).
+ * {@value #MIN_IPV6_LENGTH}–{@value #MAX_IPV6_LENGTH} (IPv6: 40-byte header + payload length, or a jumbogram's
+ * length); lengths above 64 KiB come from packets captured before segmentation offload (see {@link #MAX_LENGTH}).
  */
 @TypeInfo(PacketRecordTypeInfo.Factory.class)
 public final class PacketRecord {
 
     public static final int TCP = 6;
     public static final int MIN_IPV4_LENGTH = 20;
-    public static final int MAX_IPV4_LENGTH = 65_535;
+    /**
+     * Longest IP length of a record, IPv4 and IPv6 alike: the most a 3-byte length varint of the packet-batch format
+     * holds. Above 65,535 (IPv4) and 65,575 (IPv6) only for packets captured before segmentation offload (an IPv4
+     * total length of 0, Linux "BIG TCP", up to 512 KiB) and IPv6 jumbograms (RFC 2675).
+     */
+    public static final int MAX_LENGTH = (1 << 21) - 1;
+    public static final int MAX_IPV4_LENGTH = MAX_LENGTH;
     public static final int MIN_IPV6_LENGTH = 40;
-    public static final int MAX_IPV6_LENGTH = 65_535 + 40;
+    public static final int MAX_IPV6_LENGTH = MAX_LENGTH;
 
     /** The 5-tuple for the flow meter and {@code ItemSelector}-free callers; allocates nothing. */
     public static final PacketSelector<PacketRecord> FIVE_TUPLE = PacketRecord::sendTo;

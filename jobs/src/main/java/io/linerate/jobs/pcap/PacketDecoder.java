@@ -17,6 +17,8 @@ final class PacketDecoder {
     static final int ICMPV6 = 58;
     static final int SCTP = 132;
     static final int UDP_LITE = 136;
+    /** IPv6 hop-by-hop option type of the Jumbo Payload option (RFC 2675). */
+    private static final int JUMBO_PAYLOAD = 0xC2;
 
     private static final int ETHERTYPE_IPV4 = 0x0800;
     private static final int ETHERTYPE_IPV6 = 0x86DD;
@@ -228,7 +230,7 @@ final class PacketDecoder {
         if (expectedVersion == 4) {
             ipv4(b, p, end, wireEnd, ts);
         } else if (expectedVersion == 6) {
-            ipv6(b, p, end, ts);
+            ipv6(b, p, end, wireEnd, ts);
         } else {
             skip(SkipReason.MALFORMED_IP);
         }
@@ -290,7 +292,7 @@ final class PacketDecoder {
         visitor.ipv4(ts, src, dst, srcPort, dstPort, protocol, flags, totalLength);
     }
 
-    private void ipv6(byte[] b, int p, int end, long ts) {
+    private void ipv6(byte[] b, int p, int end, long wireEnd, long ts) {
         if (end - p < 40) {
             skip(end - p >= 1 && (b[p] >> 4 & 0xF) != 6 ? SkipReason.MALFORMED_IP : SkipReason.TRUNCATED);
             return;
@@ -305,6 +307,7 @@ final class PacketDecoder {
         int declaredEnd = payloadLength == 0 ? Math.max(end, p + 40) : p + 40 + payloadLength;
         int q = p + 40;
         boolean laterFragment = false;
+        long jumbo = payloadLength == 0 && next == 0 ? jumboPayloadLength(b, q, end) : 0;
         chain:
         while (true) {
             int headerLength;
@@ -374,9 +377,50 @@ final class PacketDecoder {
                 }
             }
         }
+        long ipLength = 40 + payloadLength;
+        if (payloadLength == 0) {
+            if (jumbo > 0) {
+                ipLength = 40 + jumbo; // RFC 2675: the jumbo payload option holds the length
+            } else if (wireEnd - p > 40 + 0xFFFF) {
+                // longer than any payload length could say, and no jumbo option: a packet captured before
+                // segmentation offload (as Linux IPv6 "BIG TCP" packets can be), so the length on the wire, as for
+                // an IPv4 total length of 0; a shorter one is an empty payload, 40 bytes
+                ipLength = wireEnd - p;
+            }
+        }
         delivered++;
         visitor.ipv6(ts, be64(b, p + 8), be64(b, p + 16), be64(b, p + 24), be64(b, p + 32),
-                srcPort, dstPort, next, flags, 40 + payloadLength);
+                srcPort, dstPort, next, flags, (int) Math.min(ipLength, Integer.MAX_VALUE));
+    }
+
+    /**
+     * The Jumbo Payload option (RFC 2675: type 0xC2, 4 bytes of length, more than 65,535) of the hop-by-hop header
+     * at {@code q}, or 0 when the header holds none or is not all captured. Pad1 and PadN are skipped, other options
+     * too (by their length).
+     */
+    private static long jumboPayloadLength(byte[] b, int q, int end) {
+        if (q + 2 > end) {
+            return 0;
+        }
+        int headerEnd = Math.min(end, q + ((b[q + 1] & 0xFF) + 1) * 8);
+        int o = q + 2;
+        while (o < headerEnd) {
+            int type = b[o] & 0xFF;
+            if (type == 0) { // Pad1
+                o++;
+                continue;
+            }
+            if (o + 2 > headerEnd) {
+                return 0;
+            }
+            int length = b[o + 1] & 0xFF;
+            if (type == JUMBO_PAYLOAD && length == 4 && o + 6 <= headerEnd) {
+                long value = be32(b, o + 2) & 0xFFFF_FFFFL;
+                return value > 0xFFFF ? value : 0; // a jumbo length of 65,535 or less is invalid: not used
+            }
+            o += 2 + length;
+        }
+        return 0;
     }
 
     /** Bytes of the transport header needed for ports (and TCP flags, ICMP type/code); 0 = none read. */

@@ -11,7 +11,9 @@ package io.linerate.jobs.pcap;
  * {@code ipLength} is the length the IP header declares (IPv4 total length; IPv6 payload length + 40), i.e. the
  * packet's length on the wire at the IP layer, even when the capture kept fewer bytes (snaplen). An IPv4 total
  * length of 0 (a packet captured before TCP segmentation offload) gives the frame's length on the wire (the record's
- * original length) minus the link-layer headers.
+ * original length) minus the link-layer headers; an IPv6 payload length of 0 gives 40 + the Jumbo Payload option's
+ * length (RFC 2675), else that length on the wire when it is more than 40 + 65,535 (captured before offload, Linux
+ * "BIG TCP"), else 40.
  */
 public interface PacketVisitor {
 

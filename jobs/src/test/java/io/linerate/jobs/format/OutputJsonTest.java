@@ -96,7 +96,7 @@ class OutputJsonTest {
     static DeadLetter deadLetter() {
         byte[] head = {0x4C, 0x52, 0x01, 0x00, 0x00, 0x00, 0x00, 0x07};
         return new DeadLetter("packets", 3, 1042, T0 + 500,
-                "packet 2: impossible length 12 of an IPv4 packet, expected [20, 65535]", 75, head, 120);
+                "packet 2: impossible length 12 of an IPv4 packet, expected [20, 2097151]", 75, head, 120);
     }
 
     static Rejected<PacketRecord> rejected() {

@@ -83,10 +83,15 @@ class PacketRecordTest {
         assertThat(p.setIpv4(1, 1, 2, 1, 80, 17, 1, 60, 0).validate()).isEqualTo(
                 "tcpFlags must be 0 for protocol 17 (not TCP), got 1");
         assertThat(p.setIpv4(1, 1, 2, 1, 80, 17, 0, 19, 0).validate()).isEqualTo(
-                "length of an IPv4 packet must be in [20, 65535], got 19");
+                "length of an IPv4 packet must be in [20, 2097151], got 19");
         assertThat(p.setIpv4(-1, 1, 2, 1, 80, 17, 0, 20, 0).validate()).isEqualTo(
                 "timestamp must be >= 0 (epoch ms), got -1");
         assertThat(p.setIpv6(1, 0, 0, 0, 0, 1, 2, 17, 0, 65_575, 0).validate()).isNull();
+        // captured before segmentation offload (BIG TCP) or a jumbogram: up to what a 3-byte varint holds
+        assertThat(p.setIpv4(1, 1, 2, 1, 80, 17, 0, 185_000, 0).validate()).isNull();
+        assertThat(p.setIpv6(1, 0, 0, 0, 0, 1, 2, 17, 0, 2_097_151, 0).validate()).isNull();
+        assertThat(p.setIpv6(1, 0, 0, 0, 0, 1, 2, 17, 0, 2_097_152, 0).validate()).isEqualTo(
+                "length of an IPv6 packet must be in [40, 2097151], got 2097152");
         PacketBatch batch = new PacketBatch(0);
         assertThatThrownBy(() -> batch.add(p.setIpv4(1, 1, 2, 1, 80, 17, 0, 20, 3)))
                 .hasMessage("packet of observation point 3 added to a batch of observation point 0");

@@ -386,6 +386,52 @@ class PacketDecodingTest {
         }
     }
 
+    // --- IPv6 payload length 0: jumbograms (RFC 2675) and packets captured before segmentation offload ---
+
+    /** An IPv6 packet whose payload length field is 0. */
+    private static byte[] zeroPayloadLength(byte[] ipv6) {
+        byte[] a = ipv6.clone();
+        a[4] = 0;
+        a[5] = 0;
+        return a;
+    }
+
+    /** A hop-by-hop header of 16 bytes: Pad1, a PadN of 1, the Jumbo Payload option holding {@code jumbo}, a PadN of 2. */
+    private static byte[] jumboHeader(int nextHeader, long jumbo) {
+        ByteBuffer h = ByteBuffer.allocate(16);
+        h.put((byte) nextHeader).put((byte) 1).put((byte) 0).put((byte) 1).put((byte) 1).put((byte) 0);
+        h.put((byte) 0xC2).put((byte) 4).putInt((int) jumbo).put((byte) 1).put((byte) 2).putShort((short) 0);
+        return h.array();
+    }
+
+    @Test
+    void ipv6PayloadLengthZeroTakesTheJumboOptionOrTheLengthOnTheWire() throws Exception {
+        byte[] jumbogram = zeroPayloadLength(Frames.ipv6("2001:db8::1", "2001:db8::2", 0,
+                Frames.concat(jumboHeader(TCP, 100_000), Frames.tcp(40000, 443, ACK, 64))));
+        byte[] bigTcp = zeroPayloadLength(Frames.ipv6("2001:db8::1", "2001:db8::2", TCP,
+                Frames.tcp(40000, 443, ACK | PSH, 64)));
+        byte[] empty = zeroPayloadLength(Frames.ipv6("2001:db8::1", "2001:db8::2", 59, new byte[0]));
+        byte[] smallJumbo = zeroPayloadLength(Frames.ipv6("2001:db8::1", "2001:db8::2", 0,
+                Frames.concat(jumboHeader(TCP, 65_535), Frames.tcp(40000, 443, ACK, 0))));
+        byte[] jumboFrame = Frames.ethernet(0x86DD, jumbogram);
+        byte[] bigFrame = Frames.ethernet(0x86DD, bigTcp);
+        byte[] emptyFrame = Frames.concat(Frames.ethernet(0x86DD, empty), new byte[6]); // padded to 60 bytes
+        byte[] smallFrame = Frames.ethernet(0x86DD, smallJumbo);
+        byte[] file = new CaptureWriter.Pcap(ByteOrder.BIG_ENDIAN, false, 200, LinkTypes.ETHERNET)
+                .record(1, 0, jumboFrame.length, 14 + 40 + 100_000, jumboFrame)        // the option says 100,000 bytes follow
+                .record(1, 0, bigFrame.length, 14 + 40 + 20 + 150_000, bigFrame)     // no option, 150,020 bytes on the wire
+                .record(1, 0, bigFrame.length, 14 + 40 + 20 + 64, bigFrame)          // no option, short: an empty payload
+                .packet(T, emptyFrame)
+                .record(1, 0, smallFrame.length, 14 + 40 + 16 + 20 + 70_000, smallFrame) // a jumbo length ≤ 65,535 is not one
+                .bytes();
+        assertThat(Collected.read(file).lines).containsExactly(
+                Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK, 40 + 100_000),
+                Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK | PSH, 40 + 20 + 150_000),
+                Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK | PSH, 40),
+                Collected.expect(T, 59, "2001:db8::1", 0, "2001:db8::2", 0, 0, 40),
+                Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK, 40 + 16 + 20 + 70_000));
+    }
+
     @Test
     void ipv4TotalLengthZeroStillChecksTheHeaders() throws Exception {
         byte[] withOption = Frames.zeroTotalLength(Frames.ipv4("10.0.0.1", "10.0.0.2", UDP, new byte[0], 0, 1));
