@@ -299,7 +299,8 @@ public final class ImageReader {
             throw new IllegalArgumentException("image field " + field + " declares " + count + " bytes, limit is "
                     + (Integer.MAX_VALUE - 8));
         }
-        byte[] out = new byte[checked(field, count)];
+        need(field, count);
+        byte[] out = new byte[(int) count];
         copyBytes(out, 0, out.length);
         return out;
     }
@@ -419,11 +420,6 @@ public final class ImageReader {
     private IllegalArgumentException trailing(long bytes) {
         return new IllegalArgumentException("image has " + bytes + " unexpected trailing bytes for a "
                 + family + " of version " + version);
-    }
-
-    private int checked(String field, long bytes) {
-        need(field, bytes);
-        return (int) bytes;
     }
 
     private void need(String field, long bytes) {

@@ -8,7 +8,6 @@ import com.esotericsoftware.kryo.io.Output;
 import io.linerate.sketches.image.ImageWriter;
 import java.io.IOException;
 import java.io.Serializable;
-import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -64,17 +63,9 @@ public abstract class ImageKryoSerializer<T> extends Serializer<T> implements Se
                 // the bytes are present: streamed into the structure's arrays through a 64 KiB buffer
                 return images.readImage(input::readBytes, length);
             }
-            byte[] buf = new byte[Math.min(length, ImageSerializer.INITIAL_CHUNK)];
-            int have = 0;
-            while (have < length) {
-                if (have == buf.length) {
-                    buf = Arrays.copyOf(buf, (int) Math.min(length, 2L * buf.length));
-                }
-                int n = buf.length - have;
-                input.readBytes(buf, have, n);
-                have += n;
-            }
-            return images.fromImage(buf);
+            return images.fromImage(ImageSerializer.readBytes(input::readBytes, length));
+        } catch (IOException e) {
+            throw new KryoException(e); // not thrown: Kryo's input reports failures as KryoExceptions
         } catch (KryoException e) {
             throw e;
         } catch (RuntimeException e) {

@@ -188,7 +188,7 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
             if (holds(source, length)) {
                 return readImage(source::readFully, length);
             }
-            return fromImage(readBytes(source, length));
+            return fromImage(readBytes(source::readFully, length));
         } catch (UncheckedIOException e) {
             throw e.getCause();
         } catch (RuntimeException e) {
@@ -243,8 +243,11 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
         return source instanceof InputStream && ((InputStream) source).available() >= length;
     }
 
-    /** Reads {@code length} bytes, growing the buffer only as bytes arrive. */
-    static byte[] readBytes(DataInputView source, int length) throws IOException {
+    /**
+     * Reads {@code length} bytes, growing the buffer only as bytes arrive (the Flink and the Kryo serializers'
+     * read from an input that does not say it holds them all).
+     */
+    static byte[] readBytes(ImageReader.Source source, int length) throws IOException {
         byte[] buf = new byte[Math.min(length, INITIAL_CHUNK)];
         int have = 0;
         while (have < length) {
@@ -252,7 +255,7 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
                 buf = Arrays.copyOf(buf, (int) Math.min(length, 2L * buf.length));
             }
             int n = buf.length - have;
-            source.readFully(buf, have, n);
+            source.read(buf, have, n);
             have += n;
         }
         return buf;
