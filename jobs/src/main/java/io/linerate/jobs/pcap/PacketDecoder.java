@@ -395,7 +395,7 @@ final class PacketDecoder {
 
     /**
      * The Jumbo Payload option (RFC 2675: type 0xC2, 4 bytes of length, more than 65,535) of the hop-by-hop header
-     * at {@code q}, or 0 when the header holds none or is not all captured. Pad1 and PadN are skipped, other options
+     * at {@code q}, or 0 when the captured part of the header holds none. Pad1 and PadN are skipped, other options
      * too (by their length).
      */
     private static long jumboPayloadLength(byte[] b, int q, int end) {
