@@ -236,11 +236,18 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
     }
 
     /** Whether {@code source} says it holds at least {@code length} more bytes. */
-    private static boolean holds(DataInputView source, int length) throws IOException {
+    private static boolean holds(DataInputView source, int length) {
         if (source instanceof DataInputDeserializer) {
             return ((DataInputDeserializer) source).available() >= length;
         }
-        return source instanceof InputStream && ((InputStream) source).available() >= length;
+        if (source instanceof InputStream) {
+            try {
+                return ((InputStream) source).available() >= length;
+            } catch (IOException e) {
+                return false; // a stream that cannot say: read as the bytes arrive, as before available() was asked
+            }
+        }
+        return false;
     }
 
     /**

@@ -51,6 +51,21 @@ class StreamedDeserializeTest {
         });
     }
 
+    /** A stream whose {@code available()} fails, as some streams' do: the read must not fail with it. */
+    private static DataInputView failingAvailable(byte[] bytes) {
+        return new DataInputViewStreamWrapper(new ByteArrayInputStream(bytes) {
+            @Override
+            public synchronized int available() {
+                throw new UnsupportedOperationException("not asked before");
+            }
+        }) {
+            @Override
+            public int available() throws IOException {
+                throw new IOException("available() not supported by this stream");
+            }
+        };
+    }
+
     private static Kryo kryo() {
         Kryo kryo = new Kryo();
         kryo.setRegistrationRequired(false);
@@ -73,6 +88,9 @@ class StreamedDeserializeTest {
         DataInputView stream = unannounced(bytes);
         assertThat(image(c, c.serializer().deserialize(stream))).as("bytes first").isEqualTo(expected);
         assertThat(stream.readInt()).isEqualTo(SENTINEL);
+        DataInputView failing = failingAvailable(bytes);
+        assertThat(image(c, c.serializer().deserialize(failing))).as("available() fails").isEqualTo(expected);
+        assertThat(failing.readInt()).isEqualTo(SENTINEL);
 
         ByteArrayOutputStream kryoBytes = new ByteArrayOutputStream();
         try (Output kout = new Output(kryoBytes)) {
