@@ -96,8 +96,9 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
     }
 
     /**
-     * Adds {@code b}'s counters into {@code a} ({@link CountMinSketch#merge}): same shape and seed by construction,
-     * and the same row indexing unless {@link Builder#rowIndexing} changed since state was written.
+     * Adds {@code b}'s counters into {@code a} ({@link CountMinSketch#merge}): same shape and seed by construction
+     * (a restore of state of another shape is refused), except for state written before the accumulator's
+     * snapshot recorded the shape, whose row indexing may differ if {@link Builder#rowIndexing} changed since.
      */
     @Override
     public CountMinSketch merge(CountMinSketch a, CountMinSketch b) {
@@ -111,9 +112,13 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
         return a;
     }
 
-    /** Type information of the accumulator: {@link CountMinSketchTypeInfo}. */
+    /**
+     * Type information of the accumulator: {@link CountMinSketchTypeInfo} expecting this aggregate's
+     * {@link CountMinSizing#shape()}, so that window state restored into an aggregate of another shape is refused
+     * at the restore, naming the field, instead of failing the first merge of an old and a new sketch.
+     */
     public TypeInformation<CountMinSketch> accumulatorType() {
-        return new CountMinSketchTypeInfo();
+        return new CountMinSketchTypeInfo(sizing.shape());
     }
 
     /** Type information of the result: {@link CountMinSketchTypeInfo}. */

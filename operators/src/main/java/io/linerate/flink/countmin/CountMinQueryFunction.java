@@ -75,7 +75,10 @@ public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction
 
     @Override
     public void open(OpenContext openContext) {
-        sketches = getRuntimeContext().getState(new ValueStateDescriptor<>("countMin", new CountMinSketchTypeInfo()));
+        // the expected shape makes a restore into another width, depth, seed, row indexing or update rule fail,
+        // naming the field, instead of answering restored scopes with another ε than the configured one
+        sketches = getRuntimeContext().getState(new ValueStateDescriptor<>("countMin",
+                new CountMinSketchTypeInfo(sizing.shape())));
         hasher = ItemHasher.seeded(sizing.seed());
         MetricGroup metrics = getRuntimeContext().getMetricGroup();
         itemsProcessed = metrics.counter("itemsProcessed");

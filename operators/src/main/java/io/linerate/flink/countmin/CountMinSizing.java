@@ -1,5 +1,7 @@
 package io.linerate.flink.countmin;
 
+import io.linerate.flink.serializers.Shape;
+import io.linerate.flink.serializers.Shapes;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.RowIndexing;
 import io.linerate.sketches.hash.ItemHasher;
@@ -23,7 +25,8 @@ public final class CountMinSizing implements Serializable {
     /**
      * The row indexing of new sketches unless {@link #withRowIndexing} says otherwise: {@link RowIndexing#FULL_WIDTH},
      * not the library's newer default {@link RowIndexing#MIXED_32}, because the operators' state written so far
-     * holds FULL_WIDTH sketches and its snapshots do not record the indexing (see {@link #withRowIndexing}).
+     * holds FULL_WIDTH sketches, and state written before the operators' snapshots recorded the {@link #shape()}
+     * restores into any configuration (see {@link #withRowIndexing}).
      */
     public static final RowIndexing DEFAULT_INDEXING = RowIndexing.FULL_WIDTH;
 
@@ -96,11 +99,12 @@ public final class CountMinSizing implements Serializable {
      * {@link RowIndexing#MIXED_32} (a faster update and query, docs/BENCHMARKS.md) carry the guarantee above;
      * {@link RowIndexing#MOD_PRIME} adds the all-rows term 2/(εw²) of Theorem 3.8.1 and is refused here.
      *
-     * <p>Each sketch in state keeps the indexing it was made with, and the operators' state snapshots do not
-     * record it, so a restore never refuses a change of this setting. After a change, sketches restored from
-     * state keep answering correctly and new ones use the new indexing; only merging one of each fails (the
-     * window aggregate's merge of session windows, or a user's merge of window results), with a message naming
-     * this setting. Choose it when a job first starts, or change it on a job without merging windows.
+     * <p>The indexing is part of the {@link #shape()} that the operators' state snapshots record, so a restore
+     * after a change of this setting is refused, naming {@code indexing}, like a change of width, depth, seed or
+     * update rule. State written before the snapshots recorded the shape restores into any configuration; there,
+     * after a change, restored sketches keep answering correctly and new ones use the new indexing, and only
+     * merging one of each fails (the window aggregate's merge of session windows, or a user's merge of window
+     * results), with a message naming this setting. Choose it when a job first starts.
      */
     public CountMinSizing withRowIndexing(RowIndexing rowIndexing) {
         if (rowIndexing == RowIndexing.MOD_PRIME) {
@@ -111,6 +115,15 @@ public final class CountMinSizing implements Serializable {
             return this;
         }
         return new CountMinSizing(CountMinSketch.withShape(width, depth, seed, rowIndexing, false), conservative);
+    }
+
+    /**
+     * The shape every sketch of this sizing has (width, depth, seed, row indexing, update rule), as the operators'
+     * state serializers record it in their snapshots: a restore of state written with another shape is
+     * incompatible, and Flink refuses it, logging the fields that differ. Allocates nothing.
+     */
+    public Shape shape() {
+        return Shapes.countMin(width, depth, seed, indexing, conservative);
     }
 
     /** A new, empty sketch of this shape; allocates w·d counters. */

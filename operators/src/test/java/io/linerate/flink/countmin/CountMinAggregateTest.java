@@ -91,7 +91,10 @@ class CountMinAggregateTest {
     @Test
     void accumulatorAndResultTypesAreTheStateSerializersTypeInfo() {
         CountMinAggregate<Tuple3<String, String, Long>> cm = aggregate().memory(1024, 2).build();
-        assertThat(cm.accumulatorType()).isInstanceOf(io.linerate.flink.serializers.CountMinSketchTypeInfo.class);
+        assertThat(cm.accumulatorType()).isInstanceOf(io.linerate.flink.serializers.CountMinSketchTypeInfo.class)
+                .isEqualTo(new io.linerate.flink.serializers.CountMinSketchTypeInfo(cm.sizing().shape()))
+                .hasToString("CountMinSketchTypeInfo" + cm.sizing().shape());
+        assertThat(cm.sizing().shape()).isEqualTo(io.linerate.flink.serializers.Shapes.of(cm.createAccumulator()));
         assertThat(cm.resultType()).isInstanceOf(io.linerate.flink.serializers.CountMinSketchTypeInfo.class);
         assertThat(WindowSketch.typeInfo(Types.STRING).toString()).doesNotContain("GenericType");
     }
@@ -116,9 +119,10 @@ class CountMinAggregateTest {
     }
 
     /**
-     * The operators keep FULL_WIDTH by default (their state so far holds FULL_WIDTH sketches, and their snapshots do
-     * not record the indexing); MIXED_32 is opt-in. After a change of the setting, a merge of a restored sketch and
-     * a new one fails naming the setting instead of mixing counters placed two ways.
+     * The operators keep FULL_WIDTH by default (their state so far holds FULL_WIDTH sketches, and state written before
+     * their snapshots recorded the shape restores into any configuration); MIXED_32 is opt-in. After a change of the
+     * setting on such state, a merge of a restored sketch and a new one fails naming the setting instead of mixing
+     * counters placed two ways (state written since is refused at the restore: CountMinAggregateRestoreTest).
      */
     @Test
     void rowIndexingDefaultsToFullWidthAndAMixedMergeNamesTheSetting() {

@@ -2,6 +2,7 @@ package io.linerate.flink.countmin;
 
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.sketches.frequency.CountMinSketch;
+import io.linerate.sketches.frequency.RowIndexing;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -19,12 +20,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 import static io.linerate.flink.countmin.Streams.QUERY;
 import static io.linerate.flink.countmin.Streams.QUERY_ITEM;
 import static io.linerate.flink.countmin.Streams.UPDATE;
 import static io.linerate.flink.countmin.Streams.UPDATE_ITEM;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 /** The continuous Count-Min operator in Flink's keyed two-input harness, on the heap and RocksDB backends. */
@@ -218,6 +221,34 @@ class CountMinQueryFunctionTest {
         assertThat(restored).hasSize(queries.size()).isEqualTo(uninterrupted);
         Map<String, CountMinSketch> model = Streams.model(cm.sizing(), updates);
         assertThat(restored.get(0).totalWeight).isEqualTo(model.get(restored.get(0).scope).totalWeight());
+    }
+
+    /**
+     * Each field of the shape (width, depth, seed, row indexing, update rule), changed alone: the restore fails,
+     * naming the serializer and the configured shape, instead of answering restored scopes with another ε.
+     */
+    @ParameterizedTest(name = "rocksdb={0}")
+    @ValueSource(booleans = {false, true})
+    void restoringIntoAnOperatorOfAnotherShapeFails(boolean rocksdb) throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness(small(), 1, 0, rocksdb)) {
+            h.open();
+            update(h, Streams.updates(11, 1000, SCOPES, 500));
+            snapshot = h.snapshot(1, 1);
+        }
+        List<UnaryOperator<CountMinQueries.Builder<Tuple3<String, String, Long>, Tuple2<String, String>, String>>>
+                changes = List.of(b -> b.memory(8192, 3), b -> b.memory(4096, 4), b -> b.seed(8),
+                        b -> b.rowIndexing(RowIndexing.MIXED_32), b -> b.conservative(true));
+        for (var change : changes) {
+            var changed = change.apply(builder().memory(4096, 3)).build();
+            assertThatThrownBy(() -> {
+                try (var h = harness(changed, 1, 0, rocksdb)) {
+                    h.initializeState(snapshot);
+                    h.open();
+                }
+            }).as("%s", changed.sizing()).hasStackTraceContaining("must not be incompatible with the old state serializer")
+                    .hasStackTraceContaining("CountMinSketchSerializer" + changed.sizing().shape());
+        }
     }
 
     /** Scope keys holding a sketch, on either backend. */

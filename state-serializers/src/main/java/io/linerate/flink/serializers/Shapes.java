@@ -11,6 +11,7 @@ import io.linerate.sketches.flowtable.FlowTable;
 import io.linerate.sketches.flowtable.TableLayout;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.CountMinSketch;
+import io.linerate.sketches.frequency.RowIndexing;
 import io.linerate.sketches.frequency.SpaceSaving;
 import io.linerate.sketches.image.Family;
 import io.linerate.sketches.image.ImageReader;
@@ -61,8 +62,16 @@ public final class Shapes {
     }
 
     public static Shape of(CountMinSketch s) {
-        return Shape.builder().field("width", s.width()).field("depth", s.depth()).field("seed", s.hasher().seed())
-                .field("indexing", s.indexing()).field("conservative", s.isConservative()).build();
+        return countMin(s.width(), s.depth(), s.hasher().seed(), s.indexing(), s.isConservative());
+    }
+
+    /**
+     * The shape of a Count-Min sketch of w × d counters, without allocating one: what {@link #of(CountMinSketch)}
+     * gives for a sketch built with these values.
+     */
+    public static Shape countMin(int width, int depth, long seed, RowIndexing indexing, boolean conservative) {
+        return Shape.builder().field("width", width).field("depth", depth).field("seed", seed)
+                .field("indexing", indexing).field("conservative", conservative).build();
     }
 
     public static Shape of(SpaceSaving s) {

@@ -60,6 +60,9 @@ class SnapshotCompatibilityTest {
                         CountMinSketchSerializer.expecting(cms(2048, 4, 9, false)), "seed: 1 -> 9"),
                 Arguments.of("count-min conservative", CountMinSketchSerializer.expecting(cms(2048, 4, 1, false)),
                         CountMinSketchSerializer.expecting(cms(2048, 4, 1, true)), "conservative: false -> true"),
+                Arguments.of("count-min row indexing", CountMinSketchSerializer.expecting(cms(2048, 4, 1, false)),
+                        CountMinSketchSerializer.expecting(CountMinSketch.withShape(2048, 4, 1, RowIndexing.MIXED_32,
+                                false)), "indexing: FULL_WIDTH -> MIXED_32"),
                 Arguments.of("space-saving capacity", SpaceSavingSerializer.expecting(SpaceSaving.withCapacity(KeyKind.longs(), 64, 1)),
                         SpaceSavingSerializer.expecting(SpaceSaving.withCapacity(KeyKind.longs(), 128, 1)), "capacity: 64 -> 128"),
                 Arguments.of("space-saving key kind", SpaceSavingSerializer.expecting(SpaceSaving.withCapacity(KeyKind.longs(), 64, 1)),
@@ -106,6 +109,25 @@ class SnapshotCompatibilityTest {
         TypeSerializer<CountMinSketch> restored = unspecified.restoreSerializer();
         assertThat(restored.duplicate()).isSameAs(restored);
         assertThat(unspecified.restoreSerializer()).isEqualTo(CountMinSketchSerializer.INSTANCE);
+    }
+
+    /** The shape an operator builds from its configuration is the shape of a sketch built from it. */
+    @Test
+    void aCountMinShapeWithoutASketchEqualsTheSketchesShapeAndTypeInfoCarriesIt() {
+        for (RowIndexing indexing : RowIndexing.values()) {
+            for (boolean conservative : new boolean[] {false, true}) {
+                CountMinSketch sketch = CountMinSketch.withShape(2053, 5, -17, indexing, conservative);
+                assertThat(Shapes.countMin(2053, 5, -17, indexing, conservative)).isEqualTo(Shapes.of(sketch));
+            }
+        }
+        Shape shape = Shapes.of(cms(2048, 4, 1, false));
+        CountMinSketchTypeInfo typed = new CountMinSketchTypeInfo(shape);
+        assertThat(((CountMinSketchSerializer) typed.createSerializer(null)).expectedShape()).isEqualTo(shape);
+        assertThat(new CountMinSketchTypeInfo().createSerializer(null)).isSameAs(CountMinSketchSerializer.INSTANCE);
+        assertThat(typed).isEqualTo(new CountMinSketchTypeInfo(Shapes.of(cms(2048, 4, 1, false))))
+                .hasSameHashCodeAs(new CountMinSketchTypeInfo(Shapes.of(cms(2048, 4, 1, false))))
+                .isNotEqualTo(new CountMinSketchTypeInfo(Shapes.of(cms(2048, 4, 2, false))))
+                .isNotEqualTo(new CountMinSketchTypeInfo());
     }
 
     @Test
