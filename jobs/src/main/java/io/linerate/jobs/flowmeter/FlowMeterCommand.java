@@ -10,6 +10,8 @@ import io.linerate.jobs.cli.Sizes;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.InsertionScheme;
+import io.linerate.sketches.flowtable.OverflowPolicy;
+import io.linerate.sketches.flowtable.TableLayout;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -48,6 +50,8 @@ public final class FlowMeterCommand implements Callable<Integer> {
   private Duration activeTimeout = Duration.ofMinutes(30);
   private Duration tick = Duration.ofSeconds(1);
   private InsertionScheme scheme = InsertionScheme.SECOND_CHANCE;
+  private OverflowPolicy overflow = OverflowPolicy.EVICT_LEAST_RECENT;
+  private int stash = TableLayout.DEFAULT_STASH;
   private FlowKeyFormat keyFormat = FlowKeyFormat.IPV4_AND_IPV6;
   private long seed = io.linerate.sketches.hash.ItemHasher.DEFAULT_SEED;
   private Duration outOfOrderness = Duration.ofSeconds(2);
@@ -92,9 +96,29 @@ public final class FlowMeterCommand implements Callable<Integer> {
 
   @Option(names = "--scheme", paramLabel = "SCHEME", defaultValue = "second-chance",
       description = "Insertion scheme of the multilevel table: standard, conservative, second-chance, "
-          + "extreme-second-chance (default: ${DEFAULT-VALUE})")
+          + "extreme-second-chance, standard-2 or second-chance-2 (default: ${DEFAULT-VALUE})")
   void scheme(String value) {
     scheme = Sizes.parseEnum(spec, "--scheme", value, InsertionScheme.class);
+  }
+
+  @Option(names = "--overflow", paramLabel = "POLICY", defaultValue = "evict-least-recent",
+      description = "What a full table does with a new flow: evict-least-recent (the least recently updated of the "
+          + "flows it could displace is exported as evicted, the new flow takes its place) or export-new (the new "
+          + "flow's packet is exported at once as a one-packet evicted record; the table's flows stay whole, as "
+          + "under a flood of new flows) (default: ${DEFAULT-VALUE})")
+  void overflow(String value) {
+    overflow = Sizes.parseEnum(spec, "--overflow", value, OverflowPolicy.class);
+  }
+
+  @Option(names = "--stash", paramLabel = "ENTRIES", defaultValue = "64",
+      description = "Overflow stash entries of each table, searched on every new flow; raise it for tables of a "
+          + "million flows or more run above about 85% of their capacity (default: ${DEFAULT-VALUE})")
+  void stash(int value) {
+    if (value < 0 || value > TableLayout.MAX_STASH) {
+      throw new ParameterException(spec.commandLine(), "--stash must be in [0, " + TableLayout.MAX_STASH
+          + "] entries, got " + value);
+    }
+    stash = value;
   }
 
   @Option(names = "--key-format", paramLabel = "FORMAT", defaultValue = "ipv4-and-ipv6",
@@ -136,8 +160,8 @@ public final class FlowMeterCommand implements Callable<Integer> {
   FlowMeterJob job() {
     try {
       FlowMeterJob.Builder b = FlowMeterJob.builder().idleTimeout(idleTimeout).activeTimeout(activeTimeout)
-          .tick(tick).scheme(scheme).keyFormat(keyFormat).seed(seed).outOfOrderness(outOfOrderness)
-          .idleness(idleness).bounded(bounded).transactionTimeout(flink.transactionTimeout())
+          .tick(tick).scheme(scheme).overflow(overflow).stashCapacity(stash).keyFormat(keyFormat).seed(seed)
+          .outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded).transactionTimeout(flink.transactionTimeout())
           .jobName(flink.jobName());
       if (memoryBudget > 0) {
         b.memoryBudget(memoryBudget);

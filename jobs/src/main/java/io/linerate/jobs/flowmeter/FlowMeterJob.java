@@ -21,6 +21,7 @@ import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.InsertionScheme;
+import io.linerate.sketches.flowtable.OverflowPolicy;
 import io.linerate.sketches.hash.ItemHasher;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -166,6 +167,21 @@ public final class FlowMeterJob implements JobLauncher {
     /** Insertion scheme of the tables; default {@link InsertionScheme#SECOND_CHANCE}. */
     public Builder scheme(InsertionScheme scheme) {
       meter.scheme(scheme);
+      return this;
+    }
+
+    /**
+     * What a full table does with a new flow: {@link OverflowPolicy#EVICT_LEAST_RECENT} (default) or
+     * {@link OverflowPolicy#EXPORT_NEW}; either way the flow exported early is an {@code evicted} record.
+     */
+    public Builder overflow(OverflowPolicy overflow) {
+      meter.overflow(overflow);
+      return this;
+    }
+
+    /** Overflow stash entries of each table, searched on every new flow; default 64, at most 65,536. */
+    public Builder stashCapacity(int entries) {
+      meter.stashCapacity(entries);
       return this;
     }
 

@@ -11,6 +11,7 @@ import io.linerate.jobs.cli.Main;
 import io.linerate.jobs.dedup.DedupJob;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
+import io.linerate.sketches.flowtable.OverflowPolicy;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,12 +47,13 @@ class JobCommandsTest {
     Run help = run("flow-meter", "--help");
     assertThat(help.exitCode()).isZero();
     for (String option : List.of("--capacity", "--memory-budget", "--idle-timeout", "--active-timeout", "--tick",
-        "--scheme", "--key-format", "--seed", "--out-of-orderness", "--idleness", "--bounded",
+        "--scheme", "--overflow", "--stash", "--key-format", "--seed", "--out-of-orderness", "--idleness", "--bounded",
         "--bootstrap-servers", "--input-topic", "--output-topic", "--dead-letter-topic", "--parallelism",
         "--checkpoint-interval", "--state-backend", "--checkpoint-dir")) {
       assertThat(help.out()).contains(option);
     }
     assertThat(help.out()).contains("default: 100000").contains("default: 15s").contains("default: second-chance")
+        .contains("default: evict-least-recent").contains("default: 64")
         .contains("flink run linerate-jobs.jar flow-meter");
   }
 
@@ -77,6 +79,9 @@ class JobCommandsTest {
       "flow-meter --tick 5|'5' is not a duration",
       "flow-meter --scheme cuckoo|--scheme must be one of standard, conservative, second-chance",
       "flow-meter --key-format ipv5|--key-format must be one of ipv4-only, ipv4-and-ipv6",
+      "flow-meter --overflow drop|--overflow must be one of evict-least-recent, export-new, got 'drop'",
+      "flow-meter --stash 65537|--stash must be in [0, 65536] entries, got 65537",
+      "flow-meter --stash -1|--stash must be in [0, 65536] entries, got -1",
       "flow-meter --seed 0xZZ|--seed must be a 64-bit integer",
       "flow-meter --idleness PT-1S|--idleness must be >= 0s",
       "dedup --fpp 1|--fpp must be in (0, 1)",
@@ -177,6 +182,24 @@ class JobCommandsTest {
     assertThat(prefixes).hasSize(pairs);
     assertThat(io.linerate.jobs.kafka.JsonTopics.transactionalIdPrefix("flow-meter", "site1", "reports"))
         .isEqualTo("linerate-flow-meter.site1.reports");
+  }
+
+  /** --scheme, --overflow and --stash reach the meter; the defaults are the flow table's. */
+  @Test
+  void tableOptionsReachTheMeter() {
+    FlowMeterCommand defaults = new FlowMeterCommand();
+    new CommandLine(defaults).parseArgs();
+    assertThat(defaults.job().meter().overflow()).isEqualTo(OverflowPolicy.EVICT_LEAST_RECENT);
+    assertThat(defaults.job().meter().stashCapacity()).isEqualTo(64);
+    FlowMeterCommand set = new FlowMeterCommand();
+    new CommandLine(set).parseArgs("--overflow", "export-new", "--stash", "1024", "--scheme", "second-chance-2",
+        "--memory-budget", "1m");
+    assertThat(set.job().meter().overflow()).isEqualTo(OverflowPolicy.EXPORT_NEW);
+    assertThat(set.job().meter().stashCapacity()).isEqualTo(1024);
+    // the budget holds the larger stash too: fewer flows fit than with the default stash
+    FlowMeterCommand sameBudget = new FlowMeterCommand();
+    new CommandLine(sameBudget).parseArgs("--scheme", "second-chance-2", "--memory-budget", "1m");
+    assertThat(set.job().meter().capacity()).isLessThan(sameBudget.job().meter().capacity());
   }
 
   @Test

@@ -182,6 +182,16 @@ public final class FlowMeter<T, K> implements Serializable {
         return capacity;
     }
 
+    /** What a full table does with a new flow (a restored table takes this one too). */
+    public OverflowPolicy overflow() {
+        return overflow;
+    }
+
+    /** Overflow stash entries of each scope's table (part of the table's shape). */
+    public int stashCapacity() {
+        return stashCapacity;
+    }
+
     /** A new, empty table of this meter's configuration. */
     FlowTable newTable(FlowExporter exporter) {
         return tableBuilder(capacity, scheme, overflow, keyFormat, stashCapacity, seed, idleTimeout, activeTimeout)
