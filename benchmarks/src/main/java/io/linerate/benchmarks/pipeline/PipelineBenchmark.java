@@ -1,5 +1,6 @@
 package io.linerate.benchmarks.pipeline;
 
+import io.linerate.flink.flowmeter.FlowMeter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -75,20 +76,21 @@ public final class PipelineBenchmark {
         List<Pipeline> pipelines = Pipelines.select(options.pipelines);
         Workload workload = options.workload();
         PipelineRunner runner = new PipelineRunner(new PipelineRunner.Setup(options.parallelism,
-                options.checkpointInterval, options.midRunCheckpoint, options.progressInterval), log);
+                options.checkpointInterval, options.midRunCheckpoint, options.progressInterval,
+                options.stateBackend), log);
         List<RunResult> results = new ArrayList<>();
         for (Pipeline p : pipelines) {
             if (options.warmupPackets > 0) {
                 Workload warm = new Workload(options.warmupPackets, workload.flows(), workload.skew(),
                         workload.seed() + 1, workload.packetsPerSecond(), workload.links(), workload.batch());
                 log.accept(String.format("%s: warm-up, %,d packets", p.name(), warm.packets()));
-                runner.run(p, PipelineSettings.standard(warm));
+                runner.run(p, options.settings(warm));
             }
             List<RunResult> runs = new ArrayList<>();
             for (int i = 1; i <= options.repeat; i++) {
                 log.accept(String.format("%s: %,d packets%s — %s", p.name(), workload.packets(),
                         options.repeat > 1 ? " (run " + i + " of " + options.repeat + ")" : "", p.description()));
-                RunResult r = runner.run(p, PipelineSettings.standard(workload));
+                RunResult r = runner.run(p, options.settings(workload));
                 log.accept(String.format(Locale.ROOT, "%s: %,.0f packets/s over %.2f s of processing (job %.2f s), "
                                 + "peak heap after GC %s (idle cluster %s, %d GCs), largest checkpoint %s "
                                 + "(%d completed), %,d sink records",
@@ -114,11 +116,13 @@ public final class PipelineBenchmark {
         return String.format(Locale.ROOT, "### Pipelines, %s%n%n"
                         + "%,d packets over %,d IPv4 flows, Zipf %s, seed %d, %,d packets per simulated second "
                         + "(%.0f s of event time), %d links, source records of up to %d packets of one link; "
-                        + "MiniCluster, parallelism %d, heap state backend, "
+                        + "MiniCluster, parallelism %d, %s, "
                         + "checkpoints every %s%s; warm-up %,d packets per pipeline; %s. JDK %s, max heap %s, "
                         + "%d processors.%n",
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), w.packets(), w.flows(), w.skew(), w.seed(),
                 w.packetsPerSecond(), w.simulatedSeconds(), w.links(), w.batch(), o.parallelism,
+                o.stateBackend.equals("rocksdb") ? "RocksDB state backend (the linerate flow meter's table cache "
+                        + Report.bytes(o.flowMeterStateCache) + " per subtask)" : "heap state backend",
                 Report.duration(o.checkpointInterval),
                 o.midRunCheckpoint ? " plus one at half the packets" : "", o.warmupPackets,
                 o.repeat == 1 ? "one measured run per pipeline"
@@ -136,6 +140,9 @@ public final class PipelineBenchmark {
                   --skew S                   Zipf exponent of the flows (default 1.1)
                   --parallelism P            job parallelism (default 2)
                   --checkpoint-interval D    e.g. 10s, 500ms (default 10s)
+                  --state-backend B          hashmap or rocksdb (default hashmap)
+                  --state-cache BYTES        the linerate flow meter's table cache per subtask on RocksDB, e.g.
+                                             64M, 0 (default 64M)
                   --seed N                   generator seed
                   --rate N                   packets per simulated second of event time (default 1M)
                   --links N                  links (observation points) the flows are spread over (default 8)
@@ -156,6 +163,8 @@ public final class PipelineBenchmark {
         double skew = Workload.SKEW;
         int parallelism = 2;
         Duration checkpointInterval = Duration.ofSeconds(10);
+        String stateBackend = "hashmap";
+        long flowMeterStateCache = FlowMeter.DEFAULT_STATE_CACHE_BYTES;
         long seed = Workload.SEED;
         long rate = Workload.PACKETS_PER_SECOND;
         int links = Workload.LINKS;
@@ -192,6 +201,8 @@ public final class PipelineBenchmark {
                             case "--skew" -> o.skew = number(a, v);
                             case "--parallelism" -> o.parallelism = Math.toIntExact(count(a, v));
                             case "--checkpoint-interval" -> o.checkpointInterval = duration(a, v);
+                            case "--state-backend" -> o.stateBackend = v.trim().toLowerCase(Locale.ROOT);
+                            case "--state-cache" -> o.flowMeterStateCache = bytes(a, v);
                             case "--seed" -> o.seed = Long.decode(v);
                             case "--rate" -> o.rate = count(a, v);
                             case "--links" -> o.links = Math.toIntExact(count(a, v));
@@ -222,13 +233,39 @@ public final class PipelineBenchmark {
             }
             Pipelines.select(o.pipelines); // unknown names fail here, before anything runs
             o.workload(); // so do workload limits
-            new PipelineRunner.Setup(o.parallelism, o.checkpointInterval, o.midRunCheckpoint, o.progressInterval);
+            new PipelineRunner.Setup(o.parallelism, o.checkpointInterval, o.midRunCheckpoint, o.progressInterval,
+                    o.stateBackend);
             return o;
         }
 
         /** The workload the options describe. */
         public Workload workload() {
             return new Workload(packets, flows, skew, seed, rate, links, batch);
+        }
+
+        /** The pipelines' settings for {@code workload}: the issue's, with the flow meter's table cache. */
+        PipelineSettings settings(Workload workload) {
+            return PipelineSettings.standard(workload).withFlowMeterStateCache(flowMeterStateCache);
+        }
+
+        /** {@code 67108864}, {@code 64M} (binary: 64·2²⁰), {@code 512k}, {@code 0}. */
+        static long bytes(String option, String v) {
+            String s = v.replace("_", "").trim();
+            long unit = 1;
+            char last = s.isEmpty() ? ' ' : Character.toLowerCase(s.charAt(s.length() - 1));
+            if (last == 'k' || last == 'm' || last == 'g') {
+                unit = last == 'k' ? 1L << 10 : last == 'm' ? 1L << 20 : 1L << 30;
+                s = s.substring(0, s.length() - 1);
+            }
+            try {
+                long n = Long.parseLong(s);
+                if (n >= 0) {
+                    return Math.multiplyExact(n, unit);
+                }
+            } catch (NumberFormatException | ArithmeticException e) {
+                // the error below
+            }
+            throw new IllegalArgumentException(option + " expects bytes >= 0 such as 64M or 0, got '" + v + "'");
         }
 
         /** {@code 20000000}, {@code 20_000_000}, {@code 20M}, {@code 100k}. */

@@ -44,8 +44,18 @@ public final class PipelineRunner {
 
     /** How the runs are set up. */
     public record Setup(int parallelism, Duration checkpointInterval, boolean midRunCheckpoint,
-                        Duration progressInterval) {
+                        Duration progressInterval, String stateBackend) {
+
+        /** On the heap state backend ({@code hashmap}). */
+        public Setup(int parallelism, Duration checkpointInterval, boolean midRunCheckpoint,
+                     Duration progressInterval) {
+            this(parallelism, checkpointInterval, midRunCheckpoint, progressInterval, "hashmap");
+        }
+
         public Setup {
+            if (!stateBackend.equals("hashmap") && !stateBackend.equals("rocksdb")) {
+                throw new IllegalArgumentException("stateBackend must be hashmap or rocksdb, got " + stateBackend);
+            }
             if (parallelism < 1) {
                 throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
             }
@@ -71,7 +81,7 @@ public final class PipelineRunner {
         String runId = pipeline.name() + "-" + UUID.randomUUID();
         Path checkpoints = Files.createTempDirectory("linerate-pipeline-checkpoints");
         Configuration conf = new Configuration();
-        conf.set(StateBackendOptions.STATE_BACKEND, "hashmap");
+        conf.set(StateBackendOptions.STATE_BACKEND, setup.stateBackend());
         // a failing job fails the run (with checkpointing on, Flink would otherwise restart it without end)
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");

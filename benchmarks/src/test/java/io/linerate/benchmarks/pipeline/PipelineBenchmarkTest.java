@@ -39,6 +39,23 @@ class PipelineBenchmarkTest {
     }
 
     @Test
+    void stateBackendAndTheFlowMetersTableCache() {
+        assertThatThrownBy(() -> PipelineBenchmark.Options.parse("--state-backend", "memory"))
+                .hasMessageContaining("stateBackend must be hashmap or rocksdb, got memory");
+        assertThatThrownBy(() -> PipelineBenchmark.Options.parse("--state-cache", "-1"))
+                .hasMessageContaining("--state-cache expects bytes >= 0 such as 64M or 0, got '-1'");
+        PipelineBenchmark.Options defaults = PipelineBenchmark.Options.parse();
+        assertThat(defaults.stateBackend).isEqualTo("hashmap");
+        assertThat(defaults.settings(defaults.workload()).flowMeterStateCache()).isEqualTo(64L << 20);
+        PipelineBenchmark.Options o = PipelineBenchmark.Options.parse("--state-backend", "RocksDB", "--state-cache",
+                "512k");
+        assertThat(o.stateBackend).isEqualTo("rocksdb");
+        assertThat(o.settings(o.workload()).flowMeterStateCache()).isEqualTo(512L << 10);
+        assertThat(PipelineBenchmark.Options.parse("--state-cache", "0").settings(o.workload())
+                .flowMeterStateCache()).isZero();
+    }
+
+    @Test
     void theMedianRunIsReported() {
         List<RunResult> runs = List.of(run("x", 30, 1), run("x", 10, 1), run("x", 20, 1), run("x", 40, 1));
         assertThat(PipelineBenchmark.median(runs).packetsPerSecond()).isEqualTo(20e6);

@@ -3,6 +3,7 @@ package io.linerate.jobs.flowmeter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
+import io.linerate.flink.flowmeter.FlowMeter;
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.KafkaOptions;
@@ -52,6 +53,7 @@ public final class FlowMeterCommand implements Callable<Integer> {
   private InsertionScheme scheme = InsertionScheme.SECOND_CHANCE;
   private OverflowPolicy overflow = OverflowPolicy.EVICT_LEAST_RECENT;
   private int stash = TableLayout.DEFAULT_STASH;
+  private long stateCache = FlowMeter.DEFAULT_STATE_CACHE_BYTES;
   private FlowKeyFormat keyFormat = FlowKeyFormat.IPV4_AND_IPV6;
   private long seed = io.linerate.sketches.hash.ItemHasher.DEFAULT_SEED;
   private Duration outOfOrderness = Duration.ofSeconds(2);
@@ -121,6 +123,14 @@ public final class FlowMeterCommand implements Callable<Integer> {
     stash = value;
   }
 
+  @Option(names = "--state-cache", paramLabel = "BYTES", defaultValue = "64m",
+      description = "With --state-backend rocksdb: heap per subtask for the tables of the observation points used "
+          + "last, kept live between checkpoints instead of read and written whole per record (suffix k, m, g); 0: "
+          + "none (default: ${DEFAULT-VALUE})")
+  void stateCache(String value) {
+    stateCache = Sizes.parseBytes(spec, "--state-cache", value);
+  }
+
   @Option(names = "--key-format", paramLabel = "FORMAT", defaultValue = "ipv4-and-ipv6",
       description = "Flow key slots: ipv4-and-ipv6 (72 bytes) or ipv4-only (48 bytes; IPv6 packets become dead "
           + "letters) (default: ${DEFAULT-VALUE})")
@@ -160,7 +170,7 @@ public final class FlowMeterCommand implements Callable<Integer> {
   FlowMeterJob job() {
     try {
       FlowMeterJob.Builder b = FlowMeterJob.builder().idleTimeout(idleTimeout).activeTimeout(activeTimeout)
-          .tick(tick).scheme(scheme).overflow(overflow).stashCapacity(stash).keyFormat(keyFormat).seed(seed)
+          .tick(tick).scheme(scheme).overflow(overflow).stashCapacity(stash).stateCacheBytes(stateCache).keyFormat(keyFormat).seed(seed)
           .outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded).transactionTimeout(flink.transactionTimeout())
           .jobName(flink.jobName());
       if (memoryBudget > 0) {

@@ -185,6 +185,15 @@ public final class FlowMeterJob implements JobLauncher {
       return this;
     }
 
+    /**
+     * Heap per subtask for the tables of the observation points used last when the state backend stores values
+     * serialized (RocksDB); see {@link FlowMeter.Builder#stateCacheBytes}. Default 64 MiB, 0 for none.
+     */
+    public Builder stateCacheBytes(long bytes) {
+      meter.stateCacheBytes(bytes);
+      return this;
+    }
+
     /** {@code IPV4_AND_IPV6} (default) or {@code IPV4_ONLY} (smaller slots; IPv6 packets are rejected). */
     public Builder keyFormat(FlowKeyFormat keyFormat) {
       meter.keyFormat(keyFormat);

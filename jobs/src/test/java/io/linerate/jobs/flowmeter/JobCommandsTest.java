@@ -47,13 +47,13 @@ class JobCommandsTest {
     Run help = run("flow-meter", "--help");
     assertThat(help.exitCode()).isZero();
     for (String option : List.of("--capacity", "--memory-budget", "--idle-timeout", "--active-timeout", "--tick",
-        "--scheme", "--overflow", "--stash", "--key-format", "--seed", "--out-of-orderness", "--idleness", "--bounded",
+        "--scheme", "--overflow", "--stash", "--state-cache", "--key-format", "--seed", "--out-of-orderness", "--idleness", "--bounded",
         "--bootstrap-servers", "--input-topic", "--output-topic", "--dead-letter-topic", "--parallelism",
         "--checkpoint-interval", "--state-backend", "--checkpoint-dir")) {
       assertThat(help.out()).contains(option);
     }
     assertThat(help.out()).contains("default: 100000").contains("default: 15s").contains("default: second-chance")
-        .contains("default: evict-least-recent").contains("default: 64")
+        .contains("default: evict-least-recent").contains("default: 64)").contains("default: 64m")
         .contains("flink run linerate-jobs.jar flow-meter");
   }
 
@@ -82,6 +82,7 @@ class JobCommandsTest {
       "flow-meter --overflow drop|--overflow must be one of evict-least-recent, export-new, got 'drop'",
       "flow-meter --stash 65537|--stash must be in [0, 65536] entries, got 65537",
       "flow-meter --stash -1|--stash must be in [0, 65536] entries, got -1",
+      "flow-meter --state-cache lots|--state-cache must be a number of bytes >= 0",
       "flow-meter --seed 0xZZ|--seed must be a 64-bit integer",
       "flow-meter --idleness PT-1S|--idleness must be >= 0s",
       "dedup --fpp 1|--fpp must be in (0, 1)",
@@ -184,13 +185,18 @@ class JobCommandsTest {
         .isEqualTo("linerate-flow-meter.site1.reports");
   }
 
-  /** --scheme, --overflow and --stash reach the meter; the defaults are the flow table's. */
+  /** --scheme, --overflow, --stash and --state-cache reach the meter; the defaults are the meter's. */
   @Test
   void tableOptionsReachTheMeter() {
     FlowMeterCommand defaults = new FlowMeterCommand();
     new CommandLine(defaults).parseArgs();
     assertThat(defaults.job().meter().overflow()).isEqualTo(OverflowPolicy.EVICT_LEAST_RECENT);
     assertThat(defaults.job().meter().stashCapacity()).isEqualTo(64);
+    assertThat(defaults.job().meter().cachedScopes())
+        .isEqualTo((64L << 20) / defaults.job().meter().tableBytes()).isPositive();
+    FlowMeterCommand uncached = new FlowMeterCommand();
+    new CommandLine(uncached).parseArgs("--state-cache", "0");
+    assertThat(uncached.job().meter().cachedScopes()).isZero();
     FlowMeterCommand set = new FlowMeterCommand();
     new CommandLine(set).parseArgs("--overflow", "export-new", "--stash", "1024", "--scheme", "second-chance-2",
         "--memory-budget", "1m");

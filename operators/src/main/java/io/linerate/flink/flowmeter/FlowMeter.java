@@ -4,6 +4,7 @@ import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.items.TimestampOf;
 import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.state.WriteBackOperator;
 import io.linerate.sketches.flowtable.FlowExporter;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.FlowTable;
@@ -59,6 +60,8 @@ public final class FlowMeter<T, K> implements Serializable {
     private static final int COUNTER_LONGS = 4;
     private static final long MAX_ENTRY_LONGS = Integer.MAX_VALUE - 8;
     private static final int LEVELS = 4;
+    /** Default of {@link Builder#stateCacheBytes}: 64 MiB per subtask. */
+    public static final long DEFAULT_STATE_CACHE_BYTES = 64L << 20;
     /** Name of the side output of batch records that cannot be read. */
     public static final String MALFORMED_BATCHES = Rejected.BATCH_OUTPUT_NAME;
     /** The elements of a packet record: the record itself (a batch of one). */
@@ -79,6 +82,7 @@ public final class FlowMeter<T, K> implements Serializable {
     final long idleTimeout;
     final long activeTimeout;
     final long tick;
+    final long stateCacheBytes;
 
     private FlowMeter(Builder<T, K> b, long capacity) {
         this.scope = b.scope;
@@ -96,6 +100,7 @@ public final class FlowMeter<T, K> implements Serializable {
         this.idleTimeout = b.idleTimeout.toMillis();
         this.activeTimeout = b.activeTimeout.toMillis();
         this.tick = b.tick.toMillis();
+        this.stateCacheBytes = b.stateCacheBytes;
     }
 
     /** A builder; scope, packets, bytes and capacity (or memoryBudget) are required. */
@@ -109,8 +114,7 @@ public final class FlowMeter<T, K> implements Serializable {
      */
     public SingleOutputStreamOperator<MeteredFlow<K>> apply(DataStream<T> input) {
         return input.keyBy(scope, scopeType)
-                .process(function(input.getType()), outputType())
-                .name("flow-meter");
+                .transform("flow-meter", outputType(), new WriteBackOperator<>(function(input.getType())));
     }
 
     /**
@@ -132,9 +136,8 @@ public final class FlowMeter<T, K> implements Serializable {
                                                                         ElementsOf<B, T> elements,
                                                                         TypeInformation<T> elementType) {
         Objects.requireNonNull(batchScope, "batchScope");
-        return batches.keyBy(batchScope, scopeType)
-                .process(batchFunction(batches.getType(), elementType, elements), outputType())
-                .name("flow-meter");
+        return batches.keyBy(batchScope, scopeType).transform("flow-meter", outputType(),
+                new WriteBackOperator<>(batchFunction(batches.getType(), elementType, elements)));
     }
 
     /** The keyed process function {@link #apply} runs (for tests and custom wiring after a keyBy on scope). */
@@ -190,6 +193,19 @@ public final class FlowMeter<T, K> implements Serializable {
     /** Overflow stash entries of each scope's table (part of the table's shape). */
     public int stashCapacity() {
         return stashCapacity;
+    }
+
+    /** Bytes of one scope's table: what a state cache entry holds ({@link Builder#stateCacheBytes}). */
+    public long tableBytes() {
+        return tableBytes(capacity, scheme, keyFormat, stashCapacity);
+    }
+
+    /**
+     * Scopes whose tables a subtask keeps live between checkpoints on a state backend that stores values serialized:
+     * {@link Builder#stateCacheBytes} over {@link #tableBytes()}, rounded down (0: none).
+     */
+    public int cachedScopes() {
+        return (int) Math.min(Integer.MAX_VALUE, stateCacheBytes / tableBytes());
     }
 
     /** A new, empty table of this meter's configuration. */
@@ -267,6 +283,7 @@ public final class FlowMeter<T, K> implements Serializable {
         private Duration idleTimeout = Duration.ofSeconds(15);
         private Duration activeTimeout = Duration.ofMinutes(30);
         private Duration tick = Duration.ofSeconds(1);
+        private long stateCacheBytes = DEFAULT_STATE_CACHE_BYTES;
 
         Builder() {
         }
@@ -373,6 +390,22 @@ public final class FlowMeter<T, K> implements Serializable {
                         + entries);
             }
             this.stashCapacity = entries;
+            return this;
+        }
+
+        /**
+         * Heap each subtask may spend keeping the tables of its most recently used scopes live between checkpoints
+         * when the state backend stores values serialized (RocksDB): there a record otherwise costs a deserialize
+         * and a serialize of its scope's whole table. Tables are written back when the cache needs their place and
+         * before every checkpoint or savepoint; the cache holds {@code bytes / tableBytes()} tables (none if one
+         * table is larger). Default {@value #DEFAULT_STATE_CACHE_BYTES} bytes; 0 turns it off. The heap backend
+         * needs none (its state is the live table) and ignores it.
+         */
+        public Builder<T, K> stateCacheBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("stateCacheBytes must be >= 0, got " + bytes);
+            }
+            this.stateCacheBytes = bytes;
             return this;
         }
 

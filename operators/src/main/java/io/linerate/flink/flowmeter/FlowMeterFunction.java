@@ -4,6 +4,8 @@ import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.flink.serializers.FlowTableSerializer;
 import io.linerate.flink.serializers.FlowTableTypeInfo;
+import io.linerate.flink.state.WriteBackCache;
+import io.linerate.flink.state.WriteBackFunction;
 import io.linerate.sketches.flowtable.ExportReason;
 import io.linerate.sketches.flowtable.FlowExporter;
 import io.linerate.sketches.flowtable.FlowRecord;
@@ -45,7 +47,8 @@ import org.apache.flink.util.OutputTag;
  * itself throws goes to the {@link FlowMeter#malformedBatchesTag} side output (counted in
  * {@code malformedBatches}); the packets it handed over before failing stay metered.
  */
-public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B, MeteredFlow<K>> {
+public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B, MeteredFlow<K>>
+        implements WriteBackFunction<K> {
 
     private static final long serialVersionUID = 1L;
     private static final long END_OF_INPUT = Long.MAX_VALUE;
@@ -55,7 +58,10 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
     private final OutputTag<Rejected<T>> malformed;
     private final OutputTag<Rejected<B>> malformedBatches; // null for single packets: they cannot fail to list
 
-    private transient ValueState<FlowTable> tables;
+    // the scopes' tables: on a heap backend (or without FlowMeter's operator) straight from the ValueState; on
+    // RocksDB the tables of recent scopes stay live between checkpoints (FlowMeter.Builder#stateCacheBytes)
+    private transient WriteBackCache<K, FlowTable> tables;
+    private transient WriteBackCache.KeyContext<K> keys;
     private transient PacketFields fields;
     private transient Emitter emitter;
     private transient Consumer<T> meterPacket; // this::meterPacket, made once: no lambda per batch
@@ -93,8 +99,9 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
     public void open(OpenContext context) {
         // the expected shape makes a restore into a table of another capacity, scheme, key format or seed fail,
         // naming the field; the timeouts and overflow policy are not shape: adopt() applies the current ones
-        tables = getRuntimeContext().getState(new ValueStateDescriptor<>("flowTable",
+        ValueState<FlowTable> state = getRuntimeContext().getState(new ValueStateDescriptor<>("flowTable",
                 FlowTableSerializer.expecting(meter.newTable(null))));
+        tables = new WriteBackCache<>(state, keys, meter.cachedScopes());
         fields = new PacketFields();
         emitter = new Emitter();
         meterPacket = this::meterPacket;
@@ -113,6 +120,22 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
         metrics.gauge("activeFlows", (Gauge<Integer>) () -> lastActiveFlows);
         metrics.gauge("stashOccupancy", (Gauge<Integer>) () -> lastStashSize);
         metrics.gauge("stateBytesPerKey", (Gauge<Long>) () -> lastStateBytes);
+        WriteBackCache<K, FlowTable> cache = tables;
+        metrics.gauge("cachedScopes", (Gauge<Integer>) cache::size);
+        metrics.gauge("stateReads", (Gauge<Long>) cache::reads);
+        metrics.gauge("stateWrites", (Gauge<Long>) cache::writes);
+    }
+
+    @Override
+    public void bindKeys(WriteBackCache.KeyContext<K> keys) {
+        this.keys = keys;
+    }
+
+    @Override
+    public void writeBack() throws Exception {
+        if (tables != null) { // null if open() failed (a refused restore): nothing was cached
+            tables.flush();
+        }
     }
 
     /** Meters every packet of {@code record} (a batch, or one packet) with one state read and at most one write. */

@@ -1,2 +1,5 @@
-/** What the operators' own state serializers share: snapshots that record and check the state's shape. */
+/**
+ * What the operators' keyed state shares: snapshots that record and check the state's shape, and a write-back cache
+ * of live structures for state backends that store values serialized.
+ */
 package io.linerate.flink.state;

@@ -11,18 +11,22 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link FlowMeter#applyToBatches} in a real job (MiniCluster, parallelism 2, checkpointing every 20 ms, bounded
  * source): batches of up to 10 packets of one scope cross the keyBy as one record each; the flows are exactly
- * the model's for the same packets as in {@link FlowMeterJobTest}, each packet timed by its own timestamp.
+ * the model's for the same packets as in {@link FlowMeterJobTest}, each packet timed by its own timestamp; on the heap
+ * and the RocksDB state backends.
  */
 @SuppressWarnings("try")
 class FlowMeterBatchJobTest {
@@ -51,11 +55,15 @@ class FlowMeterBatchJobTest {
         return out;
     }
 
-    @Test
-    void boundedJobOfBatchesWithCheckpointingEmitsExactlyTheExpectedFlows() throws Exception {
+    /** On RocksDB the tables stay in the meter's write-back cache between the 20 ms checkpoints. */
+    @ParameterizedTest(name = "state backend {0}")
+    @ValueSource(strings = {"hashmap", "rocksdb"})
+    void boundedJobOfBatchesWithCheckpointingEmitsExactlyTheExpectedFlows(String backend) throws Exception {
         List<Packet> packets = FlowMeterJobTest.packets();
         List<Batch> batches = batches(packets);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        Configuration conf = new Configuration();
+        conf.set(StateBackendOptions.STATE_BACKEND, backend);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         env.enableCheckpointing(20);
         // batch timestamp = its last packet's (they rise batch after batch); a batch's earlier packets may be

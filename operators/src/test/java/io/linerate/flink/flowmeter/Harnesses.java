@@ -1,6 +1,8 @@
 package io.linerate.flink.flowmeter;
 
 import io.linerate.flink.flowmeter.Packets.Packet;
+import io.linerate.flink.state.WriteBackFunction;
+import io.linerate.flink.state.WriteBackOperator;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
@@ -53,15 +55,27 @@ final class Harnesses {
         }
     }
 
+    /** A harness around the operator {@link FlowMeter#apply} runs ({@link WriteBackOperator}). */
     static KeyedOneInputStreamOperatorTestHarness<String, Packet, MeteredFlow<String>> open(
             FlowMeter<Packet, String> meter, StateBackend backend, int parallelism, int subtask, Metrics metrics)
             throws Exception {
+        return open(meter, backend, parallelism, subtask, metrics, true);
+    }
+
+    /**
+     * @param writeBack the operator {@link FlowMeter#apply} runs; false: Flink's plain {@link KeyedProcessOperator}
+     *        (what custom wiring with {@code process(meter.function(..))} gets: no write-back hook)
+     */
+    static KeyedOneInputStreamOperatorTestHarness<String, Packet, MeteredFlow<String>> open(
+            FlowMeter<Packet, String> meter, StateBackend backend, int parallelism, int subtask, Metrics metrics,
+            boolean writeBack) throws Exception {
         MockEnvironment env = new MockEnvironmentBuilder().setMaxParallelism(MAX_PARALLELISM)
                 .setParallelism(parallelism).setSubtaskIndex(subtask)
                 .setMetricGroup(metrics != null ? metrics : new Metrics()).build();
         KeyedOneInputStreamOperatorTestHarness<String, Packet, MeteredFlow<String>> h =
-                new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(meter.function(PACKET)),
-                        p -> p.scope, Types.STRING, env);
+                new KeyedOneInputStreamOperatorTestHarness<>(writeBack
+                        ? new WriteBackOperator<>(meter.function(PACKET))
+                        : new KeyedProcessOperator<>(meter.function(PACKET)), p -> p.scope, Types.STRING, env);
         if (backend != null) {
             h.setStateBackend(backend);
         }
@@ -71,7 +85,10 @@ final class Harnesses {
 
     static final TypeInformation<Packets.Batch> BATCH = TypeInformation.of(Packets.Batch.class);
 
-    /** A harness around the meter's batch function: input {@link Packets.Batch} keyed by its scope. */
+    /**
+     * A harness around the meter's batch function in the operator {@link FlowMeter#applyToBatches} runs: input
+     * {@link Packets.Batch} keyed by its scope.
+     */
     static KeyedOneInputStreamOperatorTestHarness<String, Packets.Batch, MeteredFlow<String>> openBatches(
             FlowMeter<Packet, String> meter, StateBackend backend, int parallelism, int subtask, Metrics metrics)
             throws Exception {
@@ -79,7 +96,7 @@ final class Harnesses {
                 .setParallelism(parallelism).setSubtaskIndex(subtask)
                 .setMetricGroup(metrics != null ? metrics : new Metrics()).build();
         KeyedOneInputStreamOperatorTestHarness<String, Packets.Batch, MeteredFlow<String>> h =
-                new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(
+                new KeyedOneInputStreamOperatorTestHarness<>(new WriteBackOperator<>(
                         meter.batchFunction(BATCH, PACKET, Packets.ELEMENTS)), b -> b.scope, Types.STRING, env);
         if (backend != null) {
             h.setStateBackend(backend);
@@ -90,11 +107,14 @@ final class Harnesses {
 
     /**
      * The scope's flow table image as the operator holds it now (null: no table), read through the keyed state
-     * backend as the operator does.
+     * backend as the operator does, after the function wrote back what it caches.
      */
     static byte[] tableImage(KeyedOneInputStreamOperatorTestHarness<String, ?, MeteredFlow<String>> h, String scope)
             throws Exception {
-        var operator = (org.apache.flink.streaming.api.operators.AbstractStreamOperator<?>) h.getOperator();
+        var operator = (org.apache.flink.streaming.api.operators.AbstractUdfStreamOperator<?, ?>) h.getOperator();
+        if (operator.getUserFunction() instanceof WriteBackFunction<?> cached) {
+            cached.writeBack();
+        }
         operator.setCurrentKey(scope);
         org.apache.flink.api.common.state.ValueState<io.linerate.sketches.flowtable.FlowTable> state =
                 operator.getKeyedStateBackend().getPartitionedState(

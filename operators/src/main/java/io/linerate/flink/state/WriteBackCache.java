@@ -1,0 +1,168 @@
+package io.linerate.flink.state;
+
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.flink.api.common.state.ValueState;
+
+/**
+ * A key's structure kept live on the heap between checkpoints, for state backends that store values serialized
+ * (RocksDB): read from state once, updated in place while its key stays here, and written back when the cache
+ * needs its place and before every snapshot of the operator's state ({@link WriteBackOperator}). On such a backend a plain
+ * {@code value()} deserializes the whole structure and {@code update()} serializes it again, per record.
+ *
+ * <p>Holds at most {@code capacity} keys; the least recently used one is written back (if changed) and dropped
+ * when another key needs a place. Pass-through, every call going to the state, when the capacity is 0, when the
+ * backend keeps objects on the heap (its {@code value()} already returns the live structure), or when the function
+ * does not run under a {@link WriteBackOperator} (no {@link KeyContext}): plain {@code process(..)} wiring has no
+ * hook before the snapshot, so nothing may wait in a cache there.
+ *
+ * <p>Exactly once: everything changed is in the state before the operator's snapshot is taken (savepoints
+ * included); after a failure the cache is gone and the state is the checkpoint's. Not thread-safe (the task's
+ * thread only).
+ *
+ * @param <K> the operator's key
+ * @param <S> the structure held per key
+ */
+public final class WriteBackCache<K, S> {
+
+    private final ValueState<S> state;
+    private final KeyContext<K> keys; // null: pass-through
+    private final int capacity;
+    private final LinkedHashMap<K, Entry<S>> entries = new LinkedHashMap<>(16, 0.75f, true); // access order
+    private long reads;
+    private long writes;
+
+    /**
+     * @param state the keyed state behind the cache
+     * @param keys the operator's key context, or {@code null} for a pass-through cache
+     * @param capacity keys held at most; 0 for a pass-through cache
+     */
+    public WriteBackCache(ValueState<S> state, KeyContext<K> keys, int capacity) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("capacity must be >= 0, got " + capacity);
+        }
+        this.state = state;
+        this.keys = capacity == 0 ? null : keys;
+        this.capacity = capacity;
+    }
+
+    /** Whether structures are held here between checkpoints (false: every call goes to the state). */
+    public boolean caching() {
+        return keys != null;
+    }
+
+    /** The current key's structure: the live one if cached, else read from state (and cached if present). */
+    public S value() throws IOException {
+        if (keys == null) {
+            reads++;
+            return state.value();
+        }
+        K key = keys.currentKey();
+        Entry<S> e = entries.get(key);
+        if (e != null) {
+            return e.value;
+        }
+        reads++;
+        S value = state.value();
+        if (value != null) {
+            admit(key, value, false);
+        }
+        return value;
+    }
+
+    /** Sets the current key's structure; written to the state at the latest before the next checkpoint. */
+    public void update(S value) throws IOException {
+        if (keys == null) {
+            writes++;
+            state.update(value);
+            return;
+        }
+        K key = keys.currentKey();
+        Entry<S> e = entries.get(key);
+        if (e != null) {
+            e.value = value;
+            e.changed = true;
+        } else {
+            admit(key, value, true);
+        }
+    }
+
+    /** Removes the current key's structure from the cache and the state. */
+    public void clear() {
+        if (keys != null) {
+            entries.remove(keys.currentKey());
+        }
+        state.clear();
+    }
+
+    /** Writes every changed structure to the state; the key context is restored afterwards. */
+    public void flush() throws IOException {
+        if (keys == null || entries.isEmpty()) {
+            return;
+        }
+        K current = keys.currentKey();
+        for (Map.Entry<K, Entry<S>> e : entries.entrySet()) {
+            Entry<S> entry = e.getValue();
+            if (entry.changed) {
+                writeBack(e.getKey(), entry);
+            }
+        }
+        if (current != null) {
+            keys.setCurrentKey(current);
+        }
+    }
+
+    /** Keys whose structure is held. */
+    public int size() {
+        return entries.size();
+    }
+
+    /** Structures read from the state: every {@link #value()} of a pass-through cache, else the misses. */
+    public long reads() {
+        return reads;
+    }
+
+    /** Structures written to the state: every {@link #update} of a pass-through cache, else the write-backs. */
+    public long writes() {
+        return writes;
+    }
+
+    private void admit(K key, S value, boolean changed) throws IOException {
+        if (entries.size() >= capacity) {
+            Iterator<Map.Entry<K, Entry<S>>> eldest = entries.entrySet().iterator();
+            Map.Entry<K, Entry<S>> victim = eldest.next();
+            if (victim.getValue().changed) {
+                writeBack(victim.getKey(), victim.getValue());
+                keys.setCurrentKey(key);
+            }
+            eldest.remove();
+        }
+        entries.put(key, new Entry<>(value, changed));
+    }
+
+    private void writeBack(K key, Entry<S> entry) throws IOException {
+        keys.setCurrentKey(key);
+        state.update(entry.value);
+        entry.changed = false;
+        writes++;
+    }
+
+    /** The operator's current key, and a way to switch it for a write-back. */
+    public interface KeyContext<K> {
+        K currentKey();
+
+        void setCurrentKey(K key);
+    }
+
+    private static final class Entry<S> {
+        S value;
+        boolean changed;
+
+        Entry(S value, boolean changed) {
+            this.value = value;
+            this.changed = changed;
+        }
+    }
+}
