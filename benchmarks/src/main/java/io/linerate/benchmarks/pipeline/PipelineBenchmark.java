@@ -121,8 +121,8 @@ public final class PipelineBenchmark {
                         + "%d processors.%n",
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), w.packets(), w.flows(), w.skew(), w.seed(),
                 w.packetsPerSecond(), w.simulatedSeconds(), w.links(), w.batch(), o.parallelism,
-                o.stateBackend.equals("rocksdb") ? "RocksDB state backend (the linerate flow meter's table cache "
-                        + Report.bytes(o.flowMeterStateCache) + " per subtask)" : "heap state backend",
+                o.stateBackend.equals("rocksdb") ? "RocksDB state backend (the linerate flow meter's and dedup's "
+                        + "state cache " + Report.bytes(o.stateCache) + " per subtask)" : "heap state backend",
                 Report.duration(o.checkpointInterval),
                 o.midRunCheckpoint ? " plus one at half the packets" : "", o.warmupPackets,
                 o.repeat == 1 ? "one measured run per pipeline"
@@ -141,8 +141,8 @@ public final class PipelineBenchmark {
                   --parallelism P            job parallelism (default 2)
                   --checkpoint-interval D    e.g. 10s, 500ms (default 10s)
                   --state-backend B          hashmap or rocksdb (default hashmap)
-                  --state-cache BYTES        the linerate flow meter's table cache per subtask on RocksDB, e.g.
-                                             64M, 0 (default 64M)
+                  --state-cache BYTES        the linerate flow meter's and dedup's state cache per subtask on
+                                             RocksDB, e.g. 64M, 0 (default 64M)
                   --seed N                   generator seed
                   --rate N                   packets per simulated second of event time (default 1M)
                   --links N                  links (observation points) the flows are spread over (default 8)
@@ -164,7 +164,7 @@ public final class PipelineBenchmark {
         int parallelism = 2;
         Duration checkpointInterval = Duration.ofSeconds(10);
         String stateBackend = "hashmap";
-        long flowMeterStateCache = FlowMeter.DEFAULT_STATE_CACHE_BYTES;
+        long stateCache = FlowMeter.DEFAULT_STATE_CACHE_BYTES;
         long seed = Workload.SEED;
         long rate = Workload.PACKETS_PER_SECOND;
         int links = Workload.LINKS;
@@ -202,7 +202,7 @@ public final class PipelineBenchmark {
                             case "--parallelism" -> o.parallelism = Math.toIntExact(count(a, v));
                             case "--checkpoint-interval" -> o.checkpointInterval = duration(a, v);
                             case "--state-backend" -> o.stateBackend = v.trim().toLowerCase(Locale.ROOT);
-                            case "--state-cache" -> o.flowMeterStateCache = bytes(a, v);
+                            case "--state-cache" -> o.stateCache = bytes(a, v);
                             case "--seed" -> o.seed = Long.decode(v);
                             case "--rate" -> o.rate = count(a, v);
                             case "--links" -> o.links = Math.toIntExact(count(a, v));
@@ -245,7 +245,7 @@ public final class PipelineBenchmark {
 
         /** The pipelines' settings for {@code workload}: the issue's, with the flow meter's table cache. */
         PipelineSettings settings(Workload workload) {
-            return PipelineSettings.standard(workload).withFlowMeterStateCache(flowMeterStateCache);
+            return PipelineSettings.standard(workload).withStateCache(stateCache);
         }
 
         /** {@code 67108864}, {@code 64M} (binary: 64·2²⁰), {@code 512k}, {@code 0}. */

@@ -12,11 +12,11 @@ import java.time.Duration;
  * @param dedupTtl dedup: how long an item is remembered (10 s; plain Flink's state TTL is processing time)
  * @param idleTimeout flow meter: a flow is exported after this much event time without a packet (10 s)
  * @param workload the packet stream (for sizing: expected flows, links)
- * @param flowMeterStateCache linerate flow meter: heap per subtask for tables kept live between checkpoints on the
- *        RocksDB backend ({@code FlowMeter.Builder#stateCacheBytes}; the meter's default, 64 MiB)
+ * @param stateCache linerate flow meter and dedup: heap per subtask for the structures kept live between
+ *        checkpoints on the RocksDB backend ({@code stateCacheBytes} of their builders; their default, 64 MiB)
  */
 public record PipelineSettings(Duration window, int topK, Duration dedupTtl, Duration idleTimeout,
-                               Workload workload, long flowMeterStateCache) implements Serializable {
+                               Workload workload, long stateCache) implements Serializable {
 
     public static final Duration WINDOW = Duration.ofSeconds(1);
     public static final int TOP_K = 100;
@@ -36,8 +36,8 @@ public record PipelineSettings(Duration window, int topK, Duration dedupTtl, Dur
         if (idleTimeout.isNegative() || idleTimeout.isZero()) {
             throw new IllegalArgumentException("idleTimeout must be > 0, got " + idleTimeout);
         }
-        if (flowMeterStateCache < 0) {
-            throw new IllegalArgumentException("flowMeterStateCache must be >= 0, got " + flowMeterStateCache);
+        if (stateCache < 0) {
+            throw new IllegalArgumentException("stateCache must be >= 0, got " + stateCache);
         }
     }
 
@@ -47,8 +47,8 @@ public record PipelineSettings(Duration window, int topK, Duration dedupTtl, Dur
                 FlowMeter.DEFAULT_STATE_CACHE_BYTES);
     }
 
-    /** These settings with another {@link #flowMeterStateCache}. */
-    public PipelineSettings withFlowMeterStateCache(long bytes) {
+    /** These settings with another {@link #stateCache}. */
+    public PipelineSettings withStateCache(long bytes) {
         return new PipelineSettings(window, topK, dedupTtl, idleTimeout, workload, bytes);
     }
 }

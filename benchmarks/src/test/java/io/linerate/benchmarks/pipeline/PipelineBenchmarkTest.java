@@ -46,13 +46,13 @@ class PipelineBenchmarkTest {
                 .hasMessageContaining("--state-cache expects bytes >= 0 such as 64M or 0, got '-1'");
         PipelineBenchmark.Options defaults = PipelineBenchmark.Options.parse();
         assertThat(defaults.stateBackend).isEqualTo("hashmap");
-        assertThat(defaults.settings(defaults.workload()).flowMeterStateCache()).isEqualTo(64L << 20);
+        assertThat(defaults.settings(defaults.workload()).stateCache()).isEqualTo(64L << 20);
         PipelineBenchmark.Options o = PipelineBenchmark.Options.parse("--state-backend", "RocksDB", "--state-cache",
                 "512k");
         assertThat(o.stateBackend).isEqualTo("rocksdb");
-        assertThat(o.settings(o.workload()).flowMeterStateCache()).isEqualTo(512L << 10);
+        assertThat(o.settings(o.workload()).stateCache()).isEqualTo(512L << 10);
         assertThat(PipelineBenchmark.Options.parse("--state-cache", "0").settings(o.workload())
-                .flowMeterStateCache()).isZero();
+                .stateCache()).isZero();
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import io.linerate.flink.dedup.Deduplicator;
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.KafkaOptions;
@@ -58,6 +59,7 @@ public final class DedupCommand implements Callable<Integer> {
   private double fpp = 0.001;
   private int generations = 4;
   private long seed = ItemHasher.DEFAULT_SEED;
+  private long stateCache = Deduplicator.DEFAULT_STATE_CACHE_BYTES;
   private String duplicatesTopic;
   private DedupJob.OutputFormat outputFormat = DedupJob.OutputFormat.ENVELOPE;
   private Duration outOfOrderness = Duration.ofSeconds(2);
@@ -158,6 +160,14 @@ public final class DedupCommand implements Callable<Integer> {
     seed = Sizes.parseSeed(spec, "--seed", value);
   }
 
+  @Option(names = "--state-cache", paramLabel = "BYTES", defaultValue = "64m",
+      description = "With --state-backend rocksdb: heap per subtask for the filters of the scopes used last, kept "
+          + "live between checkpoints instead of read and written whole per record (suffix k, m, g); 0: none "
+          + "(default: ${DEFAULT-VALUE})")
+  void stateCache(String value) {
+    stateCache = Sizes.parseBytes(spec, "--state-cache", value);
+  }
+
   @Option(names = "--duplicates-topic", paramLabel = "TOPIC", defaultValue = "duplicates",
       description = "Kafka topic for the probable duplicates; empty: the output topic (default: ${DEFAULT-VALUE})")
   void duplicatesTopic(String value) {
@@ -206,7 +216,8 @@ public final class DedupCommand implements Callable<Integer> {
     try {
       return DedupJob.builder().keyFields(keyFields).weightField(weightField).timestampField(timestampField)
           .epochUnit(epochUnit).scopeField(scopeField).constantScope(constantScope).horizon(horizon)
-          .expectedRate(expectedRate).fpp(fpp).generations(generations).seed(seed).duplicatesTopic(duplicatesTopic)
+          .expectedRate(expectedRate).fpp(fpp).generations(generations).seed(seed).stateCacheBytes(stateCache)
+          .duplicatesTopic(duplicatesTopic)
           .outputFormat(outputFormat).outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded)
           .transactionTimeout(flink.transactionTimeout()).jobName(flink.jobName()).build();
     } catch (IllegalArgumentException e) {

@@ -234,6 +234,7 @@ public final class DedupJob implements JobLauncher {
     private double fpp = 0.001;
     private int generations = Deduplicator.Builder.DEFAULT_GENERATIONS;
     private long seed = ItemHasher.DEFAULT_SEED;
+    private long stateCacheBytes = Deduplicator.DEFAULT_STATE_CACHE_BYTES;
     private String duplicatesTopic;
     private OutputFormat outputFormat = OutputFormat.ENVELOPE;
 
@@ -322,6 +323,15 @@ public final class DedupJob implements JobLauncher {
       return this;
     }
 
+    /**
+     * Heap per subtask for the rings of the scopes used last when the state backend stores values serialized
+     * (RocksDB); see {@link Deduplicator.Builder#stateCacheBytes}. Default 64 MiB, 0 for none.
+     */
+    public Builder stateCacheBytes(long bytes) {
+      this.stateCacheBytes = bytes;
+      return this;
+    }
+
     /** Topic of the probable duplicates; default: the output topic (envelopes tell them apart). */
     public Builder duplicatesTopic(String topic) {
       this.duplicatesTopic = topic;
@@ -355,6 +365,7 @@ public final class DedupJob implements JobLauncher {
           .fpp(fpp)
           .generations(generations)
           .seed(seed)
+          .stateCacheBytes(stateCacheBytes)
           .build();
       return new DedupJob(this, format, dedup, options.copy());
     }

@@ -62,7 +62,7 @@ class JobCommandsTest {
     Run help = run("dedup", "--help");
     assertThat(help.exitCode()).isZero();
     for (String option : List.of("--key-field", "--weight-field", "--timestamp-field", "--epoch-unit",
-        "--scope-field", "--scope", "--horizon", "--expected-rate", "--fpp", "--generations", "--seed",
+        "--scope-field", "--scope", "--horizon", "--expected-rate", "--fpp", "--generations", "--seed", "--state-cache",
         "--duplicates-topic", "--output-format", "--out-of-orderness", "--idleness", "--bounded",
         "--bootstrap-servers", "--input-topic", "--output-topic", "--dead-letter-topic", "--parallelism")) {
       assertThat(help.out()).contains(option);

@@ -3,6 +3,7 @@ package io.linerate.flink.countmin;
 import io.linerate.flink.items.ItemSelector;
 import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.state.WriteBackCoOperator;
 import io.linerate.sketches.frequency.RowIndexing;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -38,6 +39,7 @@ public final class CountMinQueries<T, Q, K> {
     private final WeightOf<T> weight;
     private final ItemSelector<Q> queryItem;
     private final CountMinSizing sizing;
+    private final long stateCacheBytes;
 
     private CountMinQueries(Builder<T, Q, K> b, CountMinSizing sizing) {
         this.scope = b.scope;
@@ -47,7 +49,11 @@ public final class CountMinQueries<T, Q, K> {
         this.weight = b.weight;
         this.queryItem = b.queryItem;
         this.sizing = sizing;
+        this.stateCacheBytes = b.stateCacheBytes;
     }
+
+    /** Default of {@link Builder#stateCacheBytes}: 64 MiB per subtask. */
+    public static final long DEFAULT_STATE_CACHE_BYTES = 64L << 20;
 
     public static <T, Q, K> Builder<T, Q, K> builder() {
         return new Builder<>();
@@ -60,14 +66,14 @@ public final class CountMinQueries<T, Q, K> {
     public SingleOutputStreamOperator<CountMinEstimate<K, Q>> apply(DataStream<T> updates, DataStream<Q> queries) {
         return updates.connect(queries)
                 .keyBy(scope, queryScope, scopeType)
-                .process(function(updates.getType(), queries.getType()), outputType(queries.getType()))
-                .name("Count-Min point queries");
+                .transform("Count-Min point queries", outputType(queries.getType()),
+                        new WriteBackCoOperator<>(function(updates.getType(), queries.getType())));
     }
 
     /** The keyed function {@link #apply} runs, for a test harness or a hand-built topology. */
     public CountMinQueryFunction<T, Q, K> function(TypeInformation<T> updateType, TypeInformation<Q> queryType) {
-        return new CountMinQueryFunction<>(item, weight, queryItem, sizing, malformedUpdates(updateType),
-                malformedQueries(queryType));
+        return new CountMinQueryFunction<>(item, weight, queryItem, sizing, cachedScopes(),
+                malformedUpdates(updateType), malformedQueries(queryType));
     }
 
     /** Type information of the answers. */
@@ -102,6 +108,14 @@ public final class CountMinQueries<T, Q, K> {
     }
 
     /**
+     * Scopes whose sketches a subtask keeps live between checkpoints on a state backend that stores values
+     * serialized: {@link Builder#stateCacheBytes} over {@link CountMinSizing#stateBytesPerKey()}, rounded down.
+     */
+    public int cachedScopes() {
+        return (int) Math.min(Integer.MAX_VALUE, stateCacheBytes / sizing.stateBytesPerKey());
+    }
+
+    /**
      * Builder. Required: {@link #scope}, {@link #item}, {@link #queryScope}, {@link #queryItem} and one of
      * {@link #errors} or {@link #memory}. Defaults: weight 1 per record, seed {@link CountMinSizing#defaultSeed()},
      * conservative update off.
@@ -114,8 +128,25 @@ public final class CountMinQueries<T, Q, K> {
         private WeightOf<T> weight = WeightOf.one();
         private ItemSelector<Q> queryItem;
         private final SizingOptions sizing = new SizingOptions();
+        private long stateCacheBytes = DEFAULT_STATE_CACHE_BYTES;
 
         private Builder() {
+        }
+
+        /**
+         * Heap each subtask may spend keeping the sketches of its most recently used scopes live between
+         * checkpoints when the state backend stores values serialized (RocksDB), where an update otherwise
+         * deserializes and serializes its scope's whole sketch: sketches are written back when the cache needs their
+         * place and whenever the state is snapshotted ({@link WriteBackCoOperator}). Holds
+         * {@code bytes / stateBytesPerKey} sketches; default {@value #DEFAULT_STATE_CACHE_BYTES} bytes, 0 turns it
+         * off; the heap backend ignores it.
+         */
+        public Builder<T, Q, K> stateCacheBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("stateCacheBytes must be >= 0, got " + bytes);
+            }
+            this.stateCacheBytes = bytes;
+            return this;
         }
 
         /** The scope key of an update record, and its type. */

@@ -4,6 +4,8 @@ import io.linerate.flink.items.ItemSelector;
 import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.flink.serializers.CountMinSketchTypeInfo;
+import io.linerate.flink.state.WriteBackCache;
+import io.linerate.flink.state.WriteBackFunction;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.hash.ItemHasher;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -26,7 +28,8 @@ import org.apache.flink.util.OutputTag;
  * weight is negative, go to {@link #malformedUpdates()}; queries whose selector throws go to
  * {@link #malformedQueries()}.
  */
-public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction<K, T, Q, CountMinEstimate<K, Q>> {
+public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction<K, T, Q, CountMinEstimate<K, Q>>
+        implements WriteBackFunction<K> {
 
     private static final long serialVersionUID = 1L;
 
@@ -40,7 +43,12 @@ public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction
     private final OutputTag<Rejected<T>> malformedUpdates;
     private final OutputTag<Rejected<Q>> malformedQueries;
 
-    private transient ValueState<CountMinSketch> sketches;
+    private final int cachedScopes;
+
+    // the scopes' sketches: straight from the ValueState on a heap backend (or without the operator apply() builds);
+    // on RocksDB the sketches of recent scopes stay live between checkpoints (CountMinQueries.Builder#stateCacheBytes)
+    private transient WriteBackCache<K, CountMinSketch> sketches;
+    private transient WriteBackCache.KeyContext<K> keys;
     private transient ItemHasher hasher;
     private transient Counter itemsProcessed;
     private transient Counter weightProcessed;
@@ -49,7 +57,9 @@ public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction
     private transient Counter malformedQueryCount;
 
     CountMinQueryFunction(ItemSelector<T> item, WeightOf<T> weight, ItemSelector<Q> queryItem, CountMinSizing sizing,
-                          OutputTag<Rejected<T>> malformedUpdates, OutputTag<Rejected<Q>> malformedQueries) {
+                          int cachedScopes, OutputTag<Rejected<T>> malformedUpdates,
+                          OutputTag<Rejected<Q>> malformedQueries) {
+        this.cachedScopes = cachedScopes;
         this.item = item;
         this.weight = weight;
         this.queryItem = queryItem;
@@ -77,8 +87,9 @@ public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction
     public void open(OpenContext openContext) {
         // the expected shape makes a restore into another width, depth, seed, row indexing or update rule fail,
         // naming the field, instead of answering restored scopes with another ε than the configured one
-        sketches = getRuntimeContext().getState(new ValueStateDescriptor<>("countMin",
+        ValueState<CountMinSketch> state = getRuntimeContext().getState(new ValueStateDescriptor<>("countMin",
                 new CountMinSketchTypeInfo(sizing.shape())));
+        sketches = new WriteBackCache<>(state, keys, cachedScopes);
         hasher = ItemHasher.seeded(sizing.seed());
         MetricGroup metrics = getRuntimeContext().getMetricGroup();
         itemsProcessed = metrics.counter("itemsProcessed");
@@ -90,6 +101,27 @@ public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction
         metrics.gauge("stateBytesPerKey", (Gauge<Long>) () -> bytes);
         double epsilon = sizing.epsilon();
         metrics.gauge("epsilon", (Gauge<Double>) () -> epsilon);
+        WriteBackCache<K, CountMinSketch> cache = sketches;
+        metrics.gauge("cachedScopes", (Gauge<Integer>) cache::size);
+        metrics.gauge("stateReads", (Gauge<Long>) cache::reads);
+        metrics.gauge("stateWrites", (Gauge<Long>) cache::writes);
+    }
+
+    /** The sketches' write-back cache (tests). */
+    WriteBackCache<K, CountMinSketch> cache() {
+        return sketches;
+    }
+
+    @Override
+    public void bindKeys(WriteBackCache.KeyContext<K> keys) {
+        this.keys = keys;
+    }
+
+    @Override
+    public void writeBack() throws Exception {
+        if (sketches != null) { // null if open() failed (a refused restore): nothing was cached
+            sketches.flush();
+        }
     }
 
     @Override

@@ -4,6 +4,8 @@ import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.items.ItemSelector;
 import io.linerate.flink.items.TimestampOf;
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.state.WriteBackCache;
+import io.linerate.flink.state.WriteBackFunction;
 import io.linerate.sketches.hash.ItemHasher;
 
 import java.io.IOException;
@@ -38,12 +40,13 @@ import org.apache.flink.util.OutputTag;
  * {@code malformedBatches}); the elements it handed over before failing stay processed and emitted.
  * One rotation timer per key per span S.
  */
-public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> {
+public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> implements WriteBackFunction<K> {
 
     private static final long serialVersionUID = 1L;
 
     private final ItemSelector<T> item;
     private final DedupSizing sizing;
+    private final int cachedScopes;
     private final boolean eventTime;
     private final TimestampOf<T> timestamps; // null: the (batch) record's Flink timestamp
     private final ElementsOf<B, T> elements;
@@ -51,7 +54,10 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
     private final OutputTag<Rejected<T>> malformed;
     private final OutputTag<Rejected<B>> malformedBatches; // null for plain records: they cannot fail to list
 
-    private transient ValueState<GenerationRing> state;
+    // the keys' rings: straight from the ValueState on a heap backend (or without the dedup operator); on
+    // RocksDB the rings of recent keys stay live between checkpoints (Deduplicator.Builder#stateCacheBytes)
+    private transient WriteBackCache<K, GenerationRing> state;
+    private transient WriteBackCache.KeyContext<K> keys;
     private transient ItemHasher hasher;
     private transient Counter itemsProcessed;
     private transient Counter duplicatesFlagged;
@@ -76,10 +82,12 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
     private transient boolean inElement; // an exception escaping forEach came from the element path, not ElementsOf
     private transient int elementsSeen;
 
-    DedupFunction(ItemSelector<T> item, DedupSizing sizing, boolean eventTime, TimestampOf<T> timestamps,
-                  ElementsOf<B, T> elements, TypeInformation<B> batchType, TypeInformation<T> elementType) {
+    DedupFunction(ItemSelector<T> item, DedupSizing sizing, int cachedScopes, boolean eventTime,
+                  TimestampOf<T> timestamps, ElementsOf<B, T> elements, TypeInformation<B> batchType,
+                  TypeInformation<T> elementType) {
         this.item = item;
         this.sizing = sizing;
+        this.cachedScopes = cachedScopes;
         this.eventTime = eventTime;
         this.timestamps = timestamps;
         this.elements = Objects.requireNonNull(elements, "elements");
@@ -105,8 +113,9 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
 
     @Override
     public void open(OpenContext context) {
-        state = getRuntimeContext().getState(
+        ValueState<GenerationRing> rings = getRuntimeContext().getState(
                 new ValueStateDescriptor<>("generations", new GenerationRingTypeInfo(sizing.shape())));
+        state = new WriteBackCache<>(rings, keys, cachedScopes);
         hasher = ItemHasher.seeded(sizing.seed());
         MetricGroup metrics = getRuntimeContext().getMetricGroup();
         itemsProcessed = metrics.counter("itemsProcessed");
@@ -118,6 +127,10 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
         long stateBytes = sizing.stateBytesPerKey();
         metrics.gauge("stateBytesPerKey", (Gauge<Long>) () -> stateBytes);
         metrics.gauge("estimatedFpp", (Gauge<Double>) () -> fppOfLatestRotation);
+        WriteBackCache<K, GenerationRing> cache = state;
+        metrics.gauge("cachedScopes", (Gauge<Integer>) cache::size);
+        metrics.gauge("stateReads", (Gauge<Long>) cache::reads);
+        metrics.gauge("stateWrites", (Gauge<Long>) cache::writes);
         fppEpoch = Long.MIN_VALUE;
         each = this::element; // allocated once, not per batch
     }
@@ -305,6 +318,23 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
     private void reject(T element, String reason) {
         malformedRecords.inc();
         ctx.output(malformed, new Rejected<>(element, reason));
+    }
+
+    @Override
+    public void bindKeys(WriteBackCache.KeyContext<K> keys) {
+        this.keys = keys;
+    }
+
+    @Override
+    public void writeBack() throws Exception {
+        if (state != null) { // null if open() failed (a refused restore): nothing was cached
+            state.flush();
+        }
+    }
+
+    /** The rings' write-back cache (tests). */
+    WriteBackCache<K, GenerationRing> cache() {
+        return state;
     }
 
     /** The ring of the harness's current key (tests). */

@@ -4,6 +4,7 @@ import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.items.ItemSelector;
 import io.linerate.flink.items.TimestampOf;
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.state.WriteBackOperator;
 import io.linerate.sketches.hash.ItemHasher;
 
 import java.io.Serializable;
@@ -73,6 +74,7 @@ public final class Deduplicator<T, K> implements Serializable {
     private final boolean eventTime;
     private final TimestampOf<T> timestamps;
     private final DedupSizing sizing;
+    private final long stateCacheBytes;
 
     private Deduplicator(Builder<T, K> b, DedupSizing sizing) {
         this.scope = b.scope;
@@ -81,11 +83,15 @@ public final class Deduplicator<T, K> implements Serializable {
         this.eventTime = b.eventTime;
         this.timestamps = b.timestamps;
         this.sizing = sizing;
+        this.stateCacheBytes = b.stateCacheBytes;
     }
 
     public static <T, K> Builder<T, K> builder() {
         return new Builder<>();
     }
+
+    /** Default of {@link Builder#stateCacheBytes}: 64 MiB per subtask. */
+    public static final long DEFAULT_STATE_CACHE_BYTES = 64L << 20;
 
     /** The side output of probable duplicates of an input of type {@code inputType}. */
     public static <T> OutputTag<T> duplicatesTag(TypeInformation<T> inputType) {
@@ -96,7 +102,7 @@ public final class Deduplicator<T, K> implements Serializable {
     public DedupStreams<T> apply(DataStream<T> input) {
         TypeInformation<T> type = input.getType();
         KeyedStream<T, K> keyed = scopeType == null ? input.keyBy(scope) : input.keyBy(scope, scopeType);
-        SingleOutputStreamOperator<T> firsts = keyed.process(function(type), type).name("dedup");
+        SingleOutputStreamOperator<T> firsts = keyed.transform("dedup", type, new WriteBackOperator<>(function(type)));
         return new DedupStreams<>(firsts, firsts.getSideOutput(duplicatesTag(type)),
                 firsts.getSideOutput(Rejected.tag(type)));
     }
@@ -121,15 +127,15 @@ public final class Deduplicator<T, K> implements Serializable {
                                               ElementsOf<B, T> elements, TypeInformation<T> elementType) {
         Objects.requireNonNull(batchScope, "batchScope");
         KeyedStream<B, K> keyed = scopeType == null ? batches.keyBy(batchScope) : batches.keyBy(batchScope, scopeType);
-        SingleOutputStreamOperator<T> firsts = keyed.process(batchFunction(batches.getType(), elementType, elements), elementType)
-                .name("dedup");
+        SingleOutputStreamOperator<T> firsts = keyed.transform("dedup", elementType,
+                new WriteBackOperator<>(batchFunction(batches.getType(), elementType, elements)));
         return new DedupStreams<>(firsts, firsts.getSideOutput(duplicatesTag(elementType)),
                 firsts.getSideOutput(Rejected.tag(elementType)));
     }
 
     /** The keyed function (for a harness or a custom topology); its input must be keyed by {@link #scope()}. */
     public DedupFunction<K, T, T> function(TypeInformation<T> inputType) {
-        return new DedupFunction<>(item, sizing, eventTime, timestamps, DedupFunction.single(), null,
+        return new DedupFunction<>(item, sizing, cachedScopes(), eventTime, timestamps, DedupFunction.single(), null,
                 Objects.requireNonNull(inputType, "inputType"));
     }
 
@@ -139,7 +145,7 @@ public final class Deduplicator<T, K> implements Serializable {
      */
     public <B> DedupFunction<K, B, T> batchFunction(TypeInformation<B> batchType, TypeInformation<T> elementType,
                                                     ElementsOf<B, T> elements) {
-        return new DedupFunction<>(item, sizing, eventTime, timestamps, elements,
+        return new DedupFunction<>(item, sizing, cachedScopes(), eventTime, timestamps, elements,
                 Objects.requireNonNull(batchType, "batchType"), Objects.requireNonNull(elementType, "elementType"));
     }
 
@@ -154,6 +160,14 @@ public final class Deduplicator<T, K> implements Serializable {
     /** The derived sizes: span, items and false-positive probability per generation, filter size, bytes per key. */
     public DedupSizing sizing() {
         return sizing;
+    }
+
+    /**
+     * Scope keys whose rings a subtask keeps live between checkpoints on a state backend that stores values
+     * serialized: {@link Builder#stateCacheBytes} over {@link DedupSizing#stateBytesPerKey()}, rounded down.
+     */
+    public int cachedScopes() {
+        return (int) Math.min(Integer.MAX_VALUE, stateCacheBytes / sizing.stateBytesPerKey());
     }
 
     /**
@@ -176,6 +190,7 @@ public final class Deduplicator<T, K> implements Serializable {
         private int generations = DEFAULT_GENERATIONS;
         private long seed = ItemHasher.DEFAULT_SEED;
         private Long memoryBudget;
+        private long stateCacheBytes = DEFAULT_STATE_CACHE_BYTES;
 
         private Builder() {
         }
@@ -256,6 +271,20 @@ public final class Deduplicator<T, K> implements Serializable {
          */
         public Builder<T, K> seed(long seed) {
             this.seed = seed;
+            return this;
+        }
+
+        /**
+         * Heap each subtask may spend keeping the rings of its most recently used scope keys live between
+         * checkpoints when the state backend stores values serialized (RocksDB), where a batch otherwise costs a
+         * deserialize and a serialize of its key's whole ring: rings are written back when the cache needs their
+         * place and whenever the state is snapshotted ({@link io.linerate.flink.state.WriteBackOperator}). Holds
+         * {@code bytes / stateBytesPerKey} rings; default {@value #DEFAULT_STATE_CACHE_BYTES} bytes, 0 turns it
+         * off; the heap backend ignores it.
+         */
+        public Builder<T, K> stateCacheBytes(long bytes) {
+            require(bytes >= 0, "stateCacheBytes must be >= 0, got " + bytes);
+            this.stateCacheBytes = bytes;
             return this;
         }
 

@@ -1,6 +1,7 @@
 package io.linerate.flink.countmin;
 
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.state.WriteBackCoOperator;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.RowIndexing;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -9,7 +10,6 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
@@ -60,7 +60,7 @@ class CountMinQueryFunctionTest {
             int subtask, boolean rocksdb) throws Exception {
         KeyedTwoInputStreamOperatorTestHarness<String, Tuple3<String, String, Long>, Tuple2<String, String>,
                 CountMinEstimate<String, Tuple2<String, String>>> h = new KeyedTwoInputStreamOperatorTestHarness<>(
-                new KeyedCoProcessOperator<>(cm.function(UPDATE, QUERY)), cm.scope(), cm.queryScope(),
+                new WriteBackCoOperator<>(cm.function(UPDATE, QUERY)), cm.scope(), cm.queryScope(),
                 cm.scopeType(), MAX_PARALLELISM, parallelism, subtask);
         if (rocksdb) {
             h.setStateBackend(new EmbeddedRocksDBStateBackend());
@@ -248,6 +248,56 @@ class CountMinQueryFunctionTest {
                 }
             }).as("%s", changed.sizing()).hasStackTraceContaining("must not be incompatible with the old state serializer")
                     .hasStackTraceContaining("CountMinSketchSerializer" + changed.sizing().shape());
+        }
+    }
+
+    /**
+     * On RocksDB with sketch caches smaller than the 5 scopes (sketches written back and read again as scopes take
+     * turns) and with none: a snapshot mid-stream and a restore give the heap run's answers; with room for every
+     * scope a sketch is read from RocksDB once per scope, not once per update.
+     */
+    @ParameterizedTest(name = "cached sketches {0}")
+    @ValueSource(ints = {0, 1, 3, SCOPES})
+    void rocksDbWithASketchCacheAnswersAsTheHeap(int cached) throws Exception {
+        CountMinQueries<Tuple3<String, String, Long>, Tuple2<String, String>, String> onHeap = small();
+        CountMinQueries<Tuple3<String, String, Long>, Tuple2<String, String>, String> cm = builder().memory(4096, 3)
+                .stateCacheBytes(cached * onHeap.sizing().stateBytesPerKey()).build();
+        assertThat(cm.cachedScopes()).isEqualTo(cached);
+        List<Tuple3<String, String, Long>> updates = Streams.updates(11, 6000, SCOPES, 500);
+        List<Tuple2<String, String>> queries = Streams.queries(SCOPES, 100);
+        List<CountMinEstimate<String, Tuple2<String, String>>> expected;
+        try (var h = harness(onHeap, 1, 0, false)) {
+            h.open();
+            update(h, updates);
+            query(h, queries);
+            expected = h.extractOutputValues();
+        }
+        OperatorSubtaskState snapshot;
+        try (var h = harness(cm, 1, 0, true)) {
+            h.open();
+            update(h, updates.subList(0, 3000));
+            var cache = ((CountMinQueryFunction<?, ?, ?>) ((WriteBackCoOperator<?, ?, ?, ?>) h.getOperator())
+                    .getUserFunction()).cache();
+            if (cached == 0) { // every update reads and writes its scope's sketch
+                assertThat(cache.reads()).isEqualTo(3000);
+                assertThat(cache.writes()).isEqualTo(3000);
+            } else if (cached == SCOPES) { // read once per scope (finding none), written only for the snapshot
+                assertThat(cache.reads()).isEqualTo(SCOPES);
+                assertThat(cache.writes()).isZero();
+            } else { // scopes taking turns: written back and read again, but not at every update
+                assertThat(cache.reads()).isBetween((long) SCOPES + 1, 2999L);
+                assertThat(cache.writes()).isPositive();
+            }
+            long before = cache.writes();
+            snapshot = h.snapshot(1, 1);
+            assertThat(cache.writes() - before).as("written back for the snapshot").isEqualTo(cache.size());
+        }
+        try (var h = harness(cm, 1, 0, true)) {
+            h.initializeState(snapshot);
+            h.open();
+            update(h, updates.subList(3000, updates.size()));
+            query(h, queries);
+            assertThat(h.extractOutputValues()).isEqualTo(expected);
         }
     }
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.items.ItemSelector;
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.state.WriteBackOperator;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +23,6 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
@@ -112,7 +112,7 @@ class DedupBatchTest {
             DedupFunction<String, B, Tuple3<String, Long, Long>> fn,
             org.apache.flink.api.java.functions.KeySelector<B, String> scope, StateBackend backend,
             OperatorSubtaskState state) throws Exception {
-        var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(fn), scope, Types.STRING,
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(new WriteBackOperator<>(fn), scope, Types.STRING,
                 MAX_PARALLELISM, 1, 0);
         if (backend != null) {
             h.setStateBackend(backend);

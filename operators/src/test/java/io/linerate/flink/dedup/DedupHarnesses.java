@@ -2,6 +2,7 @@ package io.linerate.flink.dedup;
 
 import io.linerate.flink.items.ItemSelector;
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.state.WriteBackOperator;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,7 +14,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.runtime.state.StateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 
@@ -88,7 +88,7 @@ final class DedupHarnesses {
                     org.apache.flink.runtime.checkpoint.OperatorSubtaskState state, StateBackend backend)
             throws Exception {
         DedupFunction<String, Tuple3<String, Long, Long>, Tuple3<String, Long, Long>> fn = dedup.function(TYPE);
-        var harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(fn),
+        var harness = new KeyedOneInputStreamOperatorTestHarness<>(new WriteBackOperator<>(fn),
                 dedup.scope(), Types.STRING, MAX_PARALLELISM, parallelism, subtask);
         if (backend != null) {
             harness.setStateBackend(backend);

@@ -24,6 +24,8 @@ import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Snapshot mid-stream and restore into fresh harnesses (heap and RocksDB, same and other parallelism): the
@@ -36,8 +38,20 @@ class DedupRestoreTest {
 
     /** Small filters (fpp 5%, rate 20/s) so that false positives happen and must be reproduced exactly. */
     private static Deduplicator<Tuple3<String, Long, Long>, String> dedup(boolean eventTime) {
+        return dedup(eventTime, -1);
+    }
+
+    /** @param cachedRings rings the write-back cache holds on RocksDB; negative: the default budget */
+    private static Deduplicator<Tuple3<String, Long, Long>, String> dedup(boolean eventTime, int cachedRings) {
         var b = DedupHarnesses.builder(Duration.ofSeconds(2), 3).expectedRate(20).fpp(0.05);
-        return (eventTime ? b.eventTime() : b.processingTime()).build();
+        Deduplicator<Tuple3<String, Long, Long>, String> d = (eventTime ? b.eventTime() : b.processingTime()).build();
+        if (cachedRings < 0) {
+            return d;
+        }
+        d = (eventTime ? b.eventTime() : b.processingTime())
+                .stateCacheBytes(cachedRings * d.sizing().stateBytesPerKey()).build();
+        assertThat(d.cachedScopes()).isEqualTo(cachedRings);
+        return d;
     }
 
     /** 12 keys, items repeating at random gaps, watermarks (or processing time) every 10 records. */
@@ -86,16 +100,21 @@ class DedupRestoreTest {
     }
 
     private void restoreContinuesIdentically(boolean eventTime, StateBackend backend) throws Exception {
+        restoreContinuesIdentically(eventTime, backend, -1);
+    }
+
+    private void restoreContinuesIdentically(boolean eventTime, StateBackend backend, int cachedRings)
+            throws Exception {
         List<Action> actions = scenario(eventTime);
         int cut = cut(actions);
         Map<String, List<String>> expected = uninterrupted(eventTime, actions);
 
-        Run first = DedupHarnesses.open(dedup(eventTime), 1, 0, null, backend);
+        Run first = DedupHarnesses.open(dedup(eventTime, cachedRings), 1, 0, null, backend);
         Map<String, List<String>> got = DedupHarnesses.replay(first, actions.subList(0, cut), k -> true);
         OperatorSubtaskState snapshot = first.harness().snapshot(1, 1);
         first.close();
 
-        Run second = DedupHarnesses.open(dedup(eventTime), 1, 0, snapshot, backend);
+        Run second = DedupHarnesses.open(dedup(eventTime, cachedRings), 1, 0, snapshot, backend);
         merge(got, DedupHarnesses.replay(second, actions.subList(cut, actions.size()), k -> true));
         second.close();
         assertThat(sorted(got)).isEqualTo(sorted(expected));
@@ -116,6 +135,39 @@ class DedupRestoreTest {
     @Test
     void eventTimeRestoreOnRocksDbContinuesIdentically() throws Exception {
         restoreContinuesIdentically(true, new EmbeddedRocksDBStateBackend());
+    }
+
+    /**
+     * On RocksDB with a write-back cache of no ring, one, or 5 for the 12 keys: rings written back as keys take
+     * turns and read again, each snapshot taking what is cached. The heap run's output.
+     */
+    @ParameterizedTest(name = "rings cached {0}")
+    @ValueSource(ints = {0, 1, 5})
+    void restoreOnRocksDbWithSmallCachesContinuesIdentically(int cachedRings) throws Exception {
+        restoreContinuesIdentically(true, new EmbeddedRocksDBStateBackend(), cachedRings);
+        restoreContinuesIdentically(false, new EmbeddedRocksDBStateBackend(), cachedRings);
+    }
+
+    /**
+     * The cache at work on RocksDB: with room for the 12 keys a ring is read from RocksDB about once per key and
+     * written only for the snapshot; without a cache, at every record and rotation timer.
+     */
+    @Test
+    void onRocksDbACachedRingIsReadOnceAndWrittenForTheSnapshot() throws Exception {
+        List<Action> actions = scenario(true).subList(0, 600);
+        long records = actions.stream().filter(a -> a instanceof Element).count();
+        Run cached = DedupHarnesses.open(dedup(true), 1, 0, null, new EmbeddedRocksDBStateBackend());
+        Run plain = DedupHarnesses.open(dedup(true, 0), 1, 0, null, new EmbeddedRocksDBStateBackend());
+        assertThat(DedupHarnesses.replay(cached, actions, k -> true))
+                .isEqualTo(DedupHarnesses.replay(plain, actions, k -> true));
+        assertThat(cached.function().cache().reads()).isBetween(12L, 24L); // a key whose ring emptied is read again
+        assertThat(cached.function().cache().writes()).isZero();
+        assertThat(plain.function().cache().reads()).as("one per record, and per rotation timer")
+                .isGreaterThanOrEqualTo(records);
+        cached.harness().snapshot(1, 1);
+        assertThat(cached.function().cache().writes()).isEqualTo(cached.function().cache().size()).isPositive();
+        cached.close();
+        plain.close();
     }
 
     private static boolean owns(String key, int parallelism, int subtask) {

@@ -79,6 +79,7 @@ public final class LinerateDedup implements Pipeline {
                 .generations(GENERATIONS)
                 .expectedRate(perLink * 1.25)
                 .fpp(FPP)
+                .stateCacheBytes(settings.stateCache()) // used on RocksDB only
                 .build();
         return applyTo(dedup, batches, links).firstOccurrences().name("linerate dedup").uid("linerate-dedup");
     }

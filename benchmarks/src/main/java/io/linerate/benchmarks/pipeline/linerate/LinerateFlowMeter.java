@@ -56,7 +56,7 @@ public final class LinerateFlowMeter implements Pipeline {
                 .capacity(capacityPerLink(settings))
                 .keyFormat(FlowKeyFormat.IPV4_ONLY) // the workload is IPv4 only: 48-byte entries instead of 72
                 .idleTimeout(settings.idleTimeout())
-                .stateCacheBytes(settings.flowMeterStateCache()) // used on RocksDB only
+                .stateCacheBytes(settings.stateCache()) // used on RocksDB only
                 .build();
         return applyTo(meter, batches, links).name("linerate flow meter").uid("linerate-flow-meter");
     }
