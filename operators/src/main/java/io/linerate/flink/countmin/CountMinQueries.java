@@ -52,7 +52,7 @@ public final class CountMinQueries<T, Q, K> {
         this.stateCacheBytes = b.stateCacheBytes;
     }
 
-    /** Default of {@link Builder#stateCacheBytes}: 64 MiB per subtask. */
+    /** Default of {@link Builder#stateCacheBytes}: 64 MiB per parallel instance of the operator. */
     public static final long DEFAULT_STATE_CACHE_BYTES = 64L << 20;
 
     public static <T, Q, K> Builder<T, Q, K> builder() {
@@ -66,8 +66,8 @@ public final class CountMinQueries<T, Q, K> {
     public SingleOutputStreamOperator<CountMinEstimate<K, Q>> apply(DataStream<T> updates, DataStream<Q> queries) {
         return updates.connect(queries)
                 .keyBy(scope, queryScope, scopeType)
-                .transform("Count-Min point queries", outputType(queries.getType()),
-                        new WriteBackCoOperator<>(function(updates.getType(), queries.getType())));
+                .transform("Count-Min point queries", outputType(queries.getType()), new WriteBackCoOperator<>(
+                        updates.getExecutionEnvironment().clean(function(updates.getType(), queries.getType()))));
     }
 
     /** The keyed function {@link #apply} runs, for a test harness or a hand-built topology. */
@@ -134,12 +134,12 @@ public final class CountMinQueries<T, Q, K> {
         }
 
         /**
-         * Heap each subtask may spend keeping the sketches of its most recently used scopes live between
-         * checkpoints when the state backend stores values serialized (RocksDB), where an update otherwise
-         * deserializes and serializes its scope's whole sketch: sketches are written back when the cache needs their
-         * place and whenever the state is snapshotted ({@link WriteBackCoOperator}). Holds
-         * {@code bytes / stateBytesPerKey} sketches; default {@value #DEFAULT_STATE_CACHE_BYTES} bytes, 0 turns it
-         * off; the heap backend ignores it.
+         * Heap each parallel instance of the operator may spend keeping the sketches of its most recently used scopes
+         * live between checkpoints when the state backend stores values serialized (RocksDB), where an update
+         * otherwise deserializes and serializes its scope's whole sketch: sketches are written back when the cache
+         * needs their place and whenever the state is snapshotted ({@link WriteBackCoOperator}). Holds {@code bytes /
+         * stateBytesPerKey} sketches; default {@value #DEFAULT_STATE_CACHE_BYTES} bytes, 0 turns it off; backends that
+         * keep values on the heap (also under the changelog backend) and batch execution ignore it.
          */
         public Builder<T, Q, K> stateCacheBytes(long bytes) {
             if (bytes < 0) {

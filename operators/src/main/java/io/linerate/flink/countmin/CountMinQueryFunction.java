@@ -89,7 +89,8 @@ public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction
         // naming the field, instead of answering restored scopes with another ε than the configured one
         ValueState<CountMinSketch> state = getRuntimeContext().getState(new ValueStateDescriptor<>("countMin",
                 new CountMinSketchTypeInfo(sizing.shape())));
-        sketches = new WriteBackCache<>(state, keys, cachedScopes);
+        sketches = new WriteBackCache<>(state, keys, cachedScopes,
+                "Count-Min sketches of " + sizing.stateBytesPerKey() + " bytes");
         hasher = ItemHasher.seeded(sizing.seed());
         MetricGroup metrics = getRuntimeContext().getMetricGroup();
         itemsProcessed = metrics.counter("itemsProcessed");

@@ -115,7 +115,8 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
     public void open(OpenContext context) {
         ValueState<GenerationRing> rings = getRuntimeContext().getState(
                 new ValueStateDescriptor<>("generations", new GenerationRingTypeInfo(sizing.shape())));
-        state = new WriteBackCache<>(rings, keys, cachedScopes);
+        state = new WriteBackCache<>(rings, keys, cachedScopes,
+                "dedup rings of up to " + sizing.stateBytesPerKey() + " bytes");
         hasher = ItemHasher.seeded(sizing.seed());
         MetricGroup metrics = getRuntimeContext().getMetricGroup();
         itemsProcessed = metrics.counter("itemsProcessed");

@@ -90,7 +90,7 @@ public final class Deduplicator<T, K> implements Serializable {
         return new Builder<>();
     }
 
-    /** Default of {@link Builder#stateCacheBytes}: 64 MiB per subtask. */
+    /** Default of {@link Builder#stateCacheBytes}: 64 MiB per parallel instance of the operator. */
     public static final long DEFAULT_STATE_CACHE_BYTES = 64L << 20;
 
     /** The side output of probable duplicates of an input of type {@code inputType}. */
@@ -102,7 +102,8 @@ public final class Deduplicator<T, K> implements Serializable {
     public DedupStreams<T> apply(DataStream<T> input) {
         TypeInformation<T> type = input.getType();
         KeyedStream<T, K> keyed = scopeType == null ? input.keyBy(scope) : input.keyBy(scope, scopeType);
-        SingleOutputStreamOperator<T> firsts = keyed.transform("dedup", type, new WriteBackOperator<>(function(type)));
+        SingleOutputStreamOperator<T> firsts = keyed.transform("dedup", type,
+                new WriteBackOperator<>(input.getExecutionEnvironment().clean(function(type))));
         return new DedupStreams<>(firsts, firsts.getSideOutput(duplicatesTag(type)),
                 firsts.getSideOutput(Rejected.tag(type)));
     }
@@ -127,8 +128,8 @@ public final class Deduplicator<T, K> implements Serializable {
                                               ElementsOf<B, T> elements, TypeInformation<T> elementType) {
         Objects.requireNonNull(batchScope, "batchScope");
         KeyedStream<B, K> keyed = scopeType == null ? batches.keyBy(batchScope) : batches.keyBy(batchScope, scopeType);
-        SingleOutputStreamOperator<T> firsts = keyed.transform("dedup", elementType,
-                new WriteBackOperator<>(batchFunction(batches.getType(), elementType, elements)));
+        SingleOutputStreamOperator<T> firsts = keyed.transform("dedup", elementType, new WriteBackOperator<>(
+                batches.getExecutionEnvironment().clean(batchFunction(batches.getType(), elementType, elements))));
         return new DedupStreams<>(firsts, firsts.getSideOutput(duplicatesTag(elementType)),
                 firsts.getSideOutput(Rejected.tag(elementType)));
     }
@@ -275,12 +276,12 @@ public final class Deduplicator<T, K> implements Serializable {
         }
 
         /**
-         * Heap each subtask may spend keeping the rings of its most recently used scope keys live between
-         * checkpoints when the state backend stores values serialized (RocksDB), where a batch otherwise costs a
-         * deserialize and a serialize of its key's whole ring: rings are written back when the cache needs their
-         * place and whenever the state is snapshotted ({@link io.linerate.flink.state.WriteBackOperator}). Holds
-         * {@code bytes / stateBytesPerKey} rings; default {@value #DEFAULT_STATE_CACHE_BYTES} bytes, 0 turns it
-         * off; the heap backend ignores it.
+         * Heap each parallel instance of the operator may spend keeping the rings of its most recently used scope keys
+         * live between checkpoints when the state backend stores values serialized (RocksDB), where a batch otherwise
+         * costs a deserialize and a serialize of its key's whole ring: rings are written back when the cache needs
+         * their place and whenever the state is snapshotted ({@link io.linerate.flink.state.WriteBackOperator}). Holds
+         * {@code bytes / stateBytesPerKey} rings; default {@value #DEFAULT_STATE_CACHE_BYTES} bytes, 0 turns it off;
+         * backends that keep values on the heap (also under the changelog backend) and batch execution ignore it.
          */
         public Builder<T, K> stateCacheBytes(long bytes) {
             require(bytes >= 0, "stateCacheBytes must be >= 0, got " + bytes);

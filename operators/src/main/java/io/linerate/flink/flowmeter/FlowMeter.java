@@ -60,7 +60,7 @@ public final class FlowMeter<T, K> implements Serializable {
     private static final int COUNTER_LONGS = 4;
     private static final long MAX_ENTRY_LONGS = Integer.MAX_VALUE - 8;
     private static final int LEVELS = 4;
-    /** Default of {@link Builder#stateCacheBytes}: 64 MiB per subtask. */
+    /** Default of {@link Builder#stateCacheBytes}: 64 MiB per parallel instance of the operator. */
     public static final long DEFAULT_STATE_CACHE_BYTES = 64L << 20;
     /** Name of the side output of batch records that cannot be read. */
     public static final String MALFORMED_BATCHES = Rejected.BATCH_OUTPUT_NAME;
@@ -114,7 +114,8 @@ public final class FlowMeter<T, K> implements Serializable {
      */
     public SingleOutputStreamOperator<MeteredFlow<K>> apply(DataStream<T> input) {
         return input.keyBy(scope, scopeType)
-                .transform("flow-meter", outputType(), new WriteBackOperator<>(function(input.getType())));
+                .transform("flow-meter", outputType(),
+                        new WriteBackOperator<>(input.getExecutionEnvironment().clean(function(input.getType()))));
     }
 
     /**
@@ -136,8 +137,8 @@ public final class FlowMeter<T, K> implements Serializable {
                                                                         ElementsOf<B, T> elements,
                                                                         TypeInformation<T> elementType) {
         Objects.requireNonNull(batchScope, "batchScope");
-        return batches.keyBy(batchScope, scopeType).transform("flow-meter", outputType(),
-                new WriteBackOperator<>(batchFunction(batches.getType(), elementType, elements)));
+        return batches.keyBy(batchScope, scopeType).transform("flow-meter", outputType(), new WriteBackOperator<>(
+                batches.getExecutionEnvironment().clean(batchFunction(batches.getType(), elementType, elements))));
     }
 
     /** The keyed process function {@link #apply} runs (for tests and custom wiring after a keyBy on scope). */
@@ -394,12 +395,13 @@ public final class FlowMeter<T, K> implements Serializable {
         }
 
         /**
-         * Heap each subtask may spend keeping the tables of its most recently used scopes live between checkpoints
-         * when the state backend stores values serialized (RocksDB): there a record otherwise costs a deserialize
-         * and a serialize of its scope's whole table. Tables are written back when the cache needs their place and
-         * before every checkpoint or savepoint; the cache holds {@code bytes / tableBytes()} tables (none if one
-         * table is larger). Default {@value #DEFAULT_STATE_CACHE_BYTES} bytes; 0 turns it off. The heap backend
-         * needs none (its state is the live table) and ignores it.
+         * Heap each parallel instance of the operator may spend keeping the tables of its most recently used scopes
+         * live between checkpoints when the state backend stores values serialized (RocksDB): there a record otherwise
+         * costs a deserialize and a serialize of its scope's whole table. Tables are written back when the cache needs
+         * their place and before every checkpoint or savepoint; the cache holds {@code bytes / tableBytes()} tables
+         * (none if one table is larger). Default {@value #DEFAULT_STATE_CACHE_BYTES} bytes; 0 turns it off. Backends that
+         * keep values on the heap (its state is the live table; also under the changelog backend) and batch execution
+         * ignore it.
          */
         public Builder<T, K> stateCacheBytes(long bytes) {
             if (bytes < 0) {

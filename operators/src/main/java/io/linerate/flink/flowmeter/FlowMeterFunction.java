@@ -101,7 +101,8 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
         // naming the field; the timeouts and overflow policy are not shape: adopt() applies the current ones
         ValueState<FlowTable> state = getRuntimeContext().getState(new ValueStateDescriptor<>("flowTable",
                 FlowTableSerializer.expecting(meter.newTable(null))));
-        tables = new WriteBackCache<>(state, keys, meter.cachedScopes());
+        tables = new WriteBackCache<>(state, keys, meter.cachedScopes(),
+                "flow tables of " + meter.tableBytes() + " bytes");
         fields = new PacketFields();
         emitter = new Emitter();
         meterPacket = this::meterPacket;

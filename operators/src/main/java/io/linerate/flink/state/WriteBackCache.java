@@ -5,18 +5,24 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.TestableKeyedStateBackend;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A key's structure kept live on the heap between checkpoints, for state backends that store values serialized
  * (RocksDB): read from state once, updated in place while its key stays here, and written back when the cache
- * needs its place and before every snapshot of the operator's state ({@link WriteBackOperator}). On such a backend a plain
- * {@code value()} deserializes the whole structure and {@code update()} serializes it again, per record.
+ * needs its place and before every snapshot of the operator's state ({@link WriteBackOperator}). On such a backend
+ * a plain {@code value()} deserializes the whole structure and {@code update()} serializes it again, per record.
  *
  * <p>Holds at most {@code capacity} keys; the least recently used one is written back (if changed) and dropped
  * when another key needs a place. Pass-through, every call going to the state, when the capacity is 0, when the
- * backend keeps objects on the heap (its {@code value()} already returns the live structure), or when the function
- * does not run under a {@link WriteBackOperator} (no {@link KeyContext}): plain {@code process(..)} wiring has no
- * hook before the snapshot, so nothing may wait in a cache there.
+ * backend does not store values serialized ({@link #storesSerialized}: the heap backend's {@code value()} already
+ * returns the live structure), or when the function does not run under a {@link WriteBackOperator} (no
+ * {@link KeyContext}): plain {@code process(..)} wiring has no hook before the snapshot, so nothing may wait in a
+ * cache there. Keys are matched by {@code equals}/{@code hashCode}, which must agree with the key's serialized
+ * form (as Flink requires of keys anyway).
  *
  * <p>Exactly once: everything changed is in the state before the operator's snapshot is taken (savepoints
  * included); after a failure the cache is gone and the state is the checkpoint's. Not thread-safe (the task's
@@ -27,25 +33,34 @@ import org.apache.flink.api.common.state.ValueState;
  */
 public final class WriteBackCache<K, S> {
 
+    private static final Logger LOG = LoggerFactory.getLogger(WriteBackCache.class);
+
     private final ValueState<S> state;
     private final KeyContext<K> keys; // null: pass-through
     private final int capacity;
     private final LinkedHashMap<K, Entry<S>> entries = new LinkedHashMap<>(16, 0.75f, true); // access order
-    private long reads;
-    private long writes;
+    // read by metric reporters on other threads: volatile, written only by the task's thread
+    private volatile long reads;
+    private volatile long writes;
+    private volatile int size;
 
     /**
      * @param state the keyed state behind the cache
      * @param keys the operator's key context, or {@code null} for a pass-through cache
      * @param capacity keys held at most; 0 for a pass-through cache
+     * @param what what is cached, for the log line that reports the capacity (e.g. "flow tables of 9846486 bytes")
      */
-    public WriteBackCache(ValueState<S> state, KeyContext<K> keys, int capacity) {
+    public WriteBackCache(ValueState<S> state, KeyContext<K> keys, int capacity, String what) {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity must be >= 0, got " + capacity);
         }
         this.state = state;
         this.keys = capacity == 0 ? null : keys;
         this.capacity = capacity;
+        if (this.keys != null) {
+            LOG.info("Keeping up to {} {} live between checkpoints (write-back cache of this operator instance)",
+                    capacity, what);
+        }
     }
 
     /** Whether structures are held here between checkpoints (false: every call goes to the state). */
@@ -93,6 +108,7 @@ public final class WriteBackCache<K, S> {
     public void clear() {
         if (keys != null) {
             entries.remove(keys.currentKey());
+            size = entries.size();
         }
         state.clear();
     }
@@ -103,20 +119,38 @@ public final class WriteBackCache<K, S> {
             return;
         }
         K current = keys.currentKey();
-        for (Map.Entry<K, Entry<S>> e : entries.entrySet()) {
-            Entry<S> entry = e.getValue();
-            if (entry.changed) {
-                writeBack(e.getKey(), entry);
+        try {
+            for (Map.Entry<K, Entry<S>> e : entries.entrySet()) {
+                Entry<S> entry = e.getValue();
+                if (entry.changed) {
+                    writeBack(e.getKey(), entry);
+                }
             }
-        }
-        if (current != null) {
-            keys.setCurrentKey(current);
+        } finally {
+            if (current != null) {
+                keys.setCurrentKey(current);
+            }
         }
     }
 
     /** Keys whose structure is held. */
     public int size() {
-        return entries.size();
+        return size;
+    }
+
+    /**
+     * Whether {@code backend} stores values serialized, so that each {@code value()} deserializes a copy and a cache
+     * of live structures pays: RocksDB and ForSt (also under the changelog backend). False for the heap backend
+     * (also under the changelog backend, whose snapshots copy-on-write the heap's live objects: a cache would change
+     * them behind it), for Flink's batch-execution backend (which drops a key's state when the key changes) and for
+     * any backend this library does not know: those run pass-through.
+     */
+    public static boolean storesSerialized(KeyedStateBackend<?> backend) {
+        KeyedStateBackend<?> inner = backend instanceof TestableKeyedStateBackend<?> wrapper
+                ? wrapper.getDelegatedKeyedStateBackend(true) : backend;
+        String name = inner.getClass().getName();
+        return name.equals("org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend")
+                || name.startsWith("org.apache.flink.state.forst.");
     }
 
     /** Structures read from the state: every {@link #value()} of a pass-through cache, else the misses. */
@@ -133,20 +167,24 @@ public final class WriteBackCache<K, S> {
         if (entries.size() >= capacity) {
             Iterator<Map.Entry<K, Entry<S>>> eldest = entries.entrySet().iterator();
             Map.Entry<K, Entry<S>> victim = eldest.next();
-            if (victim.getValue().changed) {
-                writeBack(victim.getKey(), victim.getValue());
-                keys.setCurrentKey(key);
-            }
             eldest.remove();
+            if (victim.getValue().changed) {
+                try {
+                    writeBack(victim.getKey(), victim.getValue());
+                } finally {
+                    keys.setCurrentKey(key);
+                }
+            }
         }
         entries.put(key, new Entry<>(value, changed));
+        size = entries.size();
     }
 
     private void writeBack(K key, Entry<S> entry) throws IOException {
         keys.setCurrentKey(key);
         state.update(entry.value);
         entry.changed = false;
-        writes++;
+        writes++; // single writer: the task's thread
     }
 
     /** The operator's current key, and a way to switch it for a write-back. */

@@ -1,14 +1,13 @@
 package io.linerate.flink.state;
 
 import org.apache.flink.runtime.state.StateSnapshotContext;
-import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 
 /**
  * {@link WriteBackOperator} for two inputs: Flink's {@link KeyedCoProcessOperator} for a {@link WriteBackFunction},
- * which gets the key context before {@code open} (none on a heap backend) and writes back whenever the operator's
- * state is snapshotted and when the input ends.
+ * which gets the key context before {@code open} (none unless the backend stores values serialized) and writes back
+ * whenever the operator's state is snapshotted and when the input ends.
  *
  * @param <K> the key
  * @param <I1> the first input
@@ -26,8 +25,8 @@ public final class WriteBackCoOperator<K, I1, I2, O> extends KeyedCoProcessOpera
     @Override
     @SuppressWarnings("unchecked")
     public void open() throws Exception {
-        boolean heap = getKeyedStateBackend() instanceof HeapKeyedStateBackend;
-        function().bindKeys(heap ? null : new WriteBackCache.KeyContext<>() {
+        boolean serialized = WriteBackCache.storesSerialized(getKeyedStateBackend());
+        function().bindKeys(!serialized ? null : new WriteBackCache.KeyContext<>() {
             @Override
             public K currentKey() {
                 return (K) getCurrentKey();
@@ -47,6 +46,7 @@ public final class WriteBackCoOperator<K, I1, I2, O> extends KeyedCoProcessOpera
         super.snapshotState(context);
     }
 
+    /** Writes back at the end of the input too (defensive: a snapshot after {@code finish()} holds what is written). */
     @Override
     public void finish() throws Exception {
         super.finish();

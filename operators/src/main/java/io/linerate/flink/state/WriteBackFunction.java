@@ -9,8 +9,8 @@ package io.linerate.flink.state;
 public interface WriteBackFunction<K> {
 
     /**
-     * Called before {@code open}, with the operator's key context, or {@code null} when a cache is not worth it
-     * (a heap state backend: its values are the live objects already).
+     * Called before {@code open}, with the operator's key context, or {@code null} when the state backend does not
+     * store values serialized ({@link WriteBackCache#storesSerialized}): then nothing may be cached.
      */
     void bindKeys(WriteBackCache.KeyContext<K> keys);
 

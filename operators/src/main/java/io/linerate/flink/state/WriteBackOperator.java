@@ -1,16 +1,15 @@
 package io.linerate.flink.state;
 
 import org.apache.flink.runtime.state.StateSnapshotContext;
-import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 
 /**
  * Flink's {@link KeyedProcessOperator} for a {@link WriteBackFunction}: gives the function the key context its
- * {@link WriteBackCache} switches for write-backs (none on a heap backend), and has it write back whenever the
- * operator's state is snapshotted ({@link #snapshotState}, checkpoints and savepoints, before the keyed state backend
- * takes its snapshot) and when the input ends. Timers, side outputs and state names are those of {@code KeyedProcessOperator}, so state
- * written under either restores under the other.
+ * {@link WriteBackCache} switches for write-backs (none unless {@link WriteBackCache#storesSerialized}), and has it
+ * write back whenever the operator's state is snapshotted ({@link #snapshotState}, checkpoints and savepoints, before
+ * the keyed state backend takes its snapshot) and when the input ends. Timers, side outputs and state names are those
+ * of {@code KeyedProcessOperator}, so state written under either restores under the other.
  *
  * @param <K> the key
  * @param <I> the input
@@ -27,8 +26,8 @@ public final class WriteBackOperator<K, I, O> extends KeyedProcessOperator<K, I,
     @Override
     @SuppressWarnings("unchecked")
     public void open() throws Exception {
-        boolean heap = getKeyedStateBackend() instanceof HeapKeyedStateBackend;
-        function().bindKeys(heap ? null : new WriteBackCache.KeyContext<>() {
+        boolean serialized = WriteBackCache.storesSerialized(getKeyedStateBackend());
+        function().bindKeys(!serialized ? null : new WriteBackCache.KeyContext<>() {
             @Override
             public K currentKey() {
                 return (K) getCurrentKey();
@@ -52,6 +51,7 @@ public final class WriteBackOperator<K, I, O> extends KeyedProcessOperator<K, I,
         super.snapshotState(context);
     }
 
+    /** Writes back at the end of the input too (defensive: a snapshot after {@code finish()} holds what is written). */
     @Override
     public void finish() throws Exception {
         super.finish();

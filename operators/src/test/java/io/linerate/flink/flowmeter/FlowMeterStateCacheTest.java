@@ -4,14 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.flink.flowmeter.Packets.Packet;
+import io.linerate.flink.state.WriteBackCache;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.apache.flink.api.common.ExecutionConfig;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.sorted.state.BatchExecutionKeyedStateBackend;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -187,11 +192,29 @@ class FlowMeterStateCacheTest {
         }
     }
 
+    /** Only a backend that stores values serialized gets a cache; the heap's and batch execution's do not. */
+    @Test
+    void onlyRocksDbStoresValuesSerialized() throws Exception {
+        try (var heap = Harnesses.open(builder().build(), new HashMapStateBackend(), 1, 0, null);
+             var rocks = Harnesses.open(builder().build(), rocksDb(), 1, 0, null)) {
+            heap.open();
+            rocks.open();
+            assertThat(WriteBackCache.storesSerialized(heap.getOperator().getKeyedStateBackend())).isFalse();
+            assertThat(WriteBackCache.storesSerialized(rocks.getOperator().getKeyedStateBackend())).isTrue();
+        }
+        assertThat(WriteBackCache.storesSerialized(new BatchExecutionKeyedStateBackend<>(StringSerializer.INSTANCE,
+                new KeyGroupRange(0, 127), new ExecutionConfig()))).isFalse();
+    }
+
     @Test
     void theCacheBudgetIsCheckedAndCountsWholeTables() {
         assertThatThrownBy(() -> builder().stateCacheBytes(-1)).hasMessage("stateCacheBytes must be >= 0, got -1");
         FlowMeter<Packet, String> meter = builder().build();
-        assertThat(meter.cachedScopes()).isEqualTo(FlowMeter.DEFAULT_STATE_CACHE_BYTES / meter.tableBytes());
+        long table = meter.newTable(null).memoryBytes();
+        assertThat(meter.tableBytes()).as("the budget's arithmetic against a real table").isCloseTo(table,
+                org.assertj.core.data.Percentage.withPercentage(1));
+        assertThat((long) meter.cachedScopes() * table).as("%d tables of %d bytes: what fits in 64 MiB",
+                meter.cachedScopes(), table).isLessThanOrEqualTo(64L << 20).isGreaterThan((long) (0.99 * (64L << 20)));
         assertThat(builder().stateCacheBytes(meter.tableBytes() - 1).build().cachedScopes()).isZero();
         assertThat(builder().stateCacheBytes(0).build().cachedScopes()).isZero();
     }
