@@ -102,10 +102,7 @@ public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction
         metrics.gauge("stateBytesPerKey", (Gauge<Long>) () -> bytes);
         double epsilon = sizing.epsilon();
         metrics.gauge("epsilon", (Gauge<Double>) () -> epsilon);
-        WriteBackCache<K, CountMinSketch> cache = sketches;
-        metrics.gauge("cachedScopes", (Gauge<Integer>) cache::size);
-        metrics.gauge("stateReads", (Gauge<Long>) cache::reads);
-        metrics.gauge("stateWrites", (Gauge<Long>) cache::writes);
+        sketches.registerMetrics(metrics);
     }
 
     /** The sketches' write-back cache (tests). */

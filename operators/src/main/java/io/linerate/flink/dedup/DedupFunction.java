@@ -128,10 +128,7 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
         long stateBytes = sizing.stateBytesPerKey();
         metrics.gauge("stateBytesPerKey", (Gauge<Long>) () -> stateBytes);
         metrics.gauge("estimatedFpp", (Gauge<Double>) () -> fppOfLatestRotation);
-        WriteBackCache<K, GenerationRing> cache = state;
-        metrics.gauge("cachedScopes", (Gauge<Integer>) cache::size);
-        metrics.gauge("stateReads", (Gauge<Long>) cache::reads);
-        metrics.gauge("stateWrites", (Gauge<Long>) cache::writes);
+        state.registerMetrics(metrics);
         fppEpoch = Long.MIN_VALUE;
         each = this::element; // allocated once, not per batch
     }

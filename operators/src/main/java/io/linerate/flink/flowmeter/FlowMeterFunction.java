@@ -121,10 +121,7 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
         metrics.gauge("activeFlows", (Gauge<Integer>) () -> lastActiveFlows);
         metrics.gauge("stashOccupancy", (Gauge<Integer>) () -> lastStashSize);
         metrics.gauge("stateBytesPerKey", (Gauge<Long>) () -> lastStateBytes);
-        WriteBackCache<K, FlowTable> cache = tables;
-        metrics.gauge("cachedScopes", (Gauge<Integer>) cache::size);
-        metrics.gauge("stateReads", (Gauge<Long>) cache::reads);
-        metrics.gauge("stateWrites", (Gauge<Long>) cache::writes);
+        tables.registerMetrics(metrics);
     }
 
     @Override

@@ -5,8 +5,11 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.TestableKeyedStateBackend;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -185,6 +188,38 @@ public final class WriteBackCache<K, S> {
         state.update(entry.value);
         entry.changed = false;
         writes++; // single writer: the task's thread
+    }
+
+    /**
+     * The key context a {@link WriteBackFunction} of {@code operator} gets: the operator's, if its keyed state backend
+     * {@link #storesSerialized stores values serialized}, else {@code null} (nothing may be cached).
+     */
+    static <K> KeyContext<K> keysOf(AbstractStreamOperator<?> operator) {
+        if (!storesSerialized(operator.getKeyedStateBackend())) {
+            return null;
+        }
+        return new KeyContext<>() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public K currentKey() {
+                return (K) operator.getCurrentKey();
+            }
+
+            @Override
+            public void setCurrentKey(K key) {
+                operator.setCurrentKey(key);
+            }
+        };
+    }
+
+    /**
+     * Registers the cache's gauges in {@code metrics}: {@code cachedScopes} (structures held), {@code stateReads} and
+     * {@code stateWrites} (structures read from and written to the state backend).
+     */
+    public void registerMetrics(MetricGroup metrics) {
+        metrics.gauge("cachedScopes", (Gauge<Integer>) this::size);
+        metrics.gauge("stateReads", (Gauge<Long>) this::reads);
+        metrics.gauge("stateWrites", (Gauge<Long>) this::writes);
     }
 
     /** The operator's current key, and a way to switch it for a write-back. */

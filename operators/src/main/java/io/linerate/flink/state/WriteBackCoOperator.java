@@ -23,20 +23,8 @@ public final class WriteBackCoOperator<K, I1, I2, O> extends KeyedCoProcessOpera
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public void open() throws Exception {
-        boolean serialized = WriteBackCache.storesSerialized(getKeyedStateBackend());
-        function().bindKeys(!serialized ? null : new WriteBackCache.KeyContext<>() {
-            @Override
-            public K currentKey() {
-                return (K) getCurrentKey();
-            }
-
-            @Override
-            public void setCurrentKey(K key) {
-                WriteBackCoOperator.this.setCurrentKey(key);
-            }
-        });
+        function().bindKeys(WriteBackCache.keysOf(this));
         super.open();
     }
 

@@ -24,20 +24,8 @@ public final class WriteBackOperator<K, I, O> extends KeyedProcessOperator<K, I,
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public void open() throws Exception {
-        boolean serialized = WriteBackCache.storesSerialized(getKeyedStateBackend());
-        function().bindKeys(!serialized ? null : new WriteBackCache.KeyContext<>() {
-            @Override
-            public K currentKey() {
-                return (K) getCurrentKey();
-            }
-
-            @Override
-            public void setCurrentKey(K key) {
-                WriteBackOperator.this.setCurrentKey(key);
-            }
-        });
+        function().bindKeys(WriteBackCache.keysOf(this));
         super.open();
     }
 
