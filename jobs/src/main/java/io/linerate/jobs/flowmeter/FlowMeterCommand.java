@@ -170,8 +170,9 @@ public final class FlowMeterCommand implements Callable<Integer> {
   FlowMeterJob job() {
     try {
       FlowMeterJob.Builder b = FlowMeterJob.builder().idleTimeout(idleTimeout).activeTimeout(activeTimeout)
-          .tick(tick).scheme(scheme).overflow(overflow).stashCapacity(stash).stateCacheBytes(stateCache).keyFormat(keyFormat).seed(seed)
-          .outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded).transactionTimeout(flink.transactionTimeout())
+          .tick(tick).scheme(scheme).overflow(overflow).stashCapacity(stash).stateCacheBytes(stateCache)
+          .keyFormat(keyFormat).seed(seed).outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded)
+          .transactionTimeout(flink.transactionTimeout())
           .jobName(flink.jobName());
       if (memoryBudget > 0) {
         b.memoryBudget(memoryBudget);

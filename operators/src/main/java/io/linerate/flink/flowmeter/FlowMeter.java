@@ -399,9 +399,9 @@ public final class FlowMeter<T, K> implements Serializable {
          * live between checkpoints when the state backend stores values serialized (RocksDB): there a record otherwise
          * costs a deserialize and a serialize of its scope's whole table. Tables are written back when the cache needs
          * their place and before every checkpoint or savepoint; the cache holds {@code bytes / tableBytes()} tables
-         * (none if one table is larger). Default {@value #DEFAULT_STATE_CACHE_BYTES} bytes; 0 turns it off. Backends that
-         * keep values on the heap (its state is the live table; also under the changelog backend) and batch execution
-         * ignore it.
+         * (none if one table is larger). Default {@value #DEFAULT_STATE_CACHE_BYTES} bytes; 0 turns it off. Backends
+         * that keep values on the heap (its state is the live table; also under the changelog backend) and batch
+         * execution ignore it.
          */
         public Builder<T, K> stateCacheBytes(long bytes) {
             if (bytes < 0) {
