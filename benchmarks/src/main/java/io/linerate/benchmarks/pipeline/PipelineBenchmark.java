@@ -141,8 +141,8 @@ public final class PipelineBenchmark {
                   --parallelism P            job parallelism (default 2)
                   --checkpoint-interval D    e.g. 10s, 500ms (default 10s)
                   --state-backend B          hashmap or rocksdb (default hashmap)
-                  --state-cache BYTES        the linerate flow meter's and dedup's state cache per subtask on
-                                             RocksDB, e.g. 64M, 0 (default 64M)
+                  --state-cache BYTES        the linerate heavy hitters', flow meter's and dedup's state cache
+                                             per subtask on RocksDB, e.g. 64M, 0 (default 64M)
                   --seed N                   generator seed
                   --rate N                   packets per simulated second of event time (default 1M)
                   --links N                  links (observation points) the flows are spread over (default 8)

@@ -12,7 +12,7 @@ import java.time.Duration;
  * @param dedupTtl dedup: how long an item is remembered (10 s; plain Flink's state TTL is processing time)
  * @param idleTimeout flow meter: a flow is exported after this much event time without a packet (10 s)
  * @param workload the packet stream (for sizing: expected flows, links)
- * @param stateCache linerate flow meter and dedup: heap per subtask for the structures kept live between
+ * @param stateCache linerate heavy hitters, flow meter and dedup: heap per subtask for the structures kept live between
  *        checkpoints on the RocksDB backend ({@code stateCacheBytes} of their builders; their default, 64 MiB)
  */
 public record PipelineSettings(Duration window, int topK, Duration dedupTtl, Duration idleTimeout,

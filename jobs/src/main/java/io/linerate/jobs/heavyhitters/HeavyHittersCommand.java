@@ -7,6 +7,7 @@ import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Main;
+import io.linerate.jobs.cli.Sizes;
 import io.linerate.jobs.cli.TopicNames;
 import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -127,6 +128,14 @@ public final class HeavyHittersCommand implements Callable<Integer> {
       description = "Hash seed of the trackers; keep it across restores (default: ${DEFAULT-VALUE})")
   void seed(long value) {
     job.seed(value);
+  }
+
+  @Option(names = "--state-cache", order = 17, paramLabel = "BYTES", defaultValue = "64m",
+      description = "With --state-backend rocksdb: heap per subtask for the window rings of the observation points "
+          + "used last, kept live between checkpoints instead of read and written whole per record (suffix k, m, g);"
+          + " 0: none (default: ${DEFAULT-VALUE})")
+  void stateCache(String value) {
+    job.stateCacheBytes(Sizes.parseBytes(spec, "--state-cache", value));
   }
 
   private long alertWeight;

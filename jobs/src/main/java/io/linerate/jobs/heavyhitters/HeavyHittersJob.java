@@ -357,6 +357,7 @@ public final class HeavyHittersJob implements JobLauncher {
     private int capacity;
     private long memoryBudget;
     private long seed = DEFAULT_SEED;
+    private long stateCacheBytes = HeavyHitterDetector.DEFAULT_STATE_CACHE_BYTES;
     private String alertsTopic;
 
     private Builder() {
@@ -438,6 +439,15 @@ public final class HeavyHittersJob implements JobLauncher {
       return this;
     }
 
+    /**
+     * Heap per subtask for the window rings of the observation points used last when the state backend stores values
+     * serialized (RocksDB); see {@link HeavyHitterDetector.Builder#stateCacheBytes}. Default 64 MiB, 0 for none.
+     */
+    public Builder stateCacheBytes(long bytes) {
+      this.stateCacheBytes = bytes;
+      return this;
+    }
+
     /** Topic of the alerts; null (default): the output topic, next to the reports. */
     public Builder alertsTopic(String alertsTopic) {
       this.alertsTopic = alertsTopic == null || alertsTopic.isBlank() ? null : alertsTopic.trim();
@@ -466,6 +476,9 @@ public final class HeavyHittersJob implements JobLauncher {
       if (memoryBudget < 0) {
         throw new IllegalArgumentException("memoryBudget must be >= 0 (0: none), got " + memoryBudget);
       }
+      if (stateCacheBytes < 0) {
+        throw new IllegalArgumentException("stateCacheBytes must be >= 0 (0: none), got " + stateCacheBytes);
+      }
       if (capacity > 0 && memoryBudget > 0) {
         throw new IllegalArgumentException("capacity and memoryBudget exclude each other, got capacity " + capacity
             + " and memoryBudget " + memoryBudget);
@@ -476,7 +489,8 @@ public final class HeavyHittersJob implements JobLauncher {
           .timestamps(PacketRecord.TIMESTAMP)
           .topK(topK)
           .phi(phi)
-          .seed(seed);
+          .seed(seed)
+          .stateCacheBytes(stateCacheBytes);
       if (slide == null || slide.equals(window)) {
         b.tumbling(window);
       } else {

@@ -43,7 +43,8 @@ class HeavyHittersCommandTest {
     assertThat(help.exitCode()).isZero();
     List<String> options = List.of("--window", "--slide", "--top-k", "--phi", "--weight", "--item", "--capacity",
         "--memory-budget", "--seed", "--alert-weight", "--alert-fraction", "--alert-min-window-weight",
-        "--out-of-orderness", "--idleness", "--alerts-topic", "--bounded", "--bootstrap-servers", "--input-topic",
+        "--out-of-orderness", "--idleness", "--alerts-topic", "--bounded", "--state-cache", "--bootstrap-servers",
+        "--input-topic",
         "--output-topic", "--dead-letter-topic", "--parallelism", "--checkpoint-interval", "--state-backend",
         "--checkpoint-dir");
     List<String> lines = help.out().lines().map(String::strip).collect(Collectors.toList());
@@ -79,12 +80,13 @@ class HeavyHittersCommandTest {
     assertThat(defaults.weight()).isEqualTo(HeavyHittersJob.Weight.PACKETS);
     assertThat(defaults.outOfOrderness()).isEqualTo(Duration.ofSeconds(5));
     assertThat(defaults.idleness()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(d.stateCacheBytes()).isEqualTo(HeavyHitterDetector.DEFAULT_STATE_CACHE_BYTES);
     HeavyHittersCommand cmd0 = parse();
     assertThat(defaults.alertsTopic(cmd0.topics())).isEqualTo("alerts");
 
     HeavyHittersCommand cmd = parse("--window", "5m", "--slide", "1m", "--top-k", "20", "--phi", "0.05",
         "--weight", "BYTES", "--item", "src-address", "--capacity", "100", "--out-of-orderness", "2s",
-        "--idleness", "0s", "--alerts-topic", "", "--output-topic", "hh", "--parallelism", "2");
+        "--idleness", "0s", "--alerts-topic", "", "--output-topic", "hh", "--parallelism", "2", "--state-cache", "1m");
     HeavyHittersJob job = cmd.job();
     assertThat(job.detector().windowSize()).isEqualTo(Duration.ofMinutes(5));
     assertThat(job.detector().slide()).isEqualTo(Duration.ofMinutes(1));
@@ -94,6 +96,7 @@ class HeavyHittersCommandTest {
     assertThat(job.item()).isEqualTo(PacketItem.SRC_ADDRESS);
     assertThat(job.weight()).isEqualTo(HeavyHittersJob.Weight.BYTES);
     assertThat(job.idleness()).isZero();
+    assertThat(job.detector().stateCacheBytes()).isEqualTo(1L << 20);
     assertThat(job.alertsTopic(cmd.topics())).isEqualTo("hh");
     assertThat(cmd.flink().parallelism()).isEqualTo(2);
   }
@@ -106,6 +109,7 @@ class HeavyHittersCommandTest {
         {"--item", "port", "--item"}, {"--capacity", "-1", "--capacity"}, {"--memory-budget", "-5", "--memory-budget"},
         {"--alert-fraction", "1.5", "--alert-fraction"}, {"--alert-weight", "-1", "--alert-weight"},
         {"--out-of-orderness", "-1s", "--out-of-orderness"}, {"--idleness", "soon", "--idleness"},
+        {"--state-cache", "lots", "--state-cache"}, {"--state-cache", "-1", "--state-cache"},
     };
     for (String[] c : cases) {
       Run r = run("heavy-hitters", c[0], c[1]);

@@ -61,6 +61,8 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
     public static final int MAX_OPEN_SUB_WINDOWS = WindowRingSerializer.MAX_SLOTS;
     /** Default depth of the CM-heap's sketch. */
     public static final int DEFAULT_CM_DEPTH = 4;
+    /** Default of {@link Builder#stateCacheBytes}: 64 MiB per parallel instance of the operator. */
+    public static final long DEFAULT_STATE_CACHE_BYTES = 64L << 20;
     /** Name of the late-records side output. */
     public static final String LATE_OUTPUT = "late-records";
     /** Name of the alerts side output. */
@@ -85,6 +87,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
     final long alertWeight;
     final double alertFraction;
     final long alertMinWeight;
+    final long stateCacheBytes;
 
     private HeavyHitterDetector(Builder<T, K> b, int capacity, int cmWidth, int maxOpenSubWindows) {
         this.scope = b.scope;
@@ -105,6 +108,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         this.alertWeight = b.alertWeight;
         this.alertFraction = b.alertFraction;
         this.alertMinWeight = b.alertMinWeight;
+        this.stateCacheBytes = b.stateCacheBytes;
     }
 
     /**
@@ -221,6 +225,11 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         return subWindows;
     }
 
+    /** Heap per parallel instance for the rings of recent keys on RocksDB; see {@link Builder#stateCacheBytes}. */
+    public long stateCacheBytes() {
+        return stateCacheBytes;
+    }
+
     /** The most sub-windows a key holds open at once (its ring's slots); see {@link Builder#maxOpenSubWindows}. */
     public int maxOpenSubWindows() {
         return maxOpenSubWindows;
@@ -273,6 +282,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         private double alertFraction;
         private long alertMinWeight;
         private Integer maxOpenSubWindows;
+        private long stateCacheBytes = DEFAULT_STATE_CACHE_BYTES;
 
         private Builder(KeySelector<T, K> scope, ItemSelector<T> item) {
             this.scope = scope;
@@ -394,6 +404,24 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
          */
         public Builder<T, K> maxOpenSubWindows(int maxOpenSubWindows) {
             this.maxOpenSubWindows = maxOpenSubWindows;
+            return this;
+        }
+
+        /**
+         * Heap each parallel instance of the operator may spend keeping the window rings of its most recently used
+         * scope keys live between checkpoints when the state backend stores values serialized (RocksDB): there a record
+         * (or batch) otherwise costs a deserialize and a serialize of its key's whole ring, every open sub-window's
+         * tracker. Rings are weighed by their bytes ({@link HeavyHitterDetector#trackerBytes()} per open sub-window) when they enter the
+         * cache and at each change, and written back when the cache needs their place and before every checkpoint or
+         * savepoint; a ring larger than the whole cache is not held. Default {@value #DEFAULT_STATE_CACHE_BYTES}
+         * bytes; 0 turns it off. Backends that keep values on the heap (also under the changelog backend) and batch
+         * execution ignore it.
+         */
+        public Builder<T, K> stateCacheBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("stateCacheBytes must be >= 0, got " + bytes);
+            }
+            this.stateCacheBytes = bytes;
             return this;
         }
 

@@ -2,6 +2,7 @@ package io.linerate.flink.heavyhitters;
 
 import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.state.WriteBackCache;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.HeavyHitter;
 import io.linerate.sketches.frequency.HeavyHitters;
@@ -18,6 +19,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -37,7 +39,9 @@ import org.apache.flink.util.OutputTag;
  * sub-windows remain.
  *
  * <p>Per batch: at most one state read (only if an element is counted) and at most one state write (only if the ring
- * changed). Per element: its event time (the detector's {@code timestamps} or the batch record's timestamp), the
+ * changed); on a backend that stores values serialized (RocksDB) the rings of the keys used last stay live between
+ * checkpoints instead ({@link HeavyHitterDetector.Builder#stateCacheBytes}), written back before every snapshot.
+ * Per element: its event time (the detector's {@code timestamps} or the batch record's timestamp), the
  * late check, one tracker update (the selector hashes the item once); no allocation beyond the user's selectors.
  * Elements whose first window has been reported go to the late side output; elements without a timestamp, with a
  * negative weight or an item the selector rejects go to the malformed output, and so do elements that would open a
@@ -59,7 +63,9 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private final TypeInformation<K> keyType;
     private final TypeInformation<B> batchType; // null for single records: they cannot fail to list
 
-    private transient ValueState<WindowRing> state;
+    // the key's ring, through a cache that on RocksDB keeps the rings of recent keys live between checkpoints
+    // (HeavyHitterDetector.Builder#stateCacheBytes); every call goes to the state on the heap backend
+    private transient WriteBackCache<K, WindowRing> state;
     private transient InternalTimerService<VoidNamespace> timers;
     private transient OutputTag<T> lateTag;
     private transient OutputTag<Rejected<T>> malformedTag;
@@ -102,8 +108,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     @Override
     public void open() throws Exception {
         super.open();
-        state = getKeyedStateStore().getState(new ValueStateDescriptor<>("heavy-hitter-windows",
-                new WindowRingTypeInfo(spec.shape())));
+        ValueState<WindowRing> rings = getKeyedStateStore().getState(new ValueStateDescriptor<>(
+                "heavy-hitter-windows", new WindowRingTypeInfo(spec.shape())));
+        state = WriteBackCache.weighed(rings, WriteBackCache.keysOf(this), spec.stateCacheBytes,
+                WindowRing::memoryBytes, "heavy-hitter window rings");
         timers = getInternalTimerService("heavy-hitter-window-ends", VoidNamespaceSerializer.INSTANCE, this);
         lateTag = HeavyHitterDetector.lateTag(elementType);
         malformedTag = HeavyHitterDetector.malformedTag(elementType);
@@ -118,8 +126,30 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         alertsEmitted = getMetricGroup().counter("alertsEmitted");
         alertsSuppressed = getMetricGroup().counter("alertsSuppressed");
         getMetricGroup().gauge("stateBytesPerKey", () -> stateBytes);
+        state.registerMetrics(getMetricGroup());
         each = this::element;
         lateRecord = new StreamRecord<>(null);
+    }
+
+    /**
+     * Writes the cached rings back before the state is snapshotted: Flink calls this, in the task's thread, before it
+     * snapshots the keyed state backend, for checkpoints and savepoints alike.
+     */
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        if (state != null) { // null if open() failed
+            state.flush();
+        }
+        super.snapshotState(context);
+    }
+
+    /** Writes back at the end of the input too (a snapshot after {@code finish()} holds what is written). */
+    @Override
+    public void finish() throws Exception {
+        super.finish();
+        if (state != null) {
+            state.flush();
+        }
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
@@ -19,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * needs its place and before every snapshot of the operator's state ({@link WriteBackOperator}). On such a backend
  * a plain {@code value()} deserializes the whole structure and {@code update()} serializes it again, per record.
  *
- * <p>Holds at most {@code capacity} keys; the least recently used one is written back (if changed) and dropped
- * when another key needs a place. Pass-through, every call going to the state, when the capacity is 0, when the
+ * <p>Holds at most {@code capacity} keys, or ({@link #weighed}) structures of at most a budget of bytes in all; the
+ * least recently used one is written back (if changed) and dropped when another key needs its place. Pass-through,
+ * every call going to the state, when the capacity is 0, when the
  * backend does not store values serialized ({@link #storesSerialized}: the heap backend's {@code value()} already
  * returns the live structure), or when the function does not run under a {@link WriteBackOperator} (no
  * {@link KeyContext}): plain {@code process(..)} wiring has no hook before the snapshot, so nothing may wait in a
@@ -40,7 +42,10 @@ public final class WriteBackCache<K, S> {
 
     private final ValueState<S> state;
     private final KeyContext<K> keys; // null: pass-through
-    private final int capacity;
+    private final long capacity; // keys, or bytes when weighed
+    private final ToLongFunction<? super S> weigher; // null: every structure weighs 1
+    private long held; // sum of the held structures' weights (keys when not weighed)
+    private volatile long heldBytes; // held, for the gauge
     private final LinkedHashMap<K, Entry<S>> entries = new LinkedHashMap<>(16, 0.75f, true); // access order
     // read by metric reporters on other threads: volatile, written only by the task's thread
     private volatile long reads;
@@ -54,16 +59,42 @@ public final class WriteBackCache<K, S> {
      * @param what what is cached, for the log line that reports the capacity (e.g. "flow tables of 9846486 bytes")
      */
     public WriteBackCache(ValueState<S> state, KeyContext<K> keys, int capacity, String what) {
+        this(state, keys, capacity, null, what);
+        if (this.keys != null) {
+            LOG.info("Keeping up to {} {} live between checkpoints (write-back cache of this operator instance)",
+                    capacity, what);
+        }
+    }
+
+    private WriteBackCache(ValueState<S> state, KeyContext<K> keys, long capacity, ToLongFunction<? super S> weigher,
+                           String what) {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity must be >= 0, got " + capacity);
         }
         this.state = state;
         this.keys = capacity == 0 ? null : keys;
         this.capacity = capacity;
-        if (this.keys != null) {
-            LOG.info("Keeping up to {} {} live between checkpoints (write-back cache of this operator instance)",
-                    capacity, what);
+        this.weigher = weigher;
+    }
+
+    /**
+     * A cache of structures whose sizes differ or change: it holds structures of at most {@code budgetBytes} in all,
+     * each weighed by {@code bytes} when it enters the cache and again at every {@link #update} (so a structure that
+     * grows in place between two updates may take the cache over its budget by that growth until the next). A
+     * structure heavier than the whole budget is never held: its updates go to the state.
+     *
+     * @param budgetBytes bytes of structures held at most; 0 for a pass-through cache
+     * @param bytes the heap a structure takes, cheap to call (it is called at every update)
+     * @param what what is cached, for the log line (e.g. "heavy-hitter window rings")
+     */
+    public static <K, S> WriteBackCache<K, S> weighed(ValueState<S> state, KeyContext<K> keys, long budgetBytes,
+                                                      ToLongFunction<? super S> bytes, String what) {
+        WriteBackCache<K, S> cache = new WriteBackCache<>(state, keys, budgetBytes, bytes, what);
+        if (cache.keys != null) {
+            LOG.info("Keeping up to {} bytes of {} live between checkpoints (write-back cache of this operator"
+                    + " instance)", budgetBytes, what);
         }
+        return cache;
     }
 
     /** Whether structures are held here between checkpoints (false: every call goes to the state). */
@@ -99,19 +130,36 @@ public final class WriteBackCache<K, S> {
         }
         K key = keys.currentKey();
         Entry<S> e = entries.get(key);
-        if (e != null) {
-            e.value = value;
-            e.changed = true;
-        } else {
+        if (e == null) {
             admit(key, value, true);
+            return;
+        }
+        e.value = value;
+        e.changed = true;
+        if (weigher != null) {
+            long weight = weigher.applyAsLong(value);
+            held += weight - e.weight;
+            e.weight = weight;
+            if (held > capacity) {
+                makeRoom(key, 0); // the others first, least recent first; then this one if it is still too heavy
+                if (held > capacity) {
+                    entries.remove(key);
+                    held -= weight;
+                    writeBack(key, e);
+                }
+            }
+            publish();
         }
     }
 
     /** Removes the current key's structure from the cache and the state. */
     public void clear() {
         if (keys != null) {
-            entries.remove(keys.currentKey());
-            size = entries.size();
+            Entry<S> e = entries.remove(keys.currentKey());
+            if (e != null) {
+                held -= e.weight;
+            }
+            publish();
         }
         state.clear();
     }
@@ -141,6 +189,11 @@ public final class WriteBackCache<K, S> {
         return size;
     }
 
+    /** What the held structures weigh: their bytes for a {@link #weighed} cache, else their number. */
+    public long weight() {
+        return held;
+    }
+
     /**
      * Whether {@code backend} stores values serialized, so that each {@code value()} deserializes a copy and a cache
      * of live structures pays: RocksDB and ForSt (also under the changelog backend). False for the heap backend
@@ -167,10 +220,34 @@ public final class WriteBackCache<K, S> {
     }
 
     private void admit(K key, S value, boolean changed) throws IOException {
-        if (entries.size() >= capacity) {
-            Iterator<Map.Entry<K, Entry<S>>> eldest = entries.entrySet().iterator();
+        long weight = weigher == null ? 1 : weigher.applyAsLong(value);
+        if (weight > capacity) { // never fits: not held
+            if (changed) {
+                writes++;
+                state.update(value);
+            }
+            return;
+        }
+        makeRoom(key, weight);
+        entries.put(key, new Entry<>(value, changed, weight));
+        held += weight;
+        publish();
+    }
+
+    /**
+     * Writes back and drops the least recently used structures other than {@code key}'s until {@code incoming} more
+     * fits; the current key is {@code key} again afterwards.
+     */
+    private void makeRoom(K key, long incoming) throws IOException {
+        Iterator<Map.Entry<K, Entry<S>>> eldest = entries.entrySet().iterator();
+        while (held + incoming > capacity && eldest.hasNext()) {
             Map.Entry<K, Entry<S>> victim = eldest.next();
+            if (victim.getKey().equals(key)) {
+                continue;
+            }
             eldest.remove();
+            held -= victim.getValue().weight;
+            publish();
             if (victim.getValue().changed) {
                 try {
                     writeBack(victim.getKey(), victim.getValue());
@@ -179,8 +256,12 @@ public final class WriteBackCache<K, S> {
                 }
             }
         }
-        entries.put(key, new Entry<>(value, changed));
+    }
+
+    /** Updates the gauges' copies (read by metric reporters on other threads). */
+    private void publish() {
         size = entries.size();
+        heldBytes = held;
     }
 
     private void writeBack(K key, Entry<S> entry) throws IOException {
@@ -191,10 +272,11 @@ public final class WriteBackCache<K, S> {
     }
 
     /**
-     * The key context a {@link WriteBackFunction} of {@code operator} gets: the operator's, if its keyed state backend
-     * {@link #storesSerialized stores values serialized}, else {@code null} (nothing may be cached).
+     * The key context a {@link WriteBackFunction} of {@code operator} gets (or an operator that writes back before its
+     * snapshots itself): the operator's, if its keyed state backend {@link #storesSerialized stores values
+     * serialized}, else {@code null} (nothing may be cached).
      */
-    static <K> KeyContext<K> keysOf(AbstractStreamOperator<?> operator) {
+    public static <K> KeyContext<K> keysOf(AbstractStreamOperator<?> operator) {
         if (!storesSerialized(operator.getKeyedStateBackend())) {
             return null;
         }
@@ -214,10 +296,14 @@ public final class WriteBackCache<K, S> {
 
     /**
      * Registers the cache's gauges in {@code metrics}: {@code cachedScopes} (structures held), {@code stateReads} and
-     * {@code stateWrites} (structures read from and written to the state backend).
+     * {@code stateWrites} (structures read from and written to the state backend), and for a {@link #weighed} cache
+     * {@code cachedBytes} (what the held structures weigh).
      */
     public void registerMetrics(MetricGroup metrics) {
         metrics.gauge("cachedScopes", (Gauge<Integer>) this::size);
+        if (weigher != null) {
+            metrics.gauge("cachedBytes", (Gauge<Long>) () -> heldBytes);
+        }
         metrics.gauge("stateReads", (Gauge<Long>) this::reads);
         metrics.gauge("stateWrites", (Gauge<Long>) this::writes);
     }
@@ -232,10 +318,12 @@ public final class WriteBackCache<K, S> {
     private static final class Entry<S> {
         S value;
         boolean changed;
+        long weight;
 
-        Entry(S value, boolean changed) {
+        Entry(S value, boolean changed, long weight) {
             this.value = value;
             this.changed = changed;
+            this.weight = weight;
         }
     }
 }

@@ -5,15 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.linerate.flink.flowmeter.Packets.Batch;
 import io.linerate.flink.flowmeter.Packets.Expected;
 import io.linerate.flink.flowmeter.Packets.Packet;
+import io.linerate.flink.state.FailOnceAfterACheckpoint;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -59,10 +57,6 @@ class FlowMeterBatchJobTest {
         return out;
     }
 
-    /** Set once a checkpoint of the job completed; the source's map then fails once (the job restores). */
-    static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
-    static final AtomicBoolean FAILED = new AtomicBoolean();
-
     /**
      * On RocksDB the tables stay in the meter's write-back cache between the 20 ms checkpoints. A task failure after
      * the first completed checkpoint restores the job from it: the output is still exactly the model's.
@@ -70,8 +64,7 @@ class FlowMeterBatchJobTest {
     @ParameterizedTest(name = "state backend {0}")
     @ValueSource(strings = {"hashmap", "rocksdb"})
     void boundedJobOfBatchesWithCheckpointingEmitsExactlyTheExpectedFlows(String backend) throws Exception {
-        CHECKPOINTED.set(false);
-        FAILED.set(false);
+        FailOnceAfterACheckpoint.reset();
         List<Packet> packets = FlowMeterJobTest.packets();
         List<Batch> batches = batches(packets);
         Configuration conf = new Configuration();
@@ -85,7 +78,8 @@ class FlowMeterBatchJobTest {
         // batch timestamp = its last packet's (they rise batch after batch); a batch's earlier packets may be
         // behind the watermark (late, metered all the same): within 1 s, far from the 10 s idle timeout
         DataStream<Batch> source = env.fromData(batches, Harnesses.BATCH)
-                .map(new FailOnceAfterACheckpoint(batches.size() / 2)).returns(Harnesses.BATCH).setParallelism(1)
+                .map(new FailOnceAfterACheckpoint<Batch>(batches.size() / 2, b -> b.lastTimestamp() % 5_000 < 100))
+                .returns(Harnesses.BATCH).setParallelism(1)
                 .assignTimestampsAndWatermarks(WatermarkStrategy.<Batch>forMonotonousTimestamps()
                         .withTimestampAssigner((b, previous) -> b.lastTimestamp())).setParallelism(1);
         FlowMeter<Packet, String> meter = Packets.meter().capacity(100).idleTimeout(Duration.ofMillis(IDLE))
@@ -108,39 +102,7 @@ class FlowMeterBatchJobTest {
             unmatched.remove(hit);
         }
         assertThat(out.stream().mapToLong(f -> f.packets).sum()).isEqualTo(packets.size());
-        assertThat(FAILED).as("a failure was injected after a completed checkpoint").isTrue();
-    }
-
-    /**
-     * Slows the input so it spans several checkpoints; from the middle of the input on it waits, a record at a time
-     * (so that checkpoints can be taken between records), for a completed checkpoint, then fails once.
-     */
-    static final class FailOnceAfterACheckpoint extends RichMapFunction<Batch, Batch> implements CheckpointListener {
-        private final int failFrom;
-        private int seen;
-
-        FailOnceAfterACheckpoint(int failFrom) {
-            this.failFrom = failFrom;
-        }
-
-        @Override
-        public Batch map(Batch b) throws Exception {
-            if (b.lastTimestamp() % 5_000 < 100) {
-                Thread.sleep(5); // spread the input over several checkpoint intervals
-            }
-            if (++seen >= failFrom && !FAILED.get()) {
-                if (CHECKPOINTED.get()) {
-                    FAILED.set(true);
-                    throw new IllegalStateException("injected failure after a completed checkpoint");
-                }
-                Thread.sleep(10); // until a checkpoint completes (the second half can wait over a second)
-            }
-            return b;
-        }
-
-        @Override
-        public void notifyCheckpointComplete(long checkpointId) {
-            CHECKPOINTED.set(true);
-        }
+        assertThat(FailOnceAfterACheckpoint.failed()).as("a failure was injected after a completed checkpoint")
+                .isTrue();
     }
 }

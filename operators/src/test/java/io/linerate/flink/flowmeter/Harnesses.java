@@ -1,18 +1,13 @@
 package io.linerate.flink.flowmeter;
 
 import io.linerate.flink.flowmeter.Packets.Packet;
+import io.linerate.flink.state.OperatorMetrics;
 import io.linerate.flink.state.WriteBackFunction;
 import io.linerate.flink.state.WriteBackOperator;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.metrics.Metric;
-import org.apache.flink.runtime.jobgraph.OperatorID;
-import org.apache.flink.runtime.metrics.groups.InternalOperatorMetricGroup;
-import org.apache.flink.runtime.metrics.util.InterceptingOperatorMetricGroup;
-import org.apache.flink.runtime.metrics.util.InterceptingTaskMetricGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.StateBackend;
@@ -30,29 +25,7 @@ final class Harnesses {
     }
 
     /** A task metric group whose operator group records every metric the operator registers. */
-    static final class Metrics extends InterceptingTaskMetricGroup {
-        final InterceptingOperatorMetricGroup operator = new InterceptingOperatorMetricGroup();
-
-        @Override
-        public InternalOperatorMetricGroup getOrAddOperator(OperatorID id, String name, Map<String, String> variables) {
-            return operator;
-        }
-
-        long count(String name) {
-            return ((org.apache.flink.metrics.Counter) metric(name)).getCount();
-        }
-
-        Object gaugeValue(String name) {
-            return ((org.apache.flink.metrics.Gauge<?>) metric(name)).getValue();
-        }
-
-        private Metric metric(String name) {
-            Metric m = operator.get(name);
-            if (m == null) {
-                throw new AssertionError("no metric " + name);
-            }
-            return m;
-        }
+    static final class Metrics extends OperatorMetrics {
     }
 
     /** A harness around the operator {@link FlowMeter#apply} runs ({@link WriteBackOperator}). */

@@ -72,6 +72,11 @@ final class Batches {
 
     /** Sliding 2 s / 1 s, byte weights, alerts; per-element timestamps if {@code elementTimes}. */
     static HeavyHitterDetector<Tuple4<String, Long, Integer, Long>, String> detector(boolean elementTimes) {
+        return builder(elementTimes).build();
+    }
+
+    /** The builder of {@link #detector}, for a test that changes more. */
+    static HeavyHitterDetector.Builder<Tuple4<String, Long, Integer, Long>, String> builder(boolean elementTimes) {
         var builder = HeavyHitterDetector.builder(new ElementLink(),
                         ItemSelector.<Tuple4<String, Long, Integer, Long>>longs(r -> {
                             if (r.f1 == BAD_ITEM) {
@@ -89,7 +94,7 @@ final class Batches {
                 return r.f3;
             });
         }
-        return builder.build();
+        return builder;
     }
 
     /** A batch with its record timestamp (null: none), or a watermark. */

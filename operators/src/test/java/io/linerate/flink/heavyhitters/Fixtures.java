@@ -1,6 +1,7 @@
 package io.linerate.flink.heavyhitters;
 
 import io.linerate.flink.items.ItemSelector;
+import io.linerate.flink.state.OperatorMetrics;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,6 +11,9 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -128,6 +132,20 @@ final class Fixtures {
             throws Exception {
         return new KeyedOneInputStreamOperatorTestHarness<>(detector.operator(TYPE, Types.STRING), LINK, Types.STRING,
                 MAX_PARALLELISM, parallelism, subtask);
+    }
+
+    /** A harness whose operator's metrics land in {@code metrics}, on {@code backend} (null: the harness's heap). */
+    static KeyedOneInputStreamOperatorTestHarness<String, Tuple3<String, Long, Integer>, HeavyHitterReport<String>>
+            harness(HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector, StateBackend backend,
+                    OperatorMetrics metrics) throws Exception {
+        MockEnvironment env = new MockEnvironmentBuilder().setMaxParallelism(MAX_PARALLELISM).setParallelism(1)
+                .setSubtaskIndex(0).setMetricGroup(metrics).build();
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(detector.operator(TYPE, Types.STRING), LINK,
+                Types.STRING, env);
+        if (backend != null) {
+            h.setStateBackend(backend);
+        }
+        return h;
     }
 
     static void feed(KeyedOneInputStreamOperatorTestHarness<String, Tuple3<String, Long, Integer>, ?> harness,

@@ -32,6 +32,14 @@ class HeavyHitterDetectorBuilderTest {
         assertThatThrownBy(() -> Fixtures.builder().phi(Double.NaN).build()).hasMessageStartingWith("phi must be");
     }
 
+    @Test
+    void stateCacheBytesIsNotNegative() {
+        assertThatThrownBy(() -> Fixtures.builder().stateCacheBytes(-1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("stateCacheBytes must be >= 0, got -1");
+        assertThat(Fixtures.builder().build().stateCacheBytes()).isEqualTo(64L << 20);
+        assertThat(Fixtures.builder().stateCacheBytes(0).build().stateCacheBytes()).isZero();
+    }
+
     /** Space-Saving with m counters misses no item heavier than N/m, so m must exceed 1/φ (and hold k items). */
     @Test
     void capacityMustCoverOneOverPhiAndK() {

@@ -5,11 +5,16 @@ import static io.linerate.flink.heavyhitters.Batches.ELEMENT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.state.FailOnceAfterACheckpoint;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple4;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -18,13 +23,15 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link HeavyHitterDetector#applyToBatches} in a real job (parallelism 2, checkpointing every 50 ms, bounded source
  * of batch records, elements read through a flyweight): reports, alerts and rejected elements equal the single-record
- * operator run locally on the same elements.
+ * operator run locally on the same elements, on the heap and the RocksDB state backends, with a task failure after a
+ * completed checkpoint (on RocksDB the rings stay in the operator's write-back cache between checkpoints).
  */
 class HeavyHittersBatchJobTest {
 
@@ -59,22 +66,28 @@ class HeavyHittersBatchJobTest {
         return out;
     }
 
-    @Test
-    void batchJobWithCheckpointingEqualsTheSingleRecordRun() throws Exception {
+    @ParameterizedTest(name = "state backend {0}")
+    @ValueSource(strings = {"hashmap", "rocksdb"})
+    void batchJobWithCheckpointingEqualsTheSingleRecordRun(String backend) throws Exception {
         var detector = Batches.detector(true);
         List<Tuple4<String, long[], int[], long[]>> input = batches();
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        FailOnceAfterACheckpoint.reset();
+        Configuration conf = new Configuration();
+        conf.set(StateBackendOptions.STATE_BACKEND, backend);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         env.enableCheckpointing(50);
+        // before the timestamps: a restored source replays its records to the assigner as they were
         DataStream<Tuple4<String, long[], int[], long[]>> source = env.fromData(input, BATCH).setParallelism(1)
+                // ~5 ms every 200 ms of input (0.1 s in all) and waits for a checkpoint from the middle on: windows
+                // are open at the checkpoints and at the failure
+                .map(new FailOnceAfterACheckpoint<Tuple4<String, long[], int[], long[]>>(input.size() / 2,
+                        b -> b.f3[0] % 200 == 0 && b.f0.equals("east"))).returns(BATCH).setParallelism(1)
                 .assignTimestampsAndWatermarks(WatermarkStrategy.<Tuple4<String, long[], int[], long[]>>forMonotonousTimestamps()
-                        .withTimestampAssigner((b, ts) -> b.f3[0])).setParallelism(1)
-                .map(b -> {
-                    if (b.f3[0] % 200 == 0 && b.f0.equals("east")) {
-                        Thread.sleep(10); // ~200 ms in all: checkpoints (every 50 ms) happen while windows are open
-                    }
-                    return b;
-                }).returns(BATCH).setParallelism(1);
+                        .withTimestampAssigner((b, ts) -> b.f3[0])).setParallelism(1);
         SingleOutputStreamOperator<HeavyHitterReport<String>> reports =
                 detector.applyToBatches(source, new Batches.BatchLink(), new Batches.Flyweight(), ELEMENT);
         DataStream<String> all = reports.map(HeavyHitterReport::toString).returns(Types.STRING)
@@ -94,6 +107,8 @@ class HeavyHittersBatchJobTest {
                 .noneMatch(s -> s.startsWith("late"))
                 .filteredOn(s -> s.startsWith("HH")).hasSize(3 * 5); // windows ending at 0 s … 4 s per link
         assertThat(out).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(FailOnceAfterACheckpoint.failed()).as("a failure was injected after a completed checkpoint")
+                .isTrue();
     }
 
     /** Every element as one record (its own time as timestamp) through the single-record operator, then the end. */

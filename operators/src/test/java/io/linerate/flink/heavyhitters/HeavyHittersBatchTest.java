@@ -210,10 +210,14 @@ class HeavyHittersBatchTest {
         return out;
     }
 
-    /** One state read per batch (RocksDB: one deserialization of the ring) and one write, whatever its size. */
-    @Test
-    void rocksDbDeserializesAndSerializesTheRingOncePerBatch() throws Exception {
-        var detector = Batches.detector(true);
+    /**
+     * One state read per batch (RocksDB: one deserialization of the ring) and one write, whatever its size, without
+     * the state cache; with it, the ring is written once, for the snapshot.
+     */
+    @ParameterizedTest(name = "stateCacheBytes {0}")
+    @ValueSource(longs = {0, HeavyHitterDetector.DEFAULT_STATE_CACHE_BYTES})
+    void rocksDbDeserializesAndSerializesTheRingOncePerBatch(long cacheBytes) throws Exception {
+        var detector = Batches.builder(true).stateCacheBytes(cacheBytes).build();
         long[] items = new long[100];
         int[] bytes = new int[100];
         long[] times = new long[100];
@@ -230,7 +234,10 @@ class HeavyHittersBatchTest {
                 h.processElement(new StreamRecord<>(Tuple4.of("north", items, bytes, times), 10));
             }
             assertThat(WindowRingSerializer.WRITES.sum() - writes).as("ring serializations for 5 batches of 100")
-                    .isEqualTo(5);
+                    .isEqualTo(cacheBytes == 0 ? 5 : 0);
+            h.snapshot(1, 1);
+            assertThat(WindowRingSerializer.WRITES.sum() - writes).as("and for a snapshot")
+                    .isEqualTo(cacheBytes == 0 ? 5 : 1);
             assertThat(((HeavyHittersBatchOperator<?, ?, ?>) h.getOperator()).itemsProcessed()).isEqualTo(500);
         }
     }

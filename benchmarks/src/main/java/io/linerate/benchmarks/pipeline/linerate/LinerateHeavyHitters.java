@@ -49,6 +49,7 @@ public final class LinerateHeavyHitters implements Pipeline {
                 .topK(settings.topK())
                 .phi(PHI)
                 .timestamps(Packet::timestamp)
+                .stateCacheBytes(settings.stateCache()) // used on RocksDB only
                 .build();
         return applyTo(detector, batches, links).name("linerate heavy hitters").uid("linerate-heavy-hitters");
     }
