@@ -29,9 +29,11 @@ import org.slf4j.LoggerFactory;
  * cache there. Keys are matched by {@code equals}/{@code hashCode}, which must agree with the key's serialized
  * form (as Flink requires of keys anyway).
  *
- * <p>Exactly once: everything changed is in the state before the operator's snapshot is taken (savepoints
- * included); after a failure the cache is gone and the state is the checkpoint's. Not thread-safe (the task's
- * thread only).
+ * <p>A structure changed in place must be handed to {@link #update} before the cache is used for another key (a
+ * {@link #value()} or {@link #update} of another key may write back and drop it, and a structure not marked changed
+ * is dropped without a write). Exactly once: everything changed is in the state before the operator's snapshot is
+ * taken (savepoints included); after a failure the cache is gone and the state is the checkpoint's. Not
+ * thread-safe (the task's thread only).
  *
  * @param <K> the operator's key
  * @param <S> the structure held per key
@@ -140,13 +142,12 @@ public final class WriteBackCache<K, S> {
             long weight = weigher.applyAsLong(value);
             held += weight - e.weight;
             e.weight = weight;
-            if (held > capacity) {
-                makeRoom(key, 0); // the others first, least recent first; then this one if it is still too heavy
-                if (held > capacity) {
-                    entries.remove(key);
-                    held -= weight;
-                    writeBack(key, e);
-                }
+            if (weight > capacity) { // grew beyond the whole budget: no longer held (the others stay)
+                entries.remove(key);
+                held -= weight;
+                writeBack(key, e);
+            } else if (held > capacity) {
+                makeRoom(key, 0); // the least recently used others go
             }
             publish();
         }
@@ -256,6 +257,15 @@ public final class WriteBackCache<K, S> {
                 }
             }
         }
+    }
+
+    /** The held structures' weights summed afresh (tests compare it with {@link #weight()}). */
+    long reweighHeld() {
+        long sum = 0;
+        for (Entry<S> e : entries.values()) {
+            sum += weigher == null ? 1 : weigher.applyAsLong(e.value);
+        }
+        return sum;
     }
 
     /** Updates the gauges' copies (read by metric reporters on other threads). */

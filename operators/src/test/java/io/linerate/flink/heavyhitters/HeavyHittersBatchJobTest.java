@@ -66,10 +66,21 @@ class HeavyHittersBatchJobTest {
         return out;
     }
 
+    /**
+     * @param backend {@code hashmap}, {@code rocksdb} (the default cache: every key's ring stays cached), or
+     *        {@code rocksdb-small-cache} (room for about one ring per subtask: keys take turns, written back and read
+     *        again)
+     */
     @ParameterizedTest(name = "state backend {0}")
-    @ValueSource(strings = {"hashmap", "rocksdb"})
+    @ValueSource(strings = {"hashmap", "rocksdb", "rocksdb-small-cache"})
     void batchJobWithCheckpointingEqualsTheSingleRecordRun(String backend) throws Exception {
-        var detector = Batches.detector(true);
+        var builder = Batches.builder(true);
+        if (backend.equals("rocksdb-small-cache")) {
+            long tracker = builder.build().trackerBytes();
+            builder.stateCacheBytes(3 * tracker); // a ring of two sub-windows and change
+            backend = "rocksdb";
+        }
+        var detector = builder.build();
         List<Tuple4<String, long[], int[], long[]>> input = batches();
         FailOnceAfterACheckpoint.reset();
         Configuration conf = new Configuration();
@@ -82,9 +93,9 @@ class HeavyHittersBatchJobTest {
         env.enableCheckpointing(50);
         // before the timestamps: a restored source replays its records to the assigner as they were
         DataStream<Tuple4<String, long[], int[], long[]>> source = env.fromData(input, BATCH).setParallelism(1)
-                // ~5 ms every 200 ms of input (0.1 s in all) and waits for a checkpoint from the middle on: windows
-                // are open at the checkpoints and at the failure
-                .map(new FailOnceAfterACheckpoint<Tuple4<String, long[], int[], long[]>>(input.size() / 2,
+                // ~5 ms every 200 ms of input (0.1 s in all), and from a quarter of the input on 10 ms per record
+                // until a checkpoint completed (up to 4.5 s): windows are open at the checkpoints and at the failure
+                .map(new FailOnceAfterACheckpoint<Tuple4<String, long[], int[], long[]>>(input.size() / 4,
                         b -> b.f3[0] % 200 == 0 && b.f0.equals("east"))).returns(BATCH).setParallelism(1)
                 .assignTimestampsAndWatermarks(WatermarkStrategy.<Tuple4<String, long[], int[], long[]>>forMonotonousTimestamps()
                         .withTimestampAssigner((b, ts) -> b.f3[0])).setParallelism(1);

@@ -95,8 +95,9 @@ class HeavyHittersStateCacheTest {
     }
 
     /**
-     * Budgets of two trackers (less than a ring of a three-sub-window window: rings pass through), about three rings
-     * and all twelve keys' rings; a snapshot mid-stream restored into a fresh harness: the heap run's output.
+     * Budgets of two trackers (a ring holds one to four sub-windows' trackers: rings are held only while they have
+     * one open, none at the cut), about three rings and all twelve keys' rings; a snapshot mid-stream restored into a
+     * fresh harness: the heap run's output.
      */
     @ParameterizedTest(name = "budget {0} trackers")
     @ValueSource(ints = {2, 12, 100})
@@ -113,7 +114,7 @@ class HeavyHittersStateCacheTest {
             feed(h, EVENTS.subList(0, SPLIT), metrics, budget);
             int cached = (Integer) metrics.gaugeValue("cachedScopes");
             if (trackers == 2) {
-                assertThat(cached).as("rings heavier than the budget are not held").isZero();
+                assertThat(cached).as("rings heavier than the budget are not held").isZero(); // 3 open at the cut
             } else if (trackers == 12) {
                 assertThat(cached).isBetween(1, LINKS.size() - 1);
             } else {
