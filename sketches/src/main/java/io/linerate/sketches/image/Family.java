@@ -11,7 +11,8 @@ public enum Family {
     SPACE_SAVING(7),
     COUNT_MIN_HEAP(8),
     FLOW_TABLE(9),
-    SPLIT_BLOCK_BLOOM(10);
+    SPLIT_BLOCK_BLOOM(10),
+    BLOCKED_COUNT_MIN(11);
 
     private final int id;
 
