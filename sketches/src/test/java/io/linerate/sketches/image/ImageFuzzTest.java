@@ -54,6 +54,11 @@ class ImageFuzzTest {
     }
 
     @FuzzTest(maxExecutions = EXECUTIONS)
+    void blockedCountMin(byte[] data) {
+        HostileImages.check(Family.BLOCKED_COUNT_MIN, HostileImages.image(Family.BLOCKED_COUNT_MIN, data));
+    }
+
+    @FuzzTest(maxExecutions = EXECUTIONS)
     void spaceSaving(byte[] data) {
         HostileImages.check(Family.SPACE_SAVING, HostileImages.image(Family.SPACE_SAVING, data));
     }

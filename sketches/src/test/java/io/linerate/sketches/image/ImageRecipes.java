@@ -15,6 +15,7 @@ import io.linerate.sketches.flowtable.ExportReason;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.FlowTable;
 import io.linerate.sketches.flowtable.InsertionScheme;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.HeavyHitter;
@@ -163,6 +164,9 @@ final class ImageRecipes {
                 out.add(countMin(name, indexing, conservative));
             }
         }
+        // ------------------------------------------------------------ blocked Count-Min
+        out.add(blockedCountMin("blocked-count-min", false));
+        out.add(blockedCountMin("blocked-count-min-saturated", true));
         // ------------------------------------------------------------ heavy hitters
         for (Keys keys : Keys.values()) {
             out.add(spaceSaving(keys));
@@ -338,6 +342,63 @@ final class ImageRecipes {
         Consumer<CountMinSketch> cover = s -> assertThat(s.totalWeight()).isPositive();
         return new Recipe<>(name, Family.COUNT_MIN, build, CountMinSketch::fromByteArray, CountMinSketch::toByteArray,
                 same, more, cover);
+    }
+
+    /**
+     * 32 blocks (2 KiB of counters) over the skewed stream; {@code saturated}: then three items of weights
+     * 2³² − 1 ({@code MAX_COUNTER}: its four counters saturate), 2³² − 1001 and 2³¹, so that N passes
+     * {@code MAX_COUNTER} and these updates and those of the stream going on take the saturating path.
+     */
+    private static Recipe<BlockedCountMinSketch> blockedCountMin(String name, boolean saturated) {
+        long seed = 600 + (saturated ? 1 : 0);
+        long[][] stream = weightedStream(seed, 3000, 400);
+        long[] heavyItems = items(seed + 2000, 3);
+        long[][] heavy = !saturated ? new long[0][] : new long[][] {
+            {heavyItems[0], BlockedCountMinSketch.MAX_COUNTER},
+            {heavyItems[1], BlockedCountMinSketch.MAX_COUNTER - 1000},
+            {heavyItems[2], 1L << 31}};
+        Supplier<BlockedCountMinSketch> build = () -> {
+            BlockedCountMinSketch s = BlockedCountMinSketch.withBlocks(32, seed);
+            for (long[] u : concat(stream, heavy)) {
+                s.update(u[0], u[1]);
+            }
+            return s;
+        };
+        Map<Long, Long> truth = new LinkedHashMap<>();
+        for (long[] u : concat(stream, heavy)) {
+            truth.merge(u[0], u[1], Long::sum);
+        }
+        BiConsumer<BlockedCountMinSketch, BlockedCountMinSketch> same = (read, fresh) -> {
+            assertThat(read.hasher()).isEqualTo(fresh.hasher());
+            assertThat(read.blocks()).isEqualTo(fresh.blocks());
+            assertThat(read.totalWeight()).isEqualTo(fresh.totalWeight());
+            assertThat(read.memoryBytes()).isEqualTo(fresh.memoryBytes());
+            assertThat(read.mayBeSaturated()).isEqualTo(fresh.mayBeSaturated());
+            assertThat(read.failureProbability(0.01)).isEqualTo(fresh.failureProbability(0.01));
+            for (int i = 0; i < read.blocks() * BlockedCountMinSketch.BLOCK_COUNTERS; i++) {
+                assertThat(read.counter(i)).as("counter %d", i).isEqualTo(fresh.counter(i));
+            }
+            truth.forEach((item, weight) -> {
+                assertThat(read.estimate(item)).as("estimate of %d", item).isEqualTo(fresh.estimate(item))
+                        .isGreaterThanOrEqualTo(weight);
+            });
+        };
+        Consumer<BlockedCountMinSketch> more = s -> {
+            for (long[] u : weightedStream(seed + 1000, 200, 400)) {
+                s.update(u[0], u[1]);
+            }
+        };
+        Consumer<BlockedCountMinSketch> cover = s -> {
+            assertThat(s.totalWeight()).isPositive();
+            assertThat(s.mayBeSaturated()).as("may be saturated").isEqualTo(saturated);
+            long max = 0;
+            for (int i = 0; i < s.blocks() * BlockedCountMinSketch.BLOCK_COUNTERS; i++) {
+                max = Math.max(max, s.counter(i));
+            }
+            assertThat(max == BlockedCountMinSketch.MAX_COUNTER).as("a saturated counter").isEqualTo(saturated);
+        };
+        return new Recipe<>(name, Family.BLOCKED_COUNT_MIN, build, BlockedCountMinSketch::fromByteArray,
+                BlockedCountMinSketch::toByteArray, same, more, cover);
     }
 
     // ================================================================ heavy hitters

@@ -34,9 +34,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       exactly the committed bytes. <b>So a change to a family's byte layout, field order, validation or
  *       hashing that keeps version 1 fails here</b>: the committed bytes are what a released version wrote;</li>
  *   <li>behaviour, not only bytes: membership of every inserted item and agreement on thousands of probes
- *       (Bloom filters), every estimate and counter (Count-Min), top-k and heavy hitters with their bounds
- *       (Space-Saving, CM-heap), every flow record with its counters, user slots and slot handle, and every
- *       table counter (flow tables);</li>
+ *       (Bloom filters), every estimate and counter (Count-Min, blocked Count-Min), top-k and heavy hitters
+ *       with their bounds (Space-Saving, CM-heap), every flow record with its counters, user slots and slot
+ *       handle, and every table counter (flow tables);</li>
  *   <li>that the restored and the fresh instance stay equal when the stream goes on (same further updates,
  *       equal images afterwards): a restore is a true continuation, not a look-alike. For the heavy-hitter
  *       trackers this rests on the heap order stored in the image: ties at the minimum are broken the same way

@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.sketches.bloom.BalancedParameters;
 import io.linerate.sketches.bloom.BloomFilters;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.SpaceSaving;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 
-/** The two oversized-image findings of the fuzz tests, as fixed regressions. */
+/**
+ * The two oversized-image findings of the fuzz tests, as fixed regressions, and the largest size a blocked Count-Min
+ * image may declare on a small image.
+ */
 class OversizedImageTest {
 
     private static byte[] seed(String name) {
@@ -63,6 +67,19 @@ class OversizedImageTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("array limit");
         assertThat(HostileImages.check(Family.SPACE_SAVING, image))
+                .isEqualTo(HostileImages.Outcome.REJECTED_AFTER_CHECKSUM);
+    }
+
+    @Test
+    void blockedCountMinClaimingTheMostBlocksIsRejectedBeforeAllocating() {
+        // 2^24 blocks (2^28 counters, 1 GiB) declared by a 2 KB image: the counts are refused as truncated
+        byte[] image = seed("blocked-count-min");
+        ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN).putInt(16, BlockedCountMinSketch.MAX_BLOCKS);
+        byte[] hostile = HostileImages.fixUp(image, Family.BLOCKED_COUNT_MIN);
+        assertThatThrownBy(() -> BlockedCountMinSketch.fromByteArray(hostile))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("field counts needs " + (4L << 28) + " bytes");
+        assertThat(HostileImages.check(Family.BLOCKED_COUNT_MIN, hostile))
                 .isEqualTo(HostileImages.Outcome.REJECTED_AFTER_CHECKSUM);
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.sketches.bloom.BloomFilter;
 import io.linerate.sketches.flowtable.FlowTable;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.HeavyHitters;
 import io.linerate.sketches.frequency.RowIndexing;
@@ -187,6 +188,8 @@ class StreamedImageTest {
         if (structure instanceof BloomFilter f) {
             f.writeImage(sink);
         } else if (structure instanceof CountMinSketch s) {
+            s.writeImage(sink);
+        } else if (structure instanceof BlockedCountMinSketch s) {
             s.writeImage(sink);
         } else if (structure instanceof HeavyHitters h) {
             h.writeImage(sink);

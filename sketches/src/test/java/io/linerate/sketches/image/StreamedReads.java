@@ -2,6 +2,7 @@ package io.linerate.sketches.image;
 
 import io.linerate.sketches.bloom.BloomFilters;
 import io.linerate.sketches.flowtable.FlowTable;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.SpaceSaving;
@@ -18,6 +19,8 @@ final class StreamedReads {
         switch (family) {
             case COUNT_MIN:
                 return CountMinSketch.readImage(source, length);
+            case BLOCKED_COUNT_MIN:
+                return BlockedCountMinSketch.readImage(source, length);
             case SPACE_SAVING:
                 return SpaceSaving.readImage(source, length);
             case COUNT_MIN_HEAP:

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.linerate.sketches.bloom.BloomFilter;
 import io.linerate.sketches.flowtable.FlowTable;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.HeavyHitters;
 import java.util.stream.Stream;
@@ -59,6 +60,8 @@ class StructureCopyTest {
             copy = f.copy();
         } else if (structure instanceof CountMinSketch s) {
             copy = s.copy();
+        } else if (structure instanceof BlockedCountMinSketch s) {
+            copy = s.copy();
         } else if (structure instanceof HeavyHitters h) {
             copy = h.copy();
         } else if (structure instanceof FlowTable t) {
@@ -74,6 +77,8 @@ class StructureCopyTest {
         if (structure instanceof BloomFilter f) {
             return f.memoryBytes();
         } else if (structure instanceof CountMinSketch s) {
+            return s.memoryBytes();
+        } else if (structure instanceof BlockedCountMinSketch s) {
             return s.memoryBytes();
         } else if (structure instanceof HeavyHitters h) {
             return h.memoryBytes();
