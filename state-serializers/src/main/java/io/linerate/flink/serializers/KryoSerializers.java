@@ -2,6 +2,7 @@ package io.linerate.flink.serializers;
 
 import io.linerate.sketches.bloom.BalancedBloomFilter;
 import io.linerate.sketches.bloom.BlockedBloomFilter;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.bloom.CountingBloomFilter;
@@ -77,6 +78,15 @@ public final class KryoSerializers {
 
         public CountMinSketchKryo() {
             super(CountMinSketchSerializer.INSTANCE);
+        }
+    }
+
+    /** Kryo serializer of {@link BlockedCountMinSketch}. */
+    public static final class BlockedCountMinSketchKryo extends ImageKryoSerializer<BlockedCountMinSketch> {
+        private static final long serialVersionUID = 1L;
+
+        public BlockedCountMinSketchKryo() {
+            super(BlockedCountMinSketchSerializer.INSTANCE);
         }
     }
 

@@ -7,6 +7,7 @@ import io.linerate.sketches.bloom.PartitionedBloomFilter;
 import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.flowtable.FlowTable;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.SpaceSaving;
@@ -54,6 +55,7 @@ public final class LinerateTypes {
         m.put(BalancedBloomFilter.class, BalancedBloomFilterTypeInfo.Factory.class);
         m.put(CountingBloomFilter.class, CountingBloomFilterTypeInfo.Factory.class);
         m.put(CountMinSketch.class, CountMinSketchTypeInfo.Factory.class);
+        m.put(BlockedCountMinSketch.class, BlockedCountMinSketchTypeInfo.Factory.class);
         m.put(SpaceSaving.class, SpaceSavingTypeInfo.Factory.class);
         m.put(CountMinHeap.class, CountMinHeapTypeInfo.Factory.class);
         m.put(FlowTable.class, FlowTableTypeInfo.Factory.class);
@@ -69,6 +71,7 @@ public final class LinerateTypes {
         m.put(BalancedBloomFilter.class, KryoSerializers.BalancedBloomFilterKryo.class);
         m.put(CountingBloomFilter.class, KryoSerializers.CountingBloomFilterKryo.class);
         m.put(CountMinSketch.class, KryoSerializers.CountMinSketchKryo.class);
+        m.put(BlockedCountMinSketch.class, KryoSerializers.BlockedCountMinSketchKryo.class);
         m.put(SpaceSaving.class, KryoSerializers.SpaceSavingKryo.class);
         m.put(CountMinHeap.class, KryoSerializers.CountMinHeapKryo.class);
         m.put(FlowTable.class, KryoSerializers.FlowTableKryo.class);

@@ -9,6 +9,7 @@ import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.flowtable.FlowTable;
 import io.linerate.sketches.flowtable.TableLayout;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.RowIndexing;
@@ -72,6 +73,10 @@ public final class Shapes {
     public static Shape countMin(int width, int depth, long seed, RowIndexing indexing, boolean conservative) {
         return Shape.builder().field("width", width).field("depth", depth).field("seed", seed)
                 .field("indexing", indexing).field("conservative", conservative).build();
+    }
+
+    public static Shape of(BlockedCountMinSketch s) {
+        return Shape.builder().field("blocks", s.blocks()).field("seed", s.hasher().seed()).build();
     }
 
     public static Shape of(SpaceSaving s) {

@@ -14,6 +14,7 @@ import io.linerate.sketches.bloom.PartitionedBloomFilter;
 import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.flowtable.FlowTable;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.KeyKind;
@@ -33,7 +34,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Hostile length fields and corrupt images for every one of the ten serializers (Flink and Kryo): negative
+ * Hostile length fields and corrupt images for every one of the eleven serializers (Flink and Kryo): negative
  * lengths and lengths above {@link ImageSerializer#MAX_IMAGE_BYTES} are rejected naming the structure and the
  * field; a length claiming 1 GiB on a short stream fails fast with an EOF after allocating less than 4 MiB; a
  * flipped byte in a valid image is an {@link IOException} naming the structure.
@@ -76,6 +77,13 @@ class HostileLengthTest {
                         () -> filled(CountingBloomFilter.withCounters(4096, 4, 4, 42))),
                 of(CountMinSketchSerializer.INSTANCE, new KryoSerializers.CountMinSketchKryo(), () -> {
                     CountMinSketch s = CountMinSketch.withShape(512, 4, 42, RowIndexing.FULL_WIDTH, false);
+                    for (long j = 0; j < 200; j++) {
+                        s.update(j * 31, 1);
+                    }
+                    return s;
+                }),
+                of(BlockedCountMinSketchSerializer.INSTANCE, new KryoSerializers.BlockedCountMinSketchKryo(), () -> {
+                    BlockedCountMinSketch s = BlockedCountMinSketch.withBlocks(128, 42);
                     for (long j = 0; j < 200; j++) {
                         s.update(j * 31, 1);
                     }

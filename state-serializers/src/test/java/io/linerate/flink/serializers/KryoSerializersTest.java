@@ -9,6 +9,7 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.linerate.sketches.bloom.BloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.KeyKind;
 import io.linerate.sketches.frequency.RowIndexing;
@@ -43,15 +44,18 @@ class KryoSerializersTest {
         CountMinSketch cms = CountMinSketch.withShape(256, 4, 3, RowIndexing.FULL_WIDTH, true);
         StandardBloomFilter bloom = StandardBloomFilter.withBits(1000, 4, 5);
         SpaceSaving ss = SpaceSaving.withCapacity(KeyKind.longs(), 16, 7);
+        BlockedCountMinSketch blocked = BlockedCountMinSketch.withBlocks(64, 9);
         for (long i = 0; i < 500; i++) {
             cms.update(i % 37, 1);
             bloom.put(i);
             ss.update(i % 11, 1);
+            blocked.update(i % 41, 1);
         }
         Holder h = new Holder();
         h.sketch = cms;
         h.filter = bloom;
         h.more.add(ss);
+        h.more.add(blocked);
 
         KryoSerializer<Holder> serializer = new KryoSerializer<>(Holder.class, config);
         DataOutputSerializer out = new DataOutputSerializer(1024);
@@ -61,8 +65,11 @@ class KryoSerializersTest {
         assertThat(((CountMinSketch) back.sketch).toByteArray()).isEqualTo(cms.toByteArray());
         assertThat(back.filter.toByteArray()).isEqualTo(bloom.toByteArray());
         assertThat(((SpaceSaving) back.more.get(0)).toByteArray()).isEqualTo(ss.toByteArray());
+        assertThat(((BlockedCountMinSketch) back.more.get(1)).toByteArray()).isEqualTo(blocked.toByteArray());
         assertThat(serializer.getKryo().getSerializer(CountMinSketch.class))
                 .isInstanceOf(KryoSerializers.CountMinSketchKryo.class);
+        assertThat(serializer.getKryo().getSerializer(BlockedCountMinSketch.class))
+                .isInstanceOf(KryoSerializers.BlockedCountMinSketchKryo.class);
 
         Holder copy = serializer.copy(h);
         assertThat(copy.sketch).isNotSameAs(cms);

@@ -9,6 +9,7 @@ import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.FlowTable;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.KeyKind;
@@ -51,6 +52,8 @@ final class SerializerFixtures {
                 image("count-min", SerializerFixtures::countMin, CountMinSketchSerializer::expecting),
                 SnapshotFixture.of("count-min-unspecified-shape", CountMinSketchSerializer.INSTANCE,
                         SerializerFixtures::countMin, s -> hex(s.toByteArray())),
+                image("blocked-count-min", SerializerFixtures::blockedCountMin,
+                        BlockedCountMinSketchSerializer::expecting),
                 image("space-saving", SerializerFixtures::spaceSaving, SpaceSavingSerializer::expecting),
                 image("count-min-heap", SerializerFixtures::countMinHeap, CountMinHeapSerializer::expecting),
                 image("flow-table", SerializerFixtures::flowTable, FlowTableSerializer::expecting));
@@ -89,6 +92,16 @@ final class SerializerFixtures {
 
     private static CountMinSketch countMin() {
         CountMinSketch s = CountMinSketch.withShape(128, 4, 17, RowIndexing.FULL_WIDTH, true);
+        SplittableRandom r = new SplittableRandom(ITEMS_SEED);
+        for (int i = 0; i < 2000; i++) {
+            s.update(r.nextInt(300), 1 + r.nextInt(1500));
+        }
+        return s;
+    }
+
+    /** 64 blocks (4 KiB of counters), the Count-Min fixture's stream. */
+    private static BlockedCountMinSketch blockedCountMin() {
+        BlockedCountMinSketch s = BlockedCountMinSketch.withBlocks(64, 21);
         SplittableRandom r = new SplittableRandom(ITEMS_SEED);
         for (int i = 0; i < 2000; i++) {
             s.update(r.nextInt(300), 1 + r.nextInt(1500));

@@ -11,6 +11,7 @@ import io.linerate.sketches.bloom.SplitBlockBloomFilter;
 import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.FlowTable;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.KeyKind;
@@ -63,6 +64,10 @@ class SnapshotCompatibilityTest {
                 Arguments.of("count-min row indexing", CountMinSketchSerializer.expecting(cms(2048, 4, 1, false)),
                         CountMinSketchSerializer.expecting(CountMinSketch.withShape(2048, 4, 1, RowIndexing.MIXED_32,
                                 false)), "indexing: FULL_WIDTH -> MIXED_32"),
+                Arguments.of("blocked count-min blocks", BlockedCountMinSketchSerializer.expecting(bcms(256, 1)),
+                        BlockedCountMinSketchSerializer.expecting(bcms(512, 1)), "blocks: 256 -> 512"),
+                Arguments.of("blocked count-min seed", BlockedCountMinSketchSerializer.expecting(bcms(256, 1)),
+                        BlockedCountMinSketchSerializer.expecting(bcms(256, 9)), "seed: 1 -> 9"),
                 Arguments.of("space-saving capacity", SpaceSavingSerializer.expecting(SpaceSaving.withCapacity(KeyKind.longs(), 64, 1)),
                         SpaceSavingSerializer.expecting(SpaceSaving.withCapacity(KeyKind.longs(), 128, 1)), "capacity: 64 -> 128"),
                 Arguments.of("space-saving key kind", SpaceSavingSerializer.expecting(SpaceSaving.withCapacity(KeyKind.longs(), 64, 1)),
@@ -78,6 +83,10 @@ class SnapshotCompatibilityTest {
 
     static CountMinSketch cms(int width, int depth, long seed, boolean conservative) {
         return CountMinSketch.withShape(width, depth, seed, RowIndexing.FULL_WIDTH, conservative);
+    }
+
+    static BlockedCountMinSketch bcms(int blocks, long seed) {
+        return BlockedCountMinSketch.withBlocks(blocks, seed);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -206,6 +215,11 @@ class SnapshotCompatibilityTest {
         TypeSerializerSnapshot now = roundTrip(CountMinSketchSerializer.INSTANCE.snapshotConfiguration());
         assertThat(now.resolveSchemaCompatibility(old).isIncompatible()).isTrue();
         assertThat(((ImageSerializerSnapshot) now).incompatibilityFrom(old)).startsWith("structure: ");
+        // the blocked and the row-major Count-Min do not read each other's state, though both record a seed
+        TypeSerializerSnapshot blocked =
+                roundTrip(BlockedCountMinSketchSerializer.INSTANCE.snapshotConfiguration());
+        assertThat(now.resolveSchemaCompatibility(blocked).isIncompatible()).isTrue();
+        assertThat(blocked.resolveSchemaCompatibility(now).isIncompatible()).isTrue();
     }
 
     static <T> TypeSerializerSnapshot<T> roundTrip(TypeSerializerSnapshot<T> snapshot) throws IOException {
