@@ -38,7 +38,7 @@ public class CountMinBenchmark {
 
     @State(Scope.Thread)
     public abstract static class Params {
-        @Param({"linerate", "linerate-cu", "linerate-fw", "spark", "streamlib", "streamlib-cu"})
+        @Param({"linerate", "linerate-cu", "linerate-fw", "linerate-blocked", "spark", "streamlib", "streamlib-cu"})
         public String impl;
 
         long[] keys;

@@ -1,6 +1,7 @@
 package io.linerate.benchmarks.frequency;
 
 import com.clearspring.analytics.stream.frequency.ConservativeAddSketch;
+import io.linerate.sketches.frequency.BlockedCountMinSketch;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.RowIndexing;
 import java.util.ArrayList;
@@ -10,7 +11,7 @@ import java.util.List;
  * The Count-Min implementations under comparison, all at ε = 0.001, δ = 0.01 as Spark sizes it:
  * {@code CountMinSketch.create(0.001, 0.99, seed)} gives width ⌈2/ε⌉ = 2000 and depth ⌈−ln(1 − 0.99)/ln 2⌉ = 7.
  * Every implementation gets 7 rows of (about) 2000 64-bit counters: linerate the prime 1999 (the largest prime
- * ≤ 2000), the others exactly 2000.
+ * ≤ 2000), the others exactly 2000; {@code linerate-blocked} the same memory in 64-byte blocks of 32-bit counters.
  */
 public final class CountMins {
 
@@ -26,8 +27,8 @@ public final class CountMins {
     public static final long SEED = 0x6C696E6572617465L;
 
     /** The implementations that run on JDK 17, in report order. */
-    public static final List<String> ALL = List.of("linerate", "linerate-cu", "linerate-fw", "spark", "streamlib",
-            "streamlib-cu");
+    public static final List<String> ALL = List.of("linerate", "linerate-cu", "linerate-fw", "linerate-blocked",
+            "spark", "streamlib", "streamlib-cu");
 
     /** DataSketches 9's Count-Min: needs JDK 25 at run time and the jar the {@code jdk25} profile copies. */
     public static final String DATASKETCHES9 = "datasketches9";
@@ -52,6 +53,8 @@ public final class CountMins {
                 return new Linerate(impl, RowIndexing.MIXED_32, true);
             case "linerate-fw":
                 return new Linerate(impl, RowIndexing.FULL_WIDTH, false);
+            case "linerate-blocked":
+                return new LinerateBlocked();
             case "spark":
                 return new Spark();
             case "streamlib":
@@ -110,6 +113,57 @@ public final class CountMins {
         public String description() {
             return "linerate CountMinSketch.withShape(1999, 7, seed, " + sketch.indexing() + ", "
                     + sketch.isConservative() + ")";
+        }
+
+        @Override
+        public Object unwrap() {
+            return sketch;
+        }
+    }
+
+    /**
+     * linerate {@link BlockedCountMinSketch} in the memory of the 1999 × 7 sketch (111,944 bytes): 1,749 blocks of 16
+     * 32-bit counters (111,936 bytes), four counters per item in two blocks. Reported as width 16·blocks (counters)
+     * and depth 4 (counters per item).
+     */
+    static final class LinerateBlocked implements CountMinAdapter {
+        private final BlockedCountMinSketch sketch =
+                BlockedCountMinSketch.withMemory((long) PRIME_WIDTH * DEPTH * Long.BYTES, SEED);
+
+        @Override
+        public String name() {
+            return "linerate-blocked";
+        }
+
+        @Override
+        public void update(long key) {
+            sketch.update(key, 1);
+        }
+
+        @Override
+        public long estimate(long key) {
+            return sketch.estimate(key);
+        }
+
+        @Override
+        public int width() {
+            return sketch.blocks() * BlockedCountMinSketch.BLOCK_COUNTERS;
+        }
+
+        @Override
+        public int depth() {
+            return 4;
+        }
+
+        @Override
+        public long counterBytes() {
+            return sketch.memoryBytes();
+        }
+
+        @Override
+        public String description() {
+            return "linerate BlockedCountMinSketch.withMemory(111944, seed) = " + sketch.blocks()
+                    + " blocks of 16 32-bit counters";
         }
 
         @Override

@@ -167,6 +167,10 @@ public final class BlockedCountMinSketch {
         int b2 = secondBlock(h2, b1);
         int x = (int) h1;
         int y = (int) h2;
+        if (totalWeight <= Integer.MAX_VALUE) { // every counter ≤ N fits in 31 bits: a signed minimum will do
+            return Math.min(Math.min(c[b1 + (x & 7)], c[b1 + 8 + ((x >>> 3) & 7)]),
+                    Math.min(c[b2 + (y & 7)], c[b2 + 8 + ((y >>> 3) & 7)]));
+        }
         // unsigned minimum: flipping the sign bit orders unsigned values as signed ones
         int m = Math.min(Math.min(c[b1 + (x & 7)] ^ Integer.MIN_VALUE, c[b1 + 8 + ((x >>> 3) & 7)] ^ Integer.MIN_VALUE),
                 Math.min(c[b2 + (y & 7)] ^ Integer.MIN_VALUE, c[b2 + 8 + ((y >>> 3) & 7)] ^ Integer.MIN_VALUE));
