@@ -12,21 +12,22 @@ import java.util.Arrays;
  * 32-bit counters (64 bytes each). An item's one 64-bit hash h1 and its second half h2 ({@link ItemHasher#h2}) pick
  * two different blocks (from their high 32 bits, by multiply-shift) and in each block one counter in each half of 8
  * (from their low bits): four counters in two blocks, so an update or a query touches two 64-byte runs of memory
- * (Java does not align arrays to cache lines, so a block may straddle two lines) and computes two block indexes
- * instead of d row indexes. Update adds the weight to the four counters; the estimate is the smallest of them, never
+ * and computes two block indexes instead of d row indexes. Java does not align arrays to cache lines (the array's
+ * header is 16 bytes), so most blocks straddle two lines: up to four lines per item, in two pairs of neighbours. Update adds the weight to the four counters; the estimate is the smallest of them, never
  * below the true weight.
  *
  * <p><b>Guarantee.</b> For an item x let M<sub>L</sub> be the weight of the other items that chose x's block of line
- * L (E[M<sub>L</sub>] ≤ 2N/B). Given the block choices, each of x's four counters receives each such item with
- * probability 1/8, independently across the four counters (they read disjoint hash bits), so by Markov's inequality
- * per counter Pr(all four exceed x's weight by more than εN | blocks) ≤ (M<sub>1</sub>M<sub>2</sub>/(8εN))²,
+ * L (E[M<sub>L</sub>] ≤ 2N/B). Given the block choices, and taking h1 and h2 as independent uniform hashes, each
+ * of x's four counters receives each such item with probability 1/8, independently across the four counters (they
+ * depend on disjoint bits of the other items' hashes), so by Markov's inequality per counter
+ * Pr(all four exceed x's weight by more than εN | blocks) ≤ (M<sub>1</sub>M<sub>2</sub>)²/(8εN)⁴,
  * and with Markov on M<sub>1</sub> and M<sub>2</sub> at t = c·8εN:
  * Pr(â &gt; a + εN) ≤ 1/(2Bεc) + c⁴, minimised at c = (8Bε)<sup>−1/5</sup>, which gives
  * {@link #failureProbability(double) 5·(8Bε)<sup>−4/5</sup>}. That bound is much weaker than
  * {@link CountMinSketch}'s (2/(εw))<sup>d</sup> for the same memory: a block confines an item's counters, so an
  * item sharing a block with a heavy one is exposed to it in four counters instead of d independent rows. Measured on
- * skewed streams the errors are nonetheless smaller than the row-major sketch's at the same memory, because 32-bit
- * counters give twice as many (docs/BENCHMARKS.md). Size a {@link CountMinSketch} when an (ε, δ) guarantee is what
+ * a skewed stream the typical (median, mean) errors are a quarter of the row-major sketch's at the same memory,
+ * because 32-bit counters give twice as many, while the largest error was 4.4 times as large (docs/BENCHMARKS.md). Size a {@link CountMinSketch} when an (ε, δ) guarantee is what
  * counts ({@link CountMinSketch#fromErrors}); use this one when speed and typical error at a memory budget do.
  *
  * <p><b>Counters</b> are unsigned 32-bit and saturate at {@link #MAX_COUNTER} instead of wrapping; weights must be
@@ -100,7 +101,10 @@ public final class BlockedCountMinSketch {
         return next == counts.length ? 0 : next;
     }
 
-    /** Adds {@code weight} (≥ 0) to the item given by its hash halves. */
+    /**
+     * Adds {@code weight} (≥ 0) to the item given by its hash halves: h1 from this sketch's {@link #hasher()}, h2 =
+     * {@link ItemHasher#h2}(h1), as the typed overloads compute them (other pairs count other items).
+     */
     public void update(long h1, long h2, long weight) {
         if (weight < 0) {
             throw new IllegalArgumentException("weight must be ≥ 0, got " + weight);
@@ -251,7 +255,7 @@ public final class BlockedCountMinSketch {
         return (long) counts.length * Integer.BYTES;
     }
 
-    /** Counter {@code index} (block index / 16), unsigned, for inspection and tests. */
+    /** Counter {@code index} = block·16 + position (so its block is index / 16), unsigned, for inspection and tests. */
     public long counter(int index) {
         return Integer.toUnsignedLong(counts[index]);
     }

@@ -69,9 +69,11 @@ class BlockedCountMinSketchTest {
 
     /**
      * Two items share all four counters only by chance: both blocks and all four positions, in the same or the
-     * swapped order of lines, about 2/(B²·8⁴) per pair. Counted over 200,000 items at B = 32 against that rate, within
-     * 6 standard deviations (a Poisson count); a correlated indexing (the same bits picking a block and a position,
-     * or the second block tied to the first) would be far above it.
+     * swapped order of lines. An item's ordered block pair (a, b) has probability 1/B², except (a, a + 1), which the
+     * "next block when equal" rule makes 2/B²; summing p(a, b)·(p(a, b) + p(b, a)) over the ordered pairs gives
+     * (2B + 3)/B³ for B ≥ 3, times 8⁻⁴ for the positions, per pair of items. Counted over 200,000 items at B = 32
+     * against that rate, within 6 standard deviations (a Poisson count); a correlated indexing (the same bits
+     * picking a block and a position, or the second block tied to the first) would be far above it.
      */
     @Test
     void pairsSharingEveryCounterAreAtTheChanceRate() {
@@ -92,9 +94,7 @@ class BlockedCountMinSketchTest {
             sets.merge(key, 1, Integer::sum);
         }
         long pairs = sets.values().stream().mapToLong(k -> (long) k * (k - 1) / 2).sum();
-        // two different blocks per item: a pair matches if its block pair is the same (1/(B(B−1)) per order, two
-        // orders) and the four positions agree (8^-4)
-        double expected = (double) n * (n - 1) / 2 * 2.0 / ((double) blocks * (blocks - 1)) / 4096;
+        double expected = (double) n * (n - 1) / 2 * (2.0 * blocks + 3) / Math.pow(blocks, 3) / 4096;
         assertThat((double) pairs).isBetween(expected - 6 * Math.sqrt(expected), expected + 6 * Math.sqrt(expected));
     }
 
@@ -105,7 +105,7 @@ class BlockedCountMinSketchTest {
         for (long i = 0; i < 400_000; i++) {
             sketch.update(i, 1);
         }
-        // each update adds 1 to two blocks' worth of counters (2 per block): 8,000 per block on average
+        // each update adds 1 to two counters in each of two blocks: 16,000 per block on average (8,000 items)
         double expected = 2.0 * 2 * 400_000 / blocks;
         for (int b = 0; b < blocks; b++) {
             long sum = 0;
