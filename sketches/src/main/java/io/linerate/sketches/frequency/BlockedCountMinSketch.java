@@ -9,26 +9,30 @@ import java.util.Arrays;
 
 /**
  * A Count-Min sketch laid out for the cache, in the manner of Caffeine's {@code FrequencySketch}: B blocks of 16
- * 32-bit counters (64 bytes each). An item's one 64-bit hash h1 and its second half h2 ({@link ItemHasher#h2}) pick
- * two different blocks (from their high 32 bits, by multiply-shift) and in each block one counter in each half of 8
- * (from their low bits): four counters in two blocks, so an update or a query touches two 64-byte runs of memory
- * and computes two block indexes instead of d row indexes. Java does not align arrays to cache lines (the array's
- * header is 16 bytes), so most blocks straddle two lines: up to four lines per item, in two pairs of neighbours. Update adds the weight to the four counters; the estimate is the smallest of them, never
- * below the true weight.
+ * 32-bit counters (64 bytes each). Each 32-bit half of an item's one 64-bit hash h1 is mapped by multiply-shift onto
+ * [0, 64·B): the quotient by 64 is a block, the remainder's two octal digits pick one counter in each half of 8 of
+ * that block. Two lines, the two halves, so four counters in two different blocks (when both halves pick the same
+ * block, the second line takes the next one): an update or a query touches two 64-byte runs of memory and computes
+ * two multiply-shifts instead of d row indexes. Java does not align arrays to cache lines (the array's header is 16
+ * bytes), so most blocks straddle two lines: up to four lines per item, in two pairs of neighbours. Update adds the
+ * weight to the four counters; the estimate is the smallest of them, never below the true weight. The layout needs
+ * h1 only ({@link ItemHasher#h2} would add no bits), so the hash-level methods are {@link #updateHash} and
+ * {@link #estimateHash}.
  *
  * <p><b>Guarantee.</b> For an item x let M<sub>L</sub> be the weight of the other items that chose x's block of line
- * L (E[M<sub>L</sub>] ≤ 2N/B). Given the block choices, and taking h1 and h2 as independent uniform hashes, each
- * of x's four counters receives each such item with probability 1/8, independently across the four counters (they
- * depend on disjoint bits of the other items' hashes), so by Markov's inequality per counter
- * Pr(all four exceed x's weight by more than εN | blocks) ≤ (M<sub>1</sub>M<sub>2</sub>)²/(8εN)⁴,
+ * L (E[M<sub>L</sub>] ≤ 2N/B). Given the block choices, and taking the two halves of h1 as independent uniform
+ * hashes, each of x's four counters receives each such item with probability 1/8, independently across the four
+ * counters (they depend on different digits or halves of the other items' hashes), so by Markov's inequality per
+ * counter Pr(all four exceed x's weight by more than εN | blocks) ≤ (M<sub>1</sub>M<sub>2</sub>)²/(8εN)⁴,
  * and with Markov on M<sub>1</sub> and M<sub>2</sub> at t = c·8εN:
  * Pr(â &gt; a + εN) ≤ 1/(2Bεc) + c⁴, minimised at c = (8Bε)<sup>−1/5</sup>, which gives
  * {@link #failureProbability(double) 5·(8Bε)<sup>−4/5</sup>}. That bound is much weaker than
  * {@link CountMinSketch}'s (2/(εw))<sup>d</sup> for the same memory: a block confines an item's counters, so an
  * item sharing a block with a heavy one is exposed to it in four counters instead of d independent rows. Measured on
  * a skewed stream the typical (median, mean) errors are a quarter of the row-major sketch's at the same memory,
- * because 32-bit counters give twice as many, while the largest error was 4.4 times as large (docs/BENCHMARKS.md). Size a {@link CountMinSketch} when an (ε, δ) guarantee is what
- * counts ({@link CountMinSketch#fromErrors}); use this one when speed and typical error at a memory budget do.
+ * because 32-bit counters give twice as many, while the largest error was several times as large
+ * (docs/BENCHMARKS.md). Size a {@link CountMinSketch} when an (ε, δ) guarantee is what counts
+ * ({@link CountMinSketch#fromErrors}); use this one when speed and typical error at a memory budget do.
  *
  * <p><b>Counters</b> are unsigned 32-bit and saturate at {@link #MAX_COUNTER} instead of wrapping; weights must be
  * ≥ 0. An update's four counters are distinct, so no counter exceeds the total weight N: while N stays below
@@ -57,6 +61,7 @@ public final class BlockedCountMinSketch {
 
     private final ItemHasher hasher;
     private final int blocks;
+    private final long slots; // 64·blocks: the range a line's multiply-shift maps onto
     private final int[] counts;
     private long totalWeight;
 
@@ -67,6 +72,7 @@ public final class BlockedCountMinSketch {
         }
         this.hasher = hasher;
         this.blocks = blocks;
+        this.slots = 64L * blocks;
         this.counts = counts != null ? counts : new int[blocks * BLOCK_COUNTERS];
     }
 
@@ -86,14 +92,19 @@ public final class BlockedCountMinSketch {
         return withBlocks((int) b, seed);
     }
 
-    /** Start of the block a hash half's high 32 bits pick (multiply-shift: uniform over the blocks). */
-    private int block(long h) {
-        return (int) (((h >>> 32) * blocks) >>> 32) * BLOCK_COUNTERS;
+    /** A line's slot: a 32-bit half of h1 mapped onto [0, 64·B) by multiply-shift (its block is slot / 64). */
+    private int slot(long half) {
+        return (int) ((half * slots) >>> 32);
     }
 
-    /** The second block: h2's, or the next one when it is the first (so the four counters are distinct). */
-    private int secondBlock(long h2, int first) {
-        int b = block(h2);
+    /** The first counter of a slot's block. */
+    private static int blockStart(int slot) {
+        return (slot >>> 6) * BLOCK_COUNTERS;
+    }
+
+    /** The second line's block: its own, or the next one when it is the first's (so the four counters are distinct). */
+    private int secondBlock(int slot, int first) {
+        int b = blockStart(slot);
         if (b != first) {
             return b;
         }
@@ -101,23 +112,20 @@ public final class BlockedCountMinSketch {
         return next == counts.length ? 0 : next;
     }
 
-    /**
-     * Adds {@code weight} (≥ 0) to the item given by its hash halves: h1 from this sketch's {@link #hasher()}, h2 =
-     * {@link ItemHasher#h2}(h1), as the typed overloads compute them (other pairs count other items).
-     */
-    public void update(long h1, long h2, long weight) {
+    /** Adds {@code weight} (≥ 0) to the item whose hash is {@code h1} (from this sketch's {@link #hasher()}). */
+    public void updateHash(long h1, long weight) {
         if (weight < 0) {
             throw new IllegalArgumentException("weight must be ≥ 0, got " + weight);
         }
         int[] c = counts;
-        int b1 = block(h1);
-        int b2 = secondBlock(h2, b1);
-        int x = (int) h1;
-        int y = (int) h2;
-        int i0 = b1 + (x & 7);
-        int i1 = b1 + 8 + ((x >>> 3) & 7);
-        int i2 = b2 + (y & 7);
-        int i3 = b2 + 8 + ((y >>> 3) & 7);
+        int s1 = slot(h1 >>> 32);
+        int s2 = slot(h1 & 0xFFFF_FFFFL);
+        int b1 = blockStart(s1);
+        int b2 = secondBlock(s2, b1);
+        int i0 = b1 + (s1 & 7);
+        int i1 = b1 + 8 + ((s1 >>> 3) & 7);
+        int i2 = b2 + (s2 & 7);
+        int i3 = b2 + 8 + ((s2 >>> 3) & 7);
         long total = totalWeight;
         if (weight <= MAX_COUNTER - total) {
             // the hot path: every counter is ≤ N and N + weight ≤ MAX_COUNTER, so 32-bit adds cannot wrap
@@ -142,64 +150,57 @@ public final class BlockedCountMinSketch {
     }
 
     public void update(long item, long weight) {
-        long h1 = hasher.hash(item);
-        update(h1, ItemHasher.h2(h1), weight);
+        updateHash(hasher.hash(item), weight);
     }
 
     public void update(FiveTuple item, long weight) {
-        long h1 = hasher.hash(item);
-        update(h1, ItemHasher.h2(h1), weight);
+        updateHash(hasher.hash(item), weight);
     }
 
     public void update(byte[] bytes, int offset, int length, long weight) {
-        long h1 = hasher.hash(bytes, offset, length);
-        update(h1, ItemHasher.h2(h1), weight);
+        updateHash(hasher.hash(bytes, offset, length), weight);
     }
 
     public void update(CharSequence item, long weight) {
-        long h1 = hasher.hash(item);
-        update(h1, ItemHasher.h2(h1), weight);
+        updateHash(hasher.hash(item), weight);
     }
 
     /**
-     * The point estimate: the smallest of the item's four counters, never below its true weight; N if that counter
-     * is saturated (see the class comment).
+     * The point estimate of the item whose hash is {@code h1}: the smallest of its four counters, never below its true
+     * weight; N if that counter is saturated (see the class comment).
      */
-    public long estimate(long h1, long h2) {
+    public long estimateHash(long h1) {
         int[] c = counts;
-        int b1 = block(h1);
-        int b2 = secondBlock(h2, b1);
-        int x = (int) h1;
-        int y = (int) h2;
+        int s1 = slot(h1 >>> 32);
+        int s2 = slot(h1 & 0xFFFF_FFFFL);
+        int b1 = blockStart(s1);
+        int b2 = secondBlock(s2, b1);
         if (totalWeight <= Integer.MAX_VALUE) { // every counter ≤ N fits in 31 bits: a signed minimum will do
-            return Math.min(Math.min(c[b1 + (x & 7)], c[b1 + 8 + ((x >>> 3) & 7)]),
-                    Math.min(c[b2 + (y & 7)], c[b2 + 8 + ((y >>> 3) & 7)]));
+            return Math.min(Math.min(c[b1 + (s1 & 7)], c[b1 + 8 + ((s1 >>> 3) & 7)]),
+                    Math.min(c[b2 + (s2 & 7)], c[b2 + 8 + ((s2 >>> 3) & 7)]));
         }
         // unsigned minimum: flipping the sign bit orders unsigned values as signed ones
-        int m = Math.min(Math.min(c[b1 + (x & 7)] ^ Integer.MIN_VALUE, c[b1 + 8 + ((x >>> 3) & 7)] ^ Integer.MIN_VALUE),
-                Math.min(c[b2 + (y & 7)] ^ Integer.MIN_VALUE, c[b2 + 8 + ((y >>> 3) & 7)] ^ Integer.MIN_VALUE));
-        long min = Integer.toUnsignedLong(m ^ Integer.MIN_VALUE);
+        int flip = Integer.MIN_VALUE;
+        int m = Math.min(Math.min(c[b1 + (s1 & 7)] ^ flip, c[b1 + 8 + ((s1 >>> 3) & 7)] ^ flip),
+                Math.min(c[b2 + (s2 & 7)] ^ flip, c[b2 + 8 + ((s2 >>> 3) & 7)] ^ flip));
+        long min = Integer.toUnsignedLong(m ^ flip);
         return min == MAX_COUNTER ? Math.max(min, totalWeight) : min;
     }
 
     public long estimate(long item) {
-        long h1 = hasher.hash(item);
-        return estimate(h1, ItemHasher.h2(h1));
+        return estimateHash(hasher.hash(item));
     }
 
     public long estimate(FiveTuple item) {
-        long h1 = hasher.hash(item);
-        return estimate(h1, ItemHasher.h2(h1));
+        return estimateHash(hasher.hash(item));
     }
 
     public long estimate(byte[] bytes, int offset, int length) {
-        long h1 = hasher.hash(bytes, offset, length);
-        return estimate(h1, ItemHasher.h2(h1));
+        return estimateHash(hasher.hash(bytes, offset, length));
     }
 
     public long estimate(CharSequence item) {
-        long h1 = hasher.hash(item);
-        return estimate(h1, ItemHasher.h2(h1));
+        return estimateHash(hasher.hash(item));
     }
 
     /**
@@ -255,18 +256,18 @@ public final class BlockedCountMinSketch {
         return (long) counts.length * Integer.BYTES;
     }
 
-    /** Counter {@code index} = block·16 + position (so its block is index / 16), unsigned, for inspection and tests. */
+    /** Counter {@code index} = block·16 + position (its block is index / 16), unsigned, for inspection and tests. */
     public long counter(int index) {
         return Integer.toUnsignedLong(counts[index]);
     }
 
-    /** The four counter indexes of the item given by its hash halves (block·16 + position), for tests. */
-    int[] counterIndexes(long h1, long h2) {
-        int b1 = block(h1);
-        int b2 = secondBlock(h2, b1);
-        int x = (int) h1;
-        int y = (int) h2;
-        return new int[] {b1 + (x & 7), b1 + 8 + ((x >>> 3) & 7), b2 + (y & 7), b2 + 8 + ((y >>> 3) & 7)};
+    /** The four counter indexes of the item whose hash is {@code h1} (block·16 + position), for tests. */
+    int[] counterIndexes(long h1) {
+        int s1 = slot(h1 >>> 32);
+        int s2 = slot(h1 & 0xFFFF_FFFFL);
+        int b1 = blockStart(s1);
+        int b2 = secondBlock(s2, b1);
+        return new int[] {b1 + (s1 & 7), b1 + 8 + ((s1 >>> 3) & 7), b2 + (s2 & 7), b2 + 8 + ((s2 >>> 3) & 7)};
     }
 
     /** An independent copy (one array copy): same seed, blocks, counters and total weight, so the same image. */

@@ -73,7 +73,7 @@ class BlockedCountMinSketchTest {
      * "next block when equal" rule makes 2/B²; summing p(a, b)·(p(a, b) + p(b, a)) over the ordered pairs gives
      * (2B + 3)/B³ for B ≥ 3, times 8⁻⁴ for the positions, per pair of items. Counted over 200,000 items at B = 32
      * against that rate, within 6 standard deviations (a Poisson count); a correlated indexing (the same bits
-     * picking a block and a position, or the second block tied to the first) would be far above it.
+     * picking both lines' blocks or positions, or the second block tied to the first) would be far above it.
      */
     @Test
     void pairsSharingEveryCounterAreAtTheChanceRate() {
@@ -84,7 +84,7 @@ class BlockedCountMinSketchTest {
         Map<Long, Integer> sets = new HashMap<>();
         for (int i = 0; i < n; i++) {
             long h1 = hasher.hash((long) i);
-            int[] idx = sketch.counterIndexes(h1, ItemHasher.h2(h1));
+            int[] idx = sketch.counterIndexes(h1);
             Arrays.sort(idx);
             assertThat(idx[0] != idx[1] && idx[1] != idx[2] && idx[2] != idx[3]).as("four distinct counters").isTrue();
             long key = 0;
