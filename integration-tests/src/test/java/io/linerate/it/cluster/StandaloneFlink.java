@@ -116,7 +116,7 @@ final class StandaloneFlink implements AutoCloseable {
         "rest.address: localhost",
         "rest.bind-address: localhost",
         "rest.port: " + restPort,
-        "blob.server.port: " + freePort(),
+        "blob.server.port: 0", // any free port: the TaskManager learns it from the JobManager
         "io.tmp.dirs: " + Files.createDirectories(folder.resolve("io")),
         "web.tmpdir: " + Files.createDirectories(folder.resolve("web")),
         "parallelism.default: 1");
@@ -251,7 +251,23 @@ final class StandaloneFlink implements AutoCloseable {
     return logs.resolve(name + ".out");
   }
 
+  /**
+   * A port that was free a moment ago, for the ports the processes must be told in advance (RPC, REST). Taken below
+   * Linux's ephemeral range (32768 and up by default), where the OS also picks the local ports of outgoing
+   * connections, so that one of those (a Kafka client, the REST poll) cannot take it before the process binds it: a
+   * port from {@code new ServerSocket(0)} once lost the BLOB server that race ("Unable to open BLOB Server in
+   * specified port range").
+   */
   private static int freePort() throws IOException {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(System.nanoTime());
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = 20_000 + random.nextInt(12_000);
+      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        return s.getLocalPort();
+      } catch (IOException taken) {
+        // try another
+      }
+    }
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }

@@ -12,9 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -64,14 +62,9 @@ class FlowMeterBatchJobTest {
     @ParameterizedTest(name = "state backend {0}")
     @ValueSource(strings = {"hashmap", "rocksdb"})
     void boundedJobOfBatchesWithCheckpointingEmitsExactlyTheExpectedFlows(String backend) throws Exception {
-        FailOnceAfterACheckpoint.reset();
         List<Packet> packets = FlowMeterJobTest.packets();
         List<Batch> batches = batches(packets);
-        Configuration conf = new Configuration();
-        conf.set(StateBackendOptions.STATE_BACKEND, backend);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
+        Configuration conf = FailOnceAfterACheckpoint.resetFor(backend);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         env.enableCheckpointing(20);

@@ -6,15 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.flink.state.FailOnceAfterACheckpoint;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple4;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -82,12 +79,7 @@ class HeavyHittersBatchJobTest {
         }
         var detector = builder.build();
         List<Tuple4<String, long[], int[], long[]>> input = batches();
-        FailOnceAfterACheckpoint.reset();
-        Configuration conf = new Configuration();
-        conf.set(StateBackendOptions.STATE_BACKEND, backend);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
+        Configuration conf = FailOnceAfterACheckpoint.resetFor(backend);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         env.enableCheckpointing(50);

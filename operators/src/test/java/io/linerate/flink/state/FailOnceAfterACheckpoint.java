@@ -1,9 +1,13 @@
 package io.linerate.flink.state;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
 
 /**
  * A map for the source side of a MiniCluster job (parallelism 1) that slows the input so it spans several checkpoints
@@ -30,6 +34,20 @@ public final class FailOnceAfterACheckpoint<T> extends RichMapFunction<T, T> imp
     public FailOnceAfterACheckpoint(int failFrom, FilterFunction<T> slow) {
         this.failFrom = failFrom;
         this.slow = slow;
+    }
+
+    /**
+     * Clears the flags and returns the configuration of a job that uses this map: the state backend ({@code hashmap}
+     * or {@code rocksdb}) and a fixed-delay restart strategy with room for the injected failure.
+     */
+    public static Configuration resetFor(String stateBackend) {
+        reset();
+        Configuration conf = new Configuration();
+        conf.set(StateBackendOptions.STATE_BACKEND, stateBackend);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
+        return conf;
     }
 
     /** Clears the flags before a job. */
