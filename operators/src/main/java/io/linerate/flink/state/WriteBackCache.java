@@ -61,15 +61,14 @@ public final class WriteBackCache<K, S> {
      * @param what what is cached, for the log line that reports the capacity (e.g. "flow tables of 9846486 bytes")
      */
     public WriteBackCache(ValueState<S> state, KeyContext<K> keys, int capacity, String what) {
-        this(state, keys, capacity, null, what);
+        this(state, keys, capacity, (ToLongFunction<? super S>) null);
         if (this.keys != null) {
             LOG.info("Keeping up to {} {} live between checkpoints (write-back cache of this operator instance)",
                     capacity, what);
         }
     }
 
-    private WriteBackCache(ValueState<S> state, KeyContext<K> keys, long capacity, ToLongFunction<? super S> weigher,
-                           String what) {
+    private WriteBackCache(ValueState<S> state, KeyContext<K> keys, long capacity, ToLongFunction<? super S> weigher) {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity must be >= 0, got " + capacity);
         }
@@ -91,7 +90,7 @@ public final class WriteBackCache<K, S> {
      */
     public static <K, S> WriteBackCache<K, S> weighed(ValueState<S> state, KeyContext<K> keys, long budgetBytes,
                                                       ToLongFunction<? super S> bytes, String what) {
-        WriteBackCache<K, S> cache = new WriteBackCache<>(state, keys, budgetBytes, bytes, what);
+        WriteBackCache<K, S> cache = new WriteBackCache<>(state, keys, budgetBytes, bytes);
         if (cache.keys != null) {
             LOG.info("Keeping up to {} bytes of {} live between checkpoints (write-back cache of this operator"
                     + " instance)", budgetBytes, what);
