@@ -7,14 +7,15 @@ import java.util.SplittableRandom;
 
 /**
  * Measured error of every Count-Min implementation of {@link CountMins} at the same memory (7 rows of about 2000
- * 64-bit counters), on {@link ZipfKeys#standard()}: 10,000,000 updates of weight 1, Zipf 1.1 over 1,000,000 keys,
+ * 64-bit counters; {@code linerate-blocked} the same bytes of 32-bit counters, reported as width = its counters and
+ * depth = the 4 an item updates), on {@link ZipfKeys#standard()}: 10,000,000 updates of weight 1, Zipf 1.1 over 1,000,000 keys,
  * with exact counts.
  *
  * <p>For every implementation: the fraction of the keys that occur in the stream whose estimate exceeds the
  * truth by more than εN (ε = 0.001, so εN = 10,000), the median, 99th percentile and largest error over
  * those keys, the mean absolute error over all keys
  * that occur, over the 1000 keys with the largest true counts, and over 100,000 keys drawn uniformly from the
- * 1M-key universe (some of which never occur: their truth is 0). Memory: the counters (width × depth × 8) and
+ * 1M-key universe (some of which never occur: their truth is 0). Memory: the counters' bytes and
  * the retained heap size of the sketch object (JOL).
  *
  * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar io.linerate.benchmarks.frequency.CountMinAccuracyReport}

@@ -17,13 +17,13 @@ public interface CountMinAdapter {
     /** The point estimate of {@code key}. */
     long estimate(long key);
 
-    /** Counters per row. */
+    /** Counters per row (for {@code linerate-blocked}, which has no rows: all its counters). */
     int width();
 
-    /** Rows. */
+    /** Rows (for {@code linerate-blocked}: the counters an item updates, 4). */
     int depth();
 
-    /** Bytes of the counters: width × depth × 8 for every implementation here. */
+    /** Bytes of the counters: width × depth × 8, except for {@code linerate-blocked}'s 32-bit counters (width × 4). */
     default long counterBytes() {
         return (long) width() * depth() * Long.BYTES;
     }

@@ -1,7 +1,6 @@
 package io.linerate.benchmarks.pipeline;
 
 import io.linerate.flink.flowmeter.FlowMeter;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

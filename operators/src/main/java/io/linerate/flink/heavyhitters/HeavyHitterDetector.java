@@ -411,10 +411,10 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
          * Heap each parallel instance of the operator may spend keeping the window rings of its most recently used
          * scope keys live between checkpoints when the state backend stores values serialized (RocksDB): there a record
          * (or batch) otherwise costs a deserialize and a serialize of its key's whole ring, every open sub-window's
-         * tracker. Rings are weighed by the bytes of their live arrays (at most {@link HeavyHitterDetector#trackerBytes()}
-         * per open sub-window, plus 8 per slot and the alerted sets) when they enter the cache and at each change, and
-         * written back when the cache needs their place and before every checkpoint or savepoint; a ring larger than
-         * the whole cache is not held. Default {@value #DEFAULT_STATE_CACHE_BYTES}
+         * tracker. Rings are weighed by the bytes of their live arrays (at most
+         * {@link HeavyHitterDetector#trackerBytes()} per open sub-window, plus 8 per slot and the alerted sets) when
+         * they enter the cache and at each change, and written back when the cache needs their place and before every
+         * checkpoint or savepoint; a ring larger than the whole cache is not held. Default {@value #DEFAULT_STATE_CACHE_BYTES}
          * bytes; 0 turns it off. Backends that keep values on the heap (also under the changelog backend) and batch
          * execution ignore it.
          */

@@ -7,8 +7,8 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 /**
  * The keyed heavy-hitters operator over single records: a {@link HeavyHittersBatchOperator} whose every record is a
  * batch of one element (itself), so single records and batches run the same per-element code. Per record: at most
- * one state read, one tracker update (the selector hashes the item once), one state write; no allocation beyond
- * the user's selectors.
+ * one state read, one tracker update (the selector hashes the item once), one state write (on RocksDB, while the
+ * key's ring is in the operator's state cache, neither); no allocation beyond the user's selectors.
  */
 public final class HeavyHittersOperator<T, K> extends HeavyHittersBatchOperator<T, T, K> {
 

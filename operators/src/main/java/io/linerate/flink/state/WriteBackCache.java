@@ -17,16 +17,17 @@ import org.slf4j.LoggerFactory;
 /**
  * A key's structure kept live on the heap between checkpoints, for state backends that store values serialized
  * (RocksDB): read from state once, updated in place while its key stays here, and written back when the cache
- * needs its place and before every snapshot of the operator's state ({@link WriteBackOperator}). On such a backend
+ * needs its place and before every snapshot of the operator's state ({@link WriteBackOperator}, or an operator that
+ * calls {@link #flush()} from its own {@code snapshotState}, as the heavy-hitter operator does). On such a backend
  * a plain {@code value()} deserializes the whole structure and {@code update()} serializes it again, per record.
  *
  * <p>Holds at most {@code capacity} keys, or ({@link #weighed}) structures of at most a budget of bytes in all; the
  * least recently used one is written back (if changed) and dropped when another key needs its place. Pass-through,
  * every call going to the state, when the capacity is 0, when the
  * backend does not store values serialized ({@link #storesSerialized}: the heap backend's {@code value()} already
- * returns the live structure), or when the function does not run under a {@link WriteBackOperator} (no
- * {@link KeyContext}): plain {@code process(..)} wiring has no hook before the snapshot, so nothing may wait in a
- * cache there. Keys are matched by {@code equals}/{@code hashCode}, which must agree with the key's serialized
+ * returns the live structure), or when there is no {@link KeyContext} (a function not run under a
+ * {@link WriteBackOperator}: plain {@code process(..)} wiring has no hook before the snapshot, so nothing may wait
+ * in a cache there). Keys are matched by {@code equals}/{@code hashCode}, which must agree with the key's serialized
  * form (as Flink requires of keys anyway).
  *
  * <p>A structure changed in place must be handed to {@link #update} before the cache is used for another key (a

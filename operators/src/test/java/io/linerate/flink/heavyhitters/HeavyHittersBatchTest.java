@@ -216,7 +216,7 @@ class HeavyHittersBatchTest {
      */
     @ParameterizedTest(name = "stateCacheBytes {0}")
     @ValueSource(longs = {0, HeavyHitterDetector.DEFAULT_STATE_CACHE_BYTES})
-    void rocksDbDeserializesAndSerializesTheRingOncePerBatch(long cacheBytes) throws Exception {
+    void rocksDbSerializesTheRingPerBatchWithoutTheCacheAndForTheSnapshotWithIt(long cacheBytes) throws Exception {
         var detector = Batches.builder(true).stateCacheBytes(cacheBytes).build();
         long[] items = new long[100];
         int[] bytes = new int[100];

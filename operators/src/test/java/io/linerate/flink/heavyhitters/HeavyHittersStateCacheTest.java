@@ -58,7 +58,8 @@ class HeavyHittersStateCacheTest {
     private static Map<String, List<String>> drainByKey(
             KeyedOneInputStreamOperatorTestHarness<String, ?, HeavyHitterReport<String>> h) {
         Map<String, List<String>> out = new TreeMap<>();
-        h.extractOutputValues().forEach(r -> out.computeIfAbsent(r.key + " report", k -> new ArrayList<>()).add(r.toString()));
+        h.extractOutputValues()
+                .forEach(r -> out.computeIfAbsent(r.key + " report", k -> new ArrayList<>()).add(r.toString()));
         var alerts = h.getSideOutput(HeavyHitterDetector.alertTag(Types.STRING));
         if (alerts != null) {
             alerts.forEach(a -> out.computeIfAbsent(a.getValue().key + " alert", k -> new ArrayList<>())

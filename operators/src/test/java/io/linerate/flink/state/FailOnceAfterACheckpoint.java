@@ -13,7 +13,7 @@ import org.apache.flink.configuration.StateBackendOptions;
  * A map for the source side of a MiniCluster job (parallelism 1) that slows the input so it spans several checkpoints
  * and, from record {@code failFrom} on, waits a record at a time (so that checkpoints can be taken between records)
  * for a completed checkpoint, then fails once: the job restores from that checkpoint. One job at a time per JVM
- * ({@link #reset()} before each; the flags are static because the function is serialized into the job).
+ * ({@link #resetFor} before each; the flags are static because the function is serialized into the job).
  *
  * @param <T> the records, passed through unchanged
  */
@@ -51,7 +51,7 @@ public final class FailOnceAfterACheckpoint<T> extends RichMapFunction<T, T> imp
     }
 
     /** Clears the flags before a job. */
-    public static void reset() {
+    private static void reset() {
         CHECKPOINTED.set(false);
         FAILED.set(false);
     }

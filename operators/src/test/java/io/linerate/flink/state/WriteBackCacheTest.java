@@ -33,7 +33,8 @@ class WriteBackCacheTest {
     private static final int KEYS = 6;
 
     /** Records "key=length" (set the key's array to that length, bump its first slot) or "key=-" (clear). */
-    static final class Arrays extends KeyedProcessFunction<String, String, String> implements WriteBackFunction<String> {
+    static final class Arrays extends KeyedProcessFunction<String, String, String>
+            implements WriteBackFunction<String> {
         private static final long serialVersionUID = 1L;
         private transient WriteBackCache.KeyContext<String> keys;
         transient WriteBackCache<String, long[]> cache;

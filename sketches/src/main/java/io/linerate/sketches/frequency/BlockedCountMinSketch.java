@@ -30,7 +30,7 @@ import java.util.Arrays;
  * {@link CountMinSketch}'s (2/(εw))<sup>d</sup> for the same memory: a block confines an item's counters, so an
  * item sharing a block with a heavy one is exposed to it in four counters instead of d independent rows. Measured on
  * a skewed stream the typical (median, mean) errors are a quarter of the row-major sketch's at the same memory,
- * because 32-bit counters give twice as many, while the largest error was several times as large
+ * because 32-bit counters give twice as many, while the largest error was 2.7 times as large
  * (docs/BENCHMARKS.md). Size a {@link CountMinSketch} when an (ε, δ) guarantee is what counts
  * ({@link CountMinSketch#fromErrors}); use this one when speed and typical error at a memory budget do.
  *

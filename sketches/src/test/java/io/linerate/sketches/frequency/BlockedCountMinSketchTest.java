@@ -32,10 +32,10 @@ class BlockedCountMinSketchTest {
 
     /**
      * Over 200 independent seeds (uniform and Zipf weights): the mean fraction of point queries whose error exceeds
-     * εN is at most the derived bound 5·(8Bε)^(−4/5) plus 4 standard errors of that mean (the per-seed fractions are
-     * i.i.d.); and the mean error is at most N/(4B), the expected excess of any one of an item's counters (each other
-     * item lands in one of its two blocks with probability ≤ 2/B and then on the counter with probability 1/8), which
-     * bounds the expected minimum.
+     * εN is at most the derived bound 5·(8Bε)^(−4/5) plus 4 standard errors of that mean (the per-seed fractions
+     * are i.i.d.); and the mean error is at most N/(4B), the expected excess of any one of an item's counters (each
+     * other item lands in one of its two blocks with probability ≤ 2/B and then on the counter with probability
+     * 1/8), which bounds the expected minimum.
      */
     @Test
     void derivedBoundsHoldOverIndependentSeeds() {
@@ -204,7 +204,8 @@ class BlockedCountMinSketchTest {
         assertThatThrownBy(() -> BlockedCountMinSketch.withBlocks(1, 0))
                 .hasMessage("blocks must be in [2, 16777216], got 1");
         assertThatThrownBy(() -> BlockedCountMinSketch.withMemory(100, 0))
-                .hasMessage("bytes must hold [2, 16777216] blocks of 64 bytes, that is [128, 1073741824] bytes, got 100");
+                .hasMessage("bytes must hold [2, 16777216] blocks of 64 bytes, that is [128, 1073741824] bytes, "
+                        + "got 100");
         assertThatThrownBy(() -> s.update(1L, -1)).hasMessage("weight must be ≥ 0, got -1");
         assertThatThrownBy(() -> s.failureProbability(0)).hasMessage("epsilon must be > 0, got 0.0");
     }
