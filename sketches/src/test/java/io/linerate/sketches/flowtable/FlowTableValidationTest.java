@@ -604,6 +604,68 @@ class FlowTableValidationTest {
         assertThat(copy.toByteArray()).isEqualTo(image);
     }
 
+    /**
+     * A second copy of one flow among 50,000, in the last sub-table: the read queues each search of a lower
+     * sub-table's bucket and runs the queue whenever it is full (every 4,096), so this search runs with thousands of
+     * others, late in the read. It must still find the first copy, in either slot of a two-entry bucket.
+     */
+    @Test
+    void aSecondCopyAmongManyFlowsIsFound() {
+        for (InsertionScheme scheme : new InsertionScheme[] {InsertionScheme.SECOND_CHANCE, InsertionScheme.SECOND_CHANCE_2}) {
+            FlowTable t = FlowTable.builder().capacity(60_000).scheme(scheme).keyFormat(FlowKeyFormat.IPV4_ONLY).build();
+            SplittableRandom rnd = new SplittableRandom(37);
+            for (int i = 0; i < 50_000; i++) {
+                t.updateIpv4(rnd.nextInt(), rnd.nextInt(), rnd.nextInt(65536), 443, 6, 0x10, 100, i);
+            }
+            byte[] image = t.toByteArray();
+            Layout at = new Layout(image);
+            MultilevelTable placement = new MultilevelTable(t.layout(), t.scheme(), null, null);
+            int cap = scheme.bucketCapacity();
+            int last = t.layout().levels() - 1;
+            int first = -1;
+            int second = -1;
+            // the last slot of a first-level bucket (for two-entry buckets, the slot the unrolled second test reads)
+            for (int slot = cap - 1; slot < t.layout().buckets(0) * cap && second < 0; slot += cap) {
+                if (image[at.states + slot] != MultilevelTable.OCCUPIED) {
+                    continue;
+                }
+                long h1 = t.hashAt(slot);
+                int candidate = placement.bucketSlot(last, h1, ItemHasher.h2(h1));
+                if (image[at.states + candidate] == 0) {
+                    first = slot;
+                    second = candidate;
+                }
+            }
+            assertThat(second).as("an empty bucket in the last sub-table").isPositive();
+            byte[] twice = withCopy(image, at, t, first, second);
+            rejectsImage(twice, "image entry in slot " + second, "same flow as slot " + first);
+            assertThat(FlowTable.fromByteArray(image, null).toByteArray()).isEqualTo(image);
+        }
+    }
+
+    /** {@code image} with a copy of the entry of slot {@code from} added in the empty slot {@code to} (from &lt; to). */
+    private static byte[] withCopy(byte[] image, Layout at, FlowTable t, int from, int to) {
+        int entryBytes = 8 * t.entryLongs();
+        int fromAt = at.entries + entryBytes * occupiedBefore(image, at, from);
+        int toAt = at.entries + entryBytes * occupiedBefore(image, at, to);
+        byte[] copy = new byte[image.length + entryBytes];
+        System.arraycopy(image, 0, copy, 0, toAt);
+        System.arraycopy(image, fromAt, copy, toAt, entryBytes);
+        System.arraycopy(image, toAt, copy, toAt + entryBytes, image.length - toAt);
+        copy[at.states + to] = MultilevelTable.OCCUPIED;
+        ByteBuffer b = ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(at.occupied, b.getInt(at.occupied) + 1);
+        return resealed(copy);
+    }
+
+    private static int occupiedBefore(byte[] image, Layout at, int slot) {
+        int n = 0;
+        for (int s = 0; s < slot; s++) {
+            n += image[at.states + s] & MultilevelTable.OCCUPIED;
+        }
+        return n;
+    }
+
     @Test
     void malformedKeysAreRejected() {
         FlowTable t = FlowTable.builder().capacity(8).stashCapacity(0).keyFormat(FlowKeyFormat.IPV4_ONLY).build();
