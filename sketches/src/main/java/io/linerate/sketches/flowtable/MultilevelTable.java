@@ -218,25 +218,12 @@ final class MultilevelTable {
     }
 
     private int place(long h1, long h2, boolean countOverflow) {
-        int slot;
-        switch (scheme) {
-            case STANDARD:
-            case STANDARD_2:
-                slot = placeStandard(h1, h2);
-                break;
-            case CONSERVATIVE:
-                slot = placeConservative(h1, h2);
-                break;
-            case SECOND_CHANCE:
-            case SECOND_CHANCE_2:
-                slot = placeSecondChance(h1, h2);
-                break;
-            case EXTREME_SECOND_CHANCE:
-                slot = placeExtreme(h1, h2);
-                break;
-            default:
-                throw new AssertionError(scheme);
-        }
+        // Every sub-table slot holding an item (live or lazily deleted) means no scheme finds a free bucket and none
+        // can move an occupant (a move needs a free target): the search would fail, after re-hashing up to d - 1
+        // occupants to try their moves, and under a flood of new flows that is every insertion. Skipping it leaves
+        // the result and the state as they would be. Conservative still searches: it marks a bucket when it fails.
+        boolean full = size - stashSize == stashBase && scheme != InsertionScheme.CONSERVATIVE;
+        int slot = full ? -1 : placeInSubTables(h1, h2);
         if (slot < 0) {
             if (countOverflow) {
                 overflows++;
@@ -251,6 +238,27 @@ final class MultilevelTable {
         state[slot] = (byte) (OCCUPIED | (state[slot] & MARKED));
         size++;
         return slot;
+    }
+
+    /**
+     * The scheme's choice of a sub-table slot for the item (after at most one move), or −1; marks the slot taken only
+     * through {@link #place}. Package-private for the test of the full-table shortcut ({@code FullTableTest}).
+     */
+    int placeInSubTables(long h1, long h2) {
+        switch (scheme) {
+            case STANDARD:
+            case STANDARD_2:
+                return placeStandard(h1, h2);
+            case CONSERVATIVE:
+                return placeConservative(h1, h2);
+            case SECOND_CHANCE:
+            case SECOND_CHANCE_2:
+                return placeSecondChance(h1, h2);
+            case EXTREME_SECOND_CHANCE:
+                return placeExtreme(h1, h2);
+            default:
+                throw new AssertionError(scheme);
+        }
     }
 
     /** A free slot of the bucket starting at {@code base}, or −1 if it is full. */
