@@ -143,9 +143,9 @@ public final class WriteBackCache<K, S> {
             held += weight - e.weight;
             e.weight = weight;
             if (weight > capacity) { // grew beyond the whole budget: no longer held (the others stay)
+                writeBack(key, e); // first: if the write fails, the change stays held, marked changed
                 entries.remove(key);
                 held -= weight;
-                writeBack(key, e);
             } else if (held > capacity) {
                 makeRoom(key, 0); // the least recently used others go
             }
@@ -246,16 +246,17 @@ public final class WriteBackCache<K, S> {
             if (victim.getKey().equals(key)) {
                 continue;
             }
-            eldest.remove();
-            held -= victim.getValue().weight;
-            publish();
             if (victim.getValue().changed) {
                 try {
-                    writeBack(victim.getKey(), victim.getValue());
+                    writeBack(victim.getKey(), victim.getValue()); // writes no entry of the map: the iteration holds
                 } finally {
                     keys.setCurrentKey(key);
                 }
             }
+            // dropped only once its change is in the state: a write that fails leaves it held and marked changed
+            eldest.remove();
+            held -= victim.getValue().weight;
+            publish();
         }
     }
 

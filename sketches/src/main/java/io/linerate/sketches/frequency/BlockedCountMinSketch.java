@@ -14,7 +14,8 @@ import java.util.Arrays;
  * that block. Two lines, the two halves, so four counters in two different blocks (when both halves pick the same
  * block, the second line takes the next one): an update or a query touches two 64-byte runs of memory and computes
  * two multiply-shifts instead of d row indexes. Java does not align arrays to cache lines (the array's header is 16
- * bytes), so most blocks straddle two lines: up to four lines per item, in two pairs of neighbours. Update adds the
+ * bytes): every block starts at the same offset in a line, usually not 0, and then every block straddles two lines: up
+ * to four lines per item, in two pairs of neighbours. Update adds the
  * weight to the four counters; the estimate is the smallest of them, never below the true weight. The layout needs
  * h1 only ({@link ItemHasher#h2} would add no bits), so the hash-level methods are {@link #updateHash} and
  * {@link #estimateHash}.
@@ -326,6 +327,7 @@ public final class BlockedCountMinSketch {
         int[] counts = in.getInts("counts", blocks * BLOCK_COUNTERS);
         in.finish();
         long limit = Math.min(total, MAX_COUNTER);
+        long[] halves = new long[2]; // the counters of the blocks' first halves of 8, and of their second halves
         for (int i = 0; i < counts.length; i++) {
             long c = Integer.toUnsignedLong(counts[i]);
             // a counter above N would let the update's unchecked adds wrap (see the class comment)
@@ -333,6 +335,14 @@ public final class BlockedCountMinSketch {
                 throw new IllegalArgumentException("image corrupt: counter " + i + " (block " + i / BLOCK_COUNTERS
                         + ") is " + c + ", above totalWeight = " + total);
             }
+            halves[(i >>> 3) & 1] += c; // at most 2^24 blocks of 8 counters below 2^32 each: no overflow
+        }
+        // Below MAX_COUNTER nothing has saturated, and every update (and merge) added its weight to two counters of
+        // each kind of half: both sums are exactly 2N. Counters that lost weight would give estimates below the truth.
+        if (total <= MAX_COUNTER && (halves[0] != 2 * total || halves[1] != 2 * total)) {
+            throw new IllegalArgumentException("image corrupt: the counters of the blocks' first halves sum to "
+                    + halves[0] + " and of their second halves to " + halves[1] + ", each must be 2 × totalWeight = "
+                    + 2 * total);
         }
         BlockedCountMinSketch s = new BlockedCountMinSketch(hasher, blocks, counts);
         s.totalWeight = total;

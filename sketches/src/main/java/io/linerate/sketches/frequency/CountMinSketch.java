@@ -509,12 +509,23 @@ public final class CountMinSketch {
         long total = in.getLong("totalWeight", 0, Long.MAX_VALUE);
         long[] counts = in.getLongs("counts", (long) width * depth);
         in.finish();
-        for (int i = 0; i < counts.length; i++) {
-            long c = counts[i];
-            // a counter above N would let the update's unchecked adds wrap (see the class comment)
-            if (c < 0 || c > total) {
-                throw new IllegalArgumentException("image corrupt: counter " + i + " (row " + i / width + ") is " + c
-                        + ", outside [0, totalWeight = " + total + "]");
+        for (int row = 0; row < depth; row++) {
+            long sum = 0;
+            for (int i = row * width; i < (row + 1) * width; i++) {
+                long c = counts[i];
+                // a counter above N would let the update's unchecked adds wrap (see the class comment)
+                if (c < 0 || c > total) {
+                    throw new IllegalArgumentException("image corrupt: counter " + i + " (row " + i / width + ") is "
+                            + c + ", outside [0, totalWeight = " + total + "]");
+                }
+                sum = sum > Long.MAX_VALUE - c ? Long.MAX_VALUE : sum + c;
+            }
+            // Below Long.MAX_VALUE nothing has saturated: every update and merge added at most its weight to each row
+            // (exactly that without conservative update; a merge with a conservative sketch adds less), so no row
+            // sums to more than N.
+            if (total < Long.MAX_VALUE && sum > total) {
+                throw new IllegalArgumentException("image corrupt: the counters of row " + row + " sum to " + sum
+                        + ", above totalWeight = " + total);
             }
         }
         CountMinSketch s = new CountMinSketch(hasher, width, depth, indexing, conservative == 1, counts);

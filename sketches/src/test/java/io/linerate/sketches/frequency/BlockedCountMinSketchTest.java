@@ -102,7 +102,8 @@ class BlockedCountMinSketchTest {
      * The documented trade against the row-major sketch at the same memory (docs/frequency.md): on a Zipf(1.1) stream
      * the blocked sketch's typical error is much smaller (twice the counters: its mean error at most half the
      * row-major sketch's) and no estimate falls below the truth; its worst error may be larger and is not compared.
-     * 10⁶ updates over 10⁵ keys, 16 KiB each (256 blocks against 7 rows of 293), fixed seeds.
+     * 10⁶ updates over 10⁵ keys, 16 KiB each (256 blocks against 7 rows of 283, the largest prime width that fits), fixed
+     * seeds.
      */
     @Test
     void typicalErrorIsSmallerThanTheRowMajorSketchsAtTheSameMemory() {
@@ -234,6 +235,15 @@ class BlockedCountMinSketchTest {
         byte[] unsigned = TestImages.edit(image, b -> b.putInt(image.length - 8, -1)); // 2^32 - 1 unsigned
         assertThatThrownBy(() -> BlockedCountMinSketch.fromByteArray(unsigned))
                 .hasMessage("image corrupt: counter 31 (block 1) is 4294967295, above totalWeight = 10");
+        // every counter within N, but the weight gone: estimates would fall below the truth
+        byte[] emptied = TestImages.edit(image, b -> {
+            for (int i = 0; i < 2 * BlockedCountMinSketch.BLOCK_COUNTERS; i++) {
+                b.putInt(image.length - 4 - 4 * (i + 1), 0);
+            }
+        });
+        assertThatThrownBy(() -> BlockedCountMinSketch.fromByteArray(emptied))
+                .hasMessage("image corrupt: the counters of the blocks' first halves sum to 0 and of their second "
+                        + "halves to 0, each must be 2 × totalWeight = 20");
         byte[] hugeBlocks = TestImages.edit(image, b -> b.putInt(TestImages.FIELDS + 8, 1 << 24));
         assertThatThrownBy(() -> BlockedCountMinSketch.fromByteArray(hugeBlocks))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("counts");

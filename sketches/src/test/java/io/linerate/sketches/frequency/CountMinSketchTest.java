@@ -369,6 +369,27 @@ class CountMinSketchTest {
                 .hasMessageContaining("counter 13 (row 1)").hasMessageContaining("totalWeight = 5");
     }
 
+    /** Each row holds at most N in all (exactly N without conservative update): a row with more is corrupt. */
+    @Test
+    void imageWithARowHoldingMoreThanTheTotalWeightIsRejected() {
+        CountMinSketch s = CountMinSketch.withShape(11, 2, 1, RowIndexing.MIXED_32, false);
+        s.update(1L, 5);
+        byte[] image = s.toByteArray();
+        int counters = image.length - 4 - 8 * 22;
+        byte[] doubled = io.linerate.sketches.image.TestImages.edit(image, b -> {
+            for (int i = 11; i < 22; i++) {
+                if (b.getLong(counters + 8 * i) == 0) {
+                    b.putLong(counters + 8 * i, 5); // each counter still within N = 5; the row now holds 10
+                    return;
+                }
+            }
+        });
+        assertThatThrownBy(() -> CountMinSketch.fromByteArray(doubled))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("image corrupt: the counters of row 1 sum to 10, above totalWeight = 5");
+        assertThat(CountMinSketch.fromByteArray(image).estimate(1L)).isEqualTo(5);
+    }
+
     @Test
     void imageRoundTripAndValidation() {
         CountMinSketch s = CountMinSketch.fromErrors(0.01, 0.01, 42);
