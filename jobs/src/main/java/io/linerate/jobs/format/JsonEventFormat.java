@@ -46,6 +46,8 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
 
     /** The earliest timestamp accepted: 1970-01-01T00:00:00Z, in epoch ms. */
     public static final long MIN_TIMESTAMP = 0;
+    /** The most characters of a field's value a reason quotes. */
+    static final int SHOWN_CHARS = 200;
 
     /**
      * The latest timestamp accepted: 9999-12-31T23:59:59.999Z, in epoch ms. Outside [{@link #MIN_TIMESTAMP},
@@ -221,10 +223,10 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
     private long weightOf(JsonNode root) throws MalformedRecordException {
         JsonNode n = field(root, weight, "weight", weightField);
         if (!n.isIntegralNumber()) {
-            throw fieldError("weight", weightField, "must be an integral number, got " + kind(n) + " " + n);
+            throw fieldError("weight", weightField, "must be an integral number, got " + kind(n) + " " + shown(n));
         }
         if (!n.canConvertToLong()) {
-            throw fieldError("weight", weightField, "must be at most " + Long.MAX_VALUE + ", got " + n);
+            throw fieldError("weight", weightField, "must be at most " + Long.MAX_VALUE + ", got " + shown(n));
         }
         long w = n.longValue();
         if (w < 0) {
@@ -242,7 +244,7 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
                         .toEpochMilli();
             } catch (DateTimeParseException e) {
                 throw fieldError("timestamp", timestampField, "is not an ISO-8601 date-time with an offset: \""
-                        + n.textValue() + "\"");
+                        + shown(n.textValue()) + "\"");
             } catch (ArithmeticException e) {
                 throw outOfRange("\"" + n.textValue() + "\"");
             }
@@ -260,16 +262,41 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
             return ms.longValue();
         }
         if (n.isNumber() && epochUnit == EpochUnit.SECONDS) {
-            BigDecimal ms = n.decimalValue().movePointRight(3).setScale(0, RoundingMode.FLOOR);
+            BigDecimal seconds = n.decimalValue();
+            // The digits before the point, checked before anything rescales the number: a record of a few bytes can
+            // say 1e100000000 or 1e-100000000 (Jackson bounds a number's digits, not its exponent), and moving the
+            // point would build that number digit by digit (seconds of CPU, hundreds of MB), as would printing it
+            // plainly.
+            long integerDigits = (long) seconds.precision() - seconds.scale();
+            if (integerDigits > 19) { // at least 10^19 s
+                throw outOfRange(seconds.toString());
+            }
+            if (integerDigits <= -3) { // below 1 ms in magnitude: 0 ms, or -1 ms (out of range) when negative
+                if (seconds.signum() < 0) {
+                    throw outOfRange(seconds.toString());
+                }
+                return MIN_TIMESTAMP;
+            }
+            BigDecimal ms = seconds.movePointRight(3).setScale(0, RoundingMode.FLOOR);
             if (ms.compareTo(BigDecimal.valueOf(MIN_TIMESTAMP)) < 0
                     || ms.compareTo(BigDecimal.valueOf(MAX_TIMESTAMP)) > 0) {
-                throw outOfRange(n.decimalValue().toPlainString());
+                throw outOfRange(seconds.toPlainString()); // at most 19 digits before the point, ~1000 after
             }
             return ms.longValueExact();
         }
         throw fieldError("timestamp", timestampField, "must be an integral number of "
                 + epochUnit.name().toLowerCase(java.util.Locale.ROOT) + " or an ISO-8601 date-time string, got "
-                + kind(n) + " " + n);
+                + kind(n) + " " + shown(n));
+    }
+
+    /** Up to {@value #SHOWN_CHARS} characters of a value quoted in a reason: a field's value may be most of a record. */
+    static String shown(String text) {
+        return text.length() <= SHOWN_CHARS ? text
+                : text.substring(0, SHOWN_CHARS) + "… (" + text.length() + " characters)";
+    }
+
+    private static String shown(JsonNode n) {
+        return shown(n.toString());
     }
 
     private long inRange(long t, String given) throws MalformedRecordException {

@@ -23,6 +23,8 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
 
     /** Default bytes of a bad value kept in its dead letter. */
     public static final int DEFAULT_MAX_DEAD_LETTER_BYTES = 4096;
+    /** The most characters of a reason a dead letter keeps. */
+    static final int MAX_REASON_CHARS = 2_000;
 
     private final BytesDecoder<T> decoder;
     private final TypeInformation<T> valueType;
@@ -92,8 +94,18 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
         }
         byte[] kept = value == null ? new byte[0] : Arrays.copyOf(value, Math.min(value.length, maxDeadLetterBytes));
         return Decoded.dead(new DeadLetter(record.topic(), record.partition(), record.offset(),
-                record.timestamp() < 0 ? -1 : record.timestamp(), reason, errorOffset, kept,
+                record.timestamp() < 0 ? -1 : record.timestamp(), capped(reason), errorOffset, kept,
                 value == null ? -1 : value.length));
+    }
+
+    /**
+     * The reason, cut to {@value #MAX_REASON_CHARS} characters: a decoder (or the exception of a failing one) may quote
+     * the input, and a dead letter must stay far below the largest record the sink can write (as JSON, a character
+     * takes at most 6 bytes: 12 KB here, beside the value's kept bytes).
+     */
+    static String capped(String reason) {
+        return reason.length() <= MAX_REASON_CHARS ? reason
+                : reason.substring(0, MAX_REASON_CHARS) + "… (reason cut: " + reason.length() + " characters)";
     }
 
     @Override

@@ -204,6 +204,12 @@ public final class PacketBatchCodec {
             if (delta > PacketBatch.MAX_SPAN_MS) {
                 throw r.badAt("timestamp delta " + delta + " over " + PacketBatch.MAX_SPAN_MS, r.fieldStart);
             }
+            // Every timestamp must be a valid base itself: after a keyBy the batch is encoded again with its smallest
+            // timestamp as the base, and that encoding must decode (base + delta cannot overflow: both are bounded).
+            if (delta > MAX_BASE_TIMESTAMP - base) {
+                throw r.badAt("timestamp " + (base + delta) + " (base + delta) above " + MAX_BASE_TIMESTAMP,
+                        r.fieldStart);
+            }
             long len = r.varint("length", 3);
             int min = v6 ? PacketRecord.MIN_IPV6_LENGTH : PacketRecord.MIN_IPV4_LENGTH;
             int max = v6 ? PacketRecord.MAX_IPV6_LENGTH : PacketRecord.MAX_IPV4_LENGTH;

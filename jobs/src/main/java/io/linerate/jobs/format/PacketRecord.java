@@ -20,7 +20,7 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  * <p>Addresses are kept as in {@link FiveTuple}: an IPv4 address is the 32-bit value in network order
  * (10.0.0.1 = 0x0A000001) in the low word, zero-extended, with the high word 0; an IPv6 address is its high and
  * low 64 bits in network order. Ranges (checked by {@link #validate()}, the encoder and the decoder): timestamp
- * ≥ 0, ports
+ * 0–{@link #MAX_TIMESTAMP}, ports
  * 0–65535, protocol 0–255, TCP flags 0–255 and 0 unless the protocol is TCP (6), length
  * {@value #MIN_IPV4_LENGTH}–{@value #MAX_IPV4_LENGTH} (IPv4 total length) or
  * {@value #MIN_IPV6_LENGTH}–{@value #MAX_IPV6_LENGTH} (IPv6: 40-byte header + payload length, or a jumbogram's
@@ -28,6 +28,12 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  */
 @TypeInfo(PacketRecordTypeInfo.Factory.class)
 public final class PacketRecord {
+
+    /**
+     * The largest packet timestamp (epoch ms): 2<sup>63</sup> − 1 − (2<sup>31</sup> − 1), the largest base timestamp of
+     * the packet-batch format, so that any packet can be the smallest of a batch.
+     */
+    public static final long MAX_TIMESTAMP = Long.MAX_VALUE - PacketBatch.MAX_SPAN_MS;
 
     public static final int TCP = 6;
     public static final int MIN_IPV4_LENGTH = 20;
@@ -196,8 +202,8 @@ public final class PacketRecord {
 
     /** {@code null} if every field is in range (see the class comment), else the first violation. */
     public String validate() {
-        if (timestamp < 0) {
-            return "timestamp must be >= 0 (epoch ms), got " + timestamp;
+        if (timestamp < 0 || timestamp > MAX_TIMESTAMP) {
+            return "timestamp must be in [0, " + MAX_TIMESTAMP + "] (epoch ms), got " + timestamp;
         }
         if (!ipv6 && (srcHigh != 0 || dstHigh != 0 || (srcLow >>> 32) != 0 || (dstLow >>> 32) != 0)) {
             return "IPv4 address wider than 32 bits";

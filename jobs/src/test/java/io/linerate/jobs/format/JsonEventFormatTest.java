@@ -100,6 +100,38 @@ class JsonEventFormatTest {
         assertThat(parse(seconds, "{\"k\":\"a\",\"t\":0.0001}").timestamp).isZero();
     }
 
+    /**
+     * A few bytes can carry an exponent of 10⁸ (Jackson bounds a number's digits, not its exponent): the seconds are
+     * judged by their digits before the point, without building the number (which took seconds and hundreds of MB).
+     */
+    @Test
+    void hugeExponentsInSecondsAreJudgedWithoutBuildingTheNumber() {
+        JsonEventFormat seconds = JsonEventFormat.builder().keyField("k").timestampField("t")
+                .epochUnit(JsonEventFormat.EpochUnit.SECONDS).build();
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
+            assertThat(malformed(seconds, "{\"k\":\"a\",\"t\":1e100000000}").reason())
+                    .isEqualTo("timestamp field t " + RANGE + "1E+100000000 s");
+            assertThat(malformed(seconds, "{\"k\":\"a\",\"t\":-1e-100000000}").reason())
+                    .isEqualTo("timestamp field t " + RANGE + "-1E-100000000 s");
+            assertThat(parse(seconds, "{\"k\":\"a\",\"t\":1e-100000000}").timestamp).isZero();
+            assertThat(malformed(seconds, "{\"k\":\"a\",\"t\":1e19}").reason())
+                    .isEqualTo("timestamp field t " + RANGE + "1E+19 s");
+            assertThat(parse(seconds, "{\"k\":\"a\",\"t\":1.7637200002e9}").timestamp).isEqualTo(1_763_720_000_200L);
+        });
+    }
+
+    /** A reason quotes at most 200 characters of a field's value, however large the value. */
+    @Test
+    void reasonsQuoteLargeValuesShortened() {
+        String quotes = "[\"" + "\\\"".repeat(50_000) + "\"]"; // an array of one string of 50,000 quote characters
+        String reason = malformed(FULL, "{\"user\":{\"id\":\"a\"},\"bytes\":1,\"ts\":" + quotes + "}").reason();
+        assertThat(reason).startsWith("timestamp field ts must be an integral number of milliseconds or an ISO-8601")
+                .endsWith("(100004 characters)").hasSizeLessThan(400);
+        String text = "\"" + "x".repeat(10_000) + "\"";
+        assertThat(malformed(FULL, "{\"user\":{\"id\":\"a\"},\"bytes\":1,\"ts\":" + text + "}").reason())
+                .endsWith("… (10000 characters)\"").hasSizeLessThan(400);
+    }
+
     @Test
     void badFieldsNameTheField() {
         String prefix = "{\"user\":{\"id\":\"a\"},";

@@ -101,6 +101,18 @@ class KafkaDecodingTest {
                 .isEqualTo("x");
     }
 
+    /** A dead letter keeps at most 2,000 characters of its reason, so that it stays far below the sink's record limit. */
+    @Test
+    void longReasonsAreCut() {
+        String reason = "r".repeat(10_000);
+        KafkaDecoding<String> schema = new KafkaDecoding<>(v -> {
+            throw new MalformedRecordException(reason, 3);
+        }, org.apache.flink.api.common.typeinfo.Types.STRING, 16);
+        DeadLetter d = schema.decode(record(6, new byte[] {1})).deadLetter;
+        assertThat(d.reason).isEqualTo("r".repeat(2_000) + "… (reason cut: 10000 characters)");
+        assertThat(d.errorOffset).isEqualTo(3);
+    }
+
     @Test
     void aDecoderBugIsDeadLetteredToo() {
         KafkaDecoding<String> schema = new KafkaDecoding<>(v -> {

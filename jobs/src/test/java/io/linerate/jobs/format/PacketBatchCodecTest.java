@@ -153,6 +153,10 @@ class PacketBatchCodecTest {
         assertMalformed(Wire.header(1, 0, 9, 2, BASE).u8(4).u8(17).u8(0).u16(1).u16(2)
                         .raw(0x80, 0x80, 0x80, 0x80, 0x80, 0x01).raw(new int[30]).bytes(),
                 "packet 0: timestamp delta varint longer than 5 bytes", 27);
+        // a timestamp beyond the largest base: after a keyBy the batch is encoded again with it as its base
+        assertMalformed(Wire.header(1, 0, 9, 1, PacketBatchCodec.MAX_BASE_TIMESTAMP)
+                        .ipv4(17, 0, 1, 2, 1, 100, SRC, DST).bytes(),
+                "packet 0: timestamp 9223372034707292161 (base + delta) above 9223372034707292160", 27);
         assertMalformed(Wire.header(1, 0, 9, 2, BASE).ipv4(17, 0, 1, 2, 0, 19, SRC, DST).raw(new int[17]).bytes(),
                 "packet 0: impossible length 19 of an IPv4 packet, expected [20, 2097151]", 28);
         assertMalformed(Wire.header(1, 0, 9, 2, BASE).u8(6).u8(17).u8(0).u16(1).u16(2).varint(0).varint(39)
@@ -190,6 +194,17 @@ class PacketBatchCodecTest {
         assertThat(PacketBatchCodec.decode(PacketBatchCodec.encode(full))).isEqualTo(full);
         assertThatThrownBy(() -> full.addIpv4(BASE, 1, 2, 3, 4, 17, 0, 60))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 65536 packets");
+        // the largest timestamp, as the base and after one (the base then smaller): both decode and re-encode
+        PacketBatch late = new PacketBatch(4);
+        late.addIpv4(PacketRecord.MAX_TIMESTAMP, 1, 2, 3, 4, 17, 0, 60);
+        assertThat(PacketBatchCodec.decode(PacketBatchCodec.encode(late))).isEqualTo(late);
+        late.addIpv4(PacketRecord.MAX_TIMESTAMP - 5, 1, 2, 3, 4, 17, 0, 60);
+        PacketBatch back = PacketBatchCodec.decode(PacketBatchCodec.encode(late));
+        assertThat(back).isEqualTo(late);
+        assertThat(PacketBatchCodec.decode(PacketBatchCodec.encode(back))).isEqualTo(late);
+        assertThatThrownBy(() -> late.addIpv4(PacketRecord.MAX_TIMESTAMP + 1, 1, 2, 3, 4, 17, 0, 60))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("timestamp must be in [0, 9223372034707292160] (epoch ms), got 9223372034707292161");
     }
 
     /** Bytes the current thread allocated so far (HotSpot's per-thread counter). */

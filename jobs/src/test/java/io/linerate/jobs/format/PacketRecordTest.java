@@ -85,7 +85,7 @@ class PacketRecordTest {
         assertThat(p.setIpv4(1, 1, 2, 1, 80, 17, 0, 19, 0).validate()).isEqualTo(
                 "length of an IPv4 packet must be in [20, 2097151], got 19");
         assertThat(p.setIpv4(-1, 1, 2, 1, 80, 17, 0, 20, 0).validate()).isEqualTo(
-                "timestamp must be >= 0 (epoch ms), got -1");
+                "timestamp must be in [0, 9223372034707292160] (epoch ms), got -1");
         assertThat(p.setIpv6(1, 0, 0, 0, 0, 1, 2, 17, 0, 65_575, 0).validate()).isNull();
         // captured before segmentation offload (BIG TCP) or a jumbogram: up to what a 3-byte varint holds
         assertThat(p.setIpv4(1, 1, 2, 1, 80, 17, 0, 185_000, 0).validate()).isNull();
