@@ -289,6 +289,16 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
 
     /** Keeps exactly one timer per key, at the start of the next epoch; true if the ring changed. */
     private boolean scheduleRotation(GenerationRing ring, TimerService timers) {
+        if (sizing.isLastEpoch(ring.epoch())) {
+            // A clock at the end of time (a record stamped near Long.MAX_VALUE): no rotation can follow, so no timer.
+            // One at Long.MAX_VALUE would fire again at every end-of-input watermark and never let the task finish.
+            if (ring.timerAt() == GenerationRing.NO_TIMER) {
+                return false;
+            }
+            deleteTimer(timers, ring.timerAt());
+            ring.timerAt(GenerationRing.NO_TIMER);
+            return true;
+        }
         long due = sizing.rotationAfter(ring.epoch());
         if (ring.timerAt() == due) {
             return false;

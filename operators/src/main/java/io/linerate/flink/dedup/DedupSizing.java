@@ -115,13 +115,20 @@ public final class DedupSizing implements Serializable {
         return Math.floorDiv(time, spanMillis);
     }
 
-    /** Start of the epoch after {@code epoch}, where the next rotation is due; saturates at Long.MAX_VALUE. */
+    /**
+     * Whether {@code epoch} is the last one a clock can reach: the next would start beyond Long.MAX_VALUE, so no rotation
+     * follows it.
+     */
+    boolean isLastEpoch(long epoch) {
+        return epoch >= epochOf(Long.MAX_VALUE);
+    }
+
+    /** Start of the epoch after {@code epoch}, where the next rotation is due; not for the {@link #isLastEpoch last}. */
     long rotationAfter(long epoch) {
-        long next = epoch + 1;
-        if (next > Long.MAX_VALUE / spanMillis) {
-            return Long.MAX_VALUE;
+        if (isLastEpoch(epoch)) {
+            throw new IllegalArgumentException("epoch " + epoch + " is the last: no rotation follows it");
         }
-        return next * spanMillis;
+        return (epoch + 1) * spanMillis; // at most epochOf(Long.MAX_VALUE) · S ≤ Long.MAX_VALUE
     }
 
     /** The shape a restored ring must have. */

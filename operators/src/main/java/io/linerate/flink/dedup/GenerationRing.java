@@ -98,8 +98,8 @@ public final class GenerationRing {
         int g = generations.length;
         long distance = target - epoch; // negative only if it overflowed: then it is far more than g
         long steps = distance < 0 || distance > g ? g : distance;
-        for (long e = target - steps + 1; e <= target; e++) {
-            int s = slot(e);
+        for (long i = steps - 1; i >= 0; i--) { // counted, not "e <= target": target may be Long.MAX_VALUE
+            int s = slot(target - i);
             generations[s] = null;
             inserted[s] = 0;
         }

@@ -192,6 +192,30 @@ class DedupFunctionTest {
         run.close();
     }
 
+    /**
+     * A record stamped at the end of time (as GlobalWindows' output is): its key's clock is in the last epoch a long
+     * reaches, which no rotation follows, so the function keeps no timer for it, and the end-of-input watermark lets
+     * the task finish (a timer at Long.MAX_VALUE fired again and again). Also with a span of 1 ms (H = g − 1 ms), whose
+     * last epoch is Long.MAX_VALUE itself.
+     */
+    @Test
+    void aClockAtTheEndOfTimeKeepsNoTimerAndTheTaskFinishes() throws Exception {
+        for (Duration horizon : new Duration[] {H, Duration.ofMillis(G - 1)}) {
+            var dedup = DedupHarnesses.builder(horizon, G).eventTime().expectedRate(100).fpp(1e-6).build();
+            Run run = DedupHarnesses.open(dedup);
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(10), () -> {
+                assertThat(run.process(Tuple3.of("x", 1L, 0L), 0L)).isFalse();
+                assertThat(run.process(Tuple3.of("x", 1L, Long.MAX_VALUE), Long.MAX_VALUE)).as(horizon + ": far later")
+                        .isFalse();
+                assertThat(run.process(Tuple3.of("x", 1L, Long.MAX_VALUE), Long.MAX_VALUE)).isTrue();
+                run.harness().processWatermark(Long.MAX_VALUE);
+            });
+            assertThat(run.harness().numEventTimeTimers()).as(horizon.toString()).isZero();
+            assertThat(run.function().duplicatesFlagged()).isEqualTo(1);
+            run.close();
+        }
+    }
+
     @Test
     void uniqueItemsAtTheDesignedRateAreFlaggedAtMostWithProbabilityP() throws Exception {
         double p = 0.01;

@@ -51,6 +51,17 @@ class GenerationRingTest {
         assertThat(ring.epoch()).isEqualTo(Long.MAX_VALUE / 2 + 10);
     }
 
+    /** With a span of 1 ms the last epoch is Long.MAX_VALUE itself: advancing there must end (a loop to it wrapped). */
+    @Test
+    void advancingToTheLastEpochEnds() {
+        GenerationRing ring = new GenerationRing(4, 1, 0, 0);
+        testAndPut(ring, 1);
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5),
+                () -> ring.advanceTo(Long.MAX_VALUE, 2));
+        assertThat(ring.isEmpty()).isTrue();
+        assertThat(ring.epoch()).isEqualTo(Long.MAX_VALUE);
+    }
+
     private static int testAndPutResult(GenerationRing ring, long item) {
         long h1 = ItemHasher.seeded(1).hash(item);
         return ring.testAndPut(h1, ItemHasher.h2(h1), SIZING);
