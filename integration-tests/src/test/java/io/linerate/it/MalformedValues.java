@@ -103,6 +103,26 @@ final class MalformedValues {
         return v;
       }
     },
+    /**
+     * One packet whose timestamp (base + delta) passes the largest base: once a decoder let it through, and the next
+     * task, decoding the batch re-encoded with that timestamp as its base after the keyBy, failed the job.
+     */
+    TIMESTAMP_BEYOND_THE_LARGEST_BASE("^packet 0: timestamp 9223372034707292161 \\(base \\+ delta\\) above "
+        + "9223372034707292160$", 27) {
+      @Override
+      public byte[] make(byte[] good, SplittableRandom random) {
+        ByteBuffer in = ByteBuffer.wrap(good);
+        PacketBatch b = new PacketBatch(in.getInt(4));
+        b.addIpv4(in.getLong(12), 0x0A000001, 0x0A000002, 40_000, 53, 17, 0, 100);
+        byte[] v = PacketBatchCodec.encode(b);
+        if (v[27] != 0) {
+          throw new AssertionError("the delta of the one packet is not at byte 27: " + Arrays.toString(v));
+        }
+        ByteBuffer.wrap(v).putLong(12, PacketBatchCodec.MAX_BASE_TIMESTAMP);
+        v[27] = 1; // a 1-byte varint
+        return v;
+      }
+    },
     /** 1 to 6000 random bytes (more than a dead letter keeps, 4096, now and then). */
     RANDOM_BYTES(".", ANY_OFFSET) {
       @Override
