@@ -88,17 +88,11 @@ final class MalformedValues {
         return v;
       }
     },
-    /** One UDP packet whose IPv4 length (a 1-byte varint at offset 28: delta 0 takes 1 byte) is below 20. */
+    /** One UDP packet whose IPv4 length (a 1-byte varint at offset 28) is below 20. */
     IMPOSSIBLE_LENGTH("^packet 0: impossible length \\d+ of an IPv4 packet, expected \\[20, 2097151\\]$", 28) {
       @Override
       public byte[] make(byte[] good, SplittableRandom random) {
-        ByteBuffer in = ByteBuffer.wrap(good);
-        PacketBatch b = new PacketBatch(in.getInt(4));
-        b.addIpv4(in.getLong(12), 0x0A000001, 0x0A000002, 40_000, 53, 17, 0, 20);
-        byte[] v = PacketBatchCodec.encode(b);
-        if (v[28] != 20) {
-          throw new AssertionError("the length of the one packet is not at byte 28: " + Arrays.toString(v));
-        }
+        byte[] v = oneUdpPacket(good);
         v[28] = (byte) random.nextInt(20);
         return v;
       }
@@ -111,15 +105,9 @@ final class MalformedValues {
         + "9223372034707292160$", 27) {
       @Override
       public byte[] make(byte[] good, SplittableRandom random) {
-        ByteBuffer in = ByteBuffer.wrap(good);
-        PacketBatch b = new PacketBatch(in.getInt(4));
-        b.addIpv4(in.getLong(12), 0x0A000001, 0x0A000002, 40_000, 53, 17, 0, 100);
-        byte[] v = PacketBatchCodec.encode(b);
-        if (v[27] != 0) {
-          throw new AssertionError("the delta of the one packet is not at byte 27: " + Arrays.toString(v));
-        }
+        byte[] v = oneUdpPacket(good);
         ByteBuffer.wrap(v).putLong(12, PacketBatchCodec.MAX_BASE_TIMESTAMP);
-        v[27] = 1; // a 1-byte varint
+        v[27] = 1; // a delta of 1, still a 1-byte varint
         return v;
       }
     },
@@ -154,6 +142,21 @@ final class MalformedValues {
         return null;
       }
     };
+
+    /**
+     * A batch of one UDP packet (length 100) of {@code good}'s observation point, at its base timestamp, encoded: its
+     * delta (0, one byte) at offset 27 and its length (a 1-byte varint) at 28.
+     */
+    private static byte[] oneUdpPacket(byte[] good) {
+      ByteBuffer in = ByteBuffer.wrap(good);
+      PacketBatch b = new PacketBatch(in.getInt(4));
+      b.addIpv4(in.getLong(12), 0x0A000001, 0x0A000002, 40_000, 53, 17, 0, 100);
+      byte[] v = PacketBatchCodec.encode(b);
+      if (v[27] != 0 || v[28] != 100) {
+        throw new AssertionError("the one packet's delta and length are not at bytes 27 and 28: " + Arrays.toString(v));
+      }
+      return v;
+    }
 
     private final Pattern reason;
     private final long errorOffset;
