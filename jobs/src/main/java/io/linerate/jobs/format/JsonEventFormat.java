@@ -289,7 +289,7 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
                 + kind(n) + " " + shown(n));
     }
 
-    /** Up to {@value #SHOWN_CHARS} characters of a value quoted in a reason: a field's value may be most of a record. */
+    /** Up to {@value #SHOWN_CHARS} characters of a value a reason quotes: a field's value may be most of a record. */
     static String shown(String text) {
         return text.length() <= SHOWN_CHARS ? text
                 : text.substring(0, SHOWN_CHARS) + "… (" + text.length() + " characters)";

@@ -30,8 +30,8 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
 public final class PacketRecord {
 
     /**
-     * The largest packet timestamp (epoch ms): 2<sup>63</sup> − 1 − (2<sup>31</sup> − 1), the largest base timestamp of
-     * the packet-batch format, so that any packet can be the smallest of a batch.
+     * The largest packet timestamp (epoch ms): 2<sup>63</sup> − 1 − (2<sup>31</sup> − 1), the largest base
+     * timestamp of the packet-batch format, so that any packet can be the smallest of a batch.
      */
     public static final long MAX_TIMESTAMP = Long.MAX_VALUE - PacketBatch.MAX_SPAN_MS;
 

@@ -101,7 +101,7 @@ class KafkaDecodingTest {
                 .isEqualTo("x");
     }
 
-    /** A dead letter keeps at most 2,000 characters of its reason, so that it stays far below the sink's record limit. */
+    /** A dead letter keeps at most 2,000 characters of its reason: it stays far below the sink's record limit. */
     @Test
     void longReasonsAreCut() {
         String reason = "r".repeat(10_000);

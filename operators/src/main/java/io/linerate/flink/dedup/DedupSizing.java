@@ -116,14 +116,14 @@ public final class DedupSizing implements Serializable {
     }
 
     /**
-     * Whether {@code epoch} is the last one a clock can reach: the next would start beyond Long.MAX_VALUE, so no rotation
-     * follows it.
+     * Whether {@code epoch} is the last one a clock can reach: the next would start beyond Long.MAX_VALUE, so no
+     * rotation follows it.
      */
     boolean isLastEpoch(long epoch) {
         return epoch >= epochOf(Long.MAX_VALUE);
     }
 
-    /** Start of the epoch after {@code epoch}, where the next rotation is due; not for the {@link #isLastEpoch last}. */
+    /** Start of the epoch after {@code epoch}, where its rotation is due; not for the last ({@link #isLastEpoch}). */
     long rotationAfter(long epoch) {
         if (isLastEpoch(epoch)) {
             throw new IllegalArgumentException("epoch " + epoch + " is the last: no rotation follows it");

@@ -195,8 +195,8 @@ class DedupFunctionTest {
     /**
      * A record stamped at the end of time (as GlobalWindows' output is): its key's clock is in the last epoch a long
      * reaches, which no rotation follows, so the function keeps no timer for it, and the end-of-input watermark lets
-     * the task finish (a timer at Long.MAX_VALUE fired again and again). Also with a span of 1 ms (H = g − 1 ms), whose
-     * last epoch is Long.MAX_VALUE itself.
+     * the task finish (a timer at Long.MAX_VALUE fired again and again). Also with a span of 1 ms (H = g − 1 ms),
+     * whose last epoch is Long.MAX_VALUE itself.
      */
     @Test
     void aClockAtTheEndOfTimeKeepsNoTimerAndTheTaskFinishes() throws Exception {

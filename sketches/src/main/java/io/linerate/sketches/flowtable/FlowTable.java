@@ -1174,13 +1174,13 @@ public final class FlowTable {
          */
         private final char[] fingerprints;
         /**
-         * Searches of lower sub-tables' buckets, queued as (slot, bucket) and run {@value #QUEUED} at a time. Each is
-         * a random read of {@link #fingerprints}; in one short loop many of them are in flight at once, where made
-         * entry by entry (or through {@link #bucket}'s loop) each waited for its read (measured on a 1M-flow image:
-         * 16 ns per search that way, 3–5 ns in the loop).
+         * Searches of lower sub-tables' buckets, queued as (slot, bucket) and run up to {@value #QUEUED} at a time.
+         * Each is a random read of {@link #fingerprints}; in one short loop many of them are in flight at once, where
+         * made entry by entry (or through {@link #bucket}'s loop) each waited for its read (measured on a 1M-flow
+         * image: 16 ns per search that way, 3–5 ns in the loop).
          */
-        private final int[] queuedSlots = new int[QUEUED];
-        private final int[] queuedBuckets = new int[QUEUED];
+        private final int[] queuedSlots;
+        private final int[] queuedBuckets;
         private int queued;
         private int level;
         private int levelEnd;
@@ -1192,6 +1192,9 @@ public final class FlowTable {
             this.cap = table.bucketCapacity();
             this.levels = table.levels();
             this.fingerprints = new char[stashBase];
+            int queue = Math.min(QUEUED, Math.max(16, stashBase)); // a small table's read allocates little
+            this.queuedSlots = new int[queue];
+            this.queuedBuckets = new int[queue];
             this.levelEnd = table.firstSlotOf(1);
         }
 
@@ -1246,7 +1249,7 @@ public final class FlowTable {
          * search only compares slots before its own, so running it later finds what running it now would.
          */
         private void queue(int slot, int bucket) {
-            if (queued == QUEUED) {
+            if (queued == queuedSlots.length) {
                 runQueue();
             }
             queuedSlots[queued] = slot;

@@ -611,8 +611,10 @@ class FlowTableValidationTest {
      */
     @Test
     void aSecondCopyAmongManyFlowsIsFound() {
-        for (InsertionScheme scheme : new InsertionScheme[] {InsertionScheme.SECOND_CHANCE, InsertionScheme.SECOND_CHANCE_2}) {
-            FlowTable t = FlowTable.builder().capacity(60_000).scheme(scheme).keyFormat(FlowKeyFormat.IPV4_ONLY).build();
+        for (InsertionScheme scheme : new InsertionScheme[] {InsertionScheme.SECOND_CHANCE,
+                InsertionScheme.SECOND_CHANCE_2}) {
+            FlowTable t = FlowTable.builder().capacity(60_000).scheme(scheme).keyFormat(FlowKeyFormat.IPV4_ONLY)
+                    .build();
             SplittableRandom rnd = new SplittableRandom(37);
             for (int i = 0; i < 50_000; i++) {
                 t.updateIpv4(rnd.nextInt(), rnd.nextInt(), rnd.nextInt(65536), 443, 6, 0x10, 100, i);
@@ -643,7 +645,7 @@ class FlowTableValidationTest {
         }
     }
 
-    /** {@code image} with a copy of the entry of slot {@code from} added in the empty slot {@code to} (from &lt; to). */
+    /** {@code image} with a copy of slot {@code from}'s entry added in the empty slot {@code to} (from &lt; to). */
     private static byte[] withCopy(byte[] image, Layout at, FlowTable t, int from, int to) {
         int entryBytes = 8 * t.entryLongs();
         int fromAt = at.entries + entryBytes * occupiedBefore(image, at, from);

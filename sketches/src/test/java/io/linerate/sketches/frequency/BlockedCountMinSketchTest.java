@@ -102,8 +102,8 @@ class BlockedCountMinSketchTest {
      * The documented trade against the row-major sketch at the same memory (docs/frequency.md): on a Zipf(1.1) stream
      * the blocked sketch's typical error is much smaller (twice the counters: its mean error at most half the
      * row-major sketch's) and no estimate falls below the truth; its worst error may be larger and is not compared.
-     * 10⁶ updates over 10⁵ keys, 16 KiB each (256 blocks against 7 rows of 283, the largest prime width that fits), fixed
-     * seeds.
+     * 10⁶ updates over 10⁵ keys, 16 KiB each (256 blocks against 7 rows of 283, the largest prime width that fits),
+     * fixed seeds.
      */
     @Test
     void typicalErrorIsSmallerThanTheRowMajorSketchsAtTheSameMemory() {
