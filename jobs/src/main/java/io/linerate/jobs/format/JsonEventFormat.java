@@ -308,7 +308,7 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
 
     private MalformedRecordException outOfRange(String given) {
         return fieldError("timestamp", timestampField, "must be in [" + MIN_TIMESTAMP + ", " + MAX_TIMESTAMP
-                + "] ms since the epoch (1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z), got " + given
+                + "] ms since the epoch (1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z), got " + shown(given)
                 + (epochUnit == EpochUnit.SECONDS && !given.startsWith("\"") ? " s" : ""));
     }
 

@@ -104,7 +104,7 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
      * takes at most 6 bytes: 12 KB here, beside the value's kept bytes).
      */
     static String capped(String reason) {
-        return reason.length() <= MAX_REASON_CHARS ? reason
+        return reason == null || reason.length() <= MAX_REASON_CHARS ? reason // a user decoder may give none
                 : reason.substring(0, MAX_REASON_CHARS) + "… (reason cut: " + reason.length() + " characters)";
     }
 

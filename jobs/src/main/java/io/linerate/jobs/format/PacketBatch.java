@@ -15,7 +15,8 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  * refills one {@link PacketRecord} owned by the batch for every packet (no allocation); the consumer must not keep
  * it nor call {@code forEach} of the same batch again while it runs.
  *
- * <p>Limits: at most {@value #MAX_PACKETS} packets; all timestamps ≥ 0 and within {@value #MAX_SPAN_MS} ms of
+ * <p>Limits: at most {@value #MAX_PACKETS} packets; all timestamps in [0, {@link PacketRecord#MAX_TIMESTAMP}] and
+ * within {@value #MAX_SPAN_MS} ms of
  * each other (the wire format stores them as deltas from the smallest). The batch's event time
  * ({@link #TIMESTAMP}) is its smallest packet timestamp, so a watermark derived from batch timestamps never
  * overtakes a packet of a later batch (with a bounded-out-of-orderness strategy of at least the batch span).

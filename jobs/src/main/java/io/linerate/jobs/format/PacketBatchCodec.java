@@ -7,7 +7,7 @@ package io.linerate.jobs.format;
  *
  * <pre>
  * header (20 bytes): magic "LR" (0x4C 0x52) | version u8 = 1 | flags u8 = 0 | observation point i32
- *                    | count u32 (1..65536) | base timestamp i64 (epoch ms, ≥ 0)
+ *                    | count u32 (1..65536) | base timestamp i64 (epoch ms, 0..2^63−1−(2^31−1); so is base + delta)
  * packet (17..47 bytes): ip version u8 (4|6) | protocol u8 | tcp flags u8 | src port u16 | dst port u16
  *                    | timestamp delta varint (≤ 2^31−1) | length varint | src address (4|16) | dst address (4|16)
  * </pre>

@@ -111,6 +111,10 @@ class KafkaDecodingTest {
         DeadLetter d = schema.decode(record(6, new byte[] {1})).deadLetter;
         assertThat(d.reason).isEqualTo("r".repeat(2_000) + "… (reason cut: 10000 characters)");
         assertThat(d.errorOffset).isEqualTo(3);
+        KafkaDecoding<String> silent = new KafkaDecoding<>(v -> {
+            throw new MalformedRecordException(null, 4); // a user decoder may give no reason: still a dead letter
+        }, org.apache.flink.api.common.typeinfo.Types.STRING, 16);
+        assertThat(silent.decode(record(7, new byte[] {1})).deadLetter.errorOffset).isEqualTo(4);
     }
 
     @Test

@@ -1153,7 +1153,9 @@ public final class FlowTable {
 
     /**
      * Checks of an image's entries, slot by slot in increasing order: every live key is well formed, sits in one
-     * of its own d buckets (or the stash), and is stored once. A second copy of a flow would be in one of its d
+     * of its own d buckets (or the stash), and is stored once. The searches of lower sub-tables for a second copy
+     * run in batches, later than the slot's other checks, so an image with several defects may be refused for
+     * another one than before the batching (always with an IllegalArgumentException naming a slot). A second copy of a flow would be in one of its d
      * buckets or in the stash; slots are laid out sub-table by sub-table, then the stash, so a live slot of
      * sub-table L can only have an earlier copy in sub-tables 0..L, and only those buckets are searched (a stash
      * slot searches all d, and the stash itself is checked by sorting).
