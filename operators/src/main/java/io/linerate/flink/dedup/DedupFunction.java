@@ -114,7 +114,7 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
     @Override
     public void open(OpenContext context) {
         ValueState<GenerationRing> rings = getRuntimeContext().getState(
-                new ValueStateDescriptor<>("generations", new GenerationRingTypeInfo(sizing.shape())));
+                new ValueStateDescriptor<>("generations", new GenerationRingTypeInfo(sizing.shape(eventTime))));
         state = new WriteBackCache<>(rings, keys, cachedScopes,
                 "dedup rings of up to " + sizing.stateBytesPerKey() + " bytes");
         hasher = ItemHasher.seeded(sizing.seed());
@@ -353,7 +353,7 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
     /** Serialized bytes of a ring as the state backend would store it (tests). */
     byte[] image(GenerationRing ring) throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(64);
-        new GenerationRingSerializer(sizing.shape()).serialize(ring, out);
+        new GenerationRingSerializer(sizing.shape(eventTime)).serialize(ring, out);
         return out.getCopyOfBuffer();
     }
 

@@ -131,9 +131,10 @@ public final class DedupSizing implements Serializable {
         return (epoch + 1) * spanMillis; // at most epochOf(Long.MAX_VALUE) · S ≤ Long.MAX_VALUE
     }
 
-    /** The shape a restored ring must have. */
-    RingShape shape() {
-        return new RingShape(generations, spanMillis, bitsPerGeneration, hashCount, blockBits, seed);
+    /** The shape of the rings an operator of this sizing keeps, in event or processing time. */
+    RingShape shape(boolean eventTime) {
+        return new RingShape(generations, spanMillis, bitsPerGeneration, hashCount, blockBits, seed,
+                RingShape.Time.of(eventTime));
     }
 
     /** H in milliseconds. */

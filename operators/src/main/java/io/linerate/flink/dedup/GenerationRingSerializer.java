@@ -19,8 +19,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * {@link BlockedBloomFilterSerializer} writes it (int length + the filter's checksummed image).
  *
  * <p>Reading checks g against [{@value #MIN_GENERATIONS}, {@value #MAX_GENERATIONS}], every filter's seed against
- * the ring's, and, if the serializer expects a {@link RingShape}, the count and every filter's size, hash count
- * and block size against it; a mismatch is an {@link IOException} naming the field.
+ * the ring's, and, if the serializer expects a {@link RingShape}, the count, the seed and every filter's block size
+ * against it; a mismatch is an {@link IOException} naming the field. A filter's size and hash count are its own
+ * (validated by {@link BlockedBloomFilterSerializer}): a ring restored after the expected rate or fpp changed holds
+ * generations of the old size until they rotate out.
  */
 public final class GenerationRingSerializer extends TypeSerializer<GenerationRing> {
 
@@ -121,8 +123,6 @@ public final class GenerationRingSerializer extends TypeSerializer<GenerationRin
                 BlockedBloomFilter f = FILTERS.deserialize(in);
                 check("filter seed", seed, f.hasher().seed());
                 if (expected != null) {
-                    check("bits", expected.bits(), f.bitSize());
-                    check("hashCount", expected.hashCount(), f.hashCount());
                     check("blockBits", expected.blockBits(), f.blockBits());
                 }
                 filters[s] = f;
@@ -152,14 +152,24 @@ public final class GenerationRingSerializer extends TypeSerializer<GenerationRin
         return new Snapshot(expected);
     }
 
+    /**
+     * Equal if they read and write alike: the expected shapes equal but for the time, which only the snapshot's
+     * compatibility check reads (so the serializer restored from a version-1 snapshot, which did not record the
+     * time, equals the one configured now).
+     */
     @Override
     public boolean equals(Object o) {
-        return o instanceof GenerationRingSerializer other && Objects.equals(expected, other.expected);
+        return o instanceof GenerationRingSerializer other && Objects.equals(formatOf(expected),
+                formatOf(other.expected));
     }
 
     @Override
     public int hashCode() {
-        return Objects.hashCode(expected);
+        return Objects.hashCode(formatOf(expected));
+    }
+
+    private static RingShape formatOf(RingShape shape) {
+        return shape == null ? null : shape.withoutTime();
     }
 
     @Override
@@ -168,13 +178,15 @@ public final class GenerationRingSerializer extends TypeSerializer<GenerationRin
     }
 
     /**
-     * Snapshot of a {@link GenerationRingSerializer}: its expected {@link RingShape}. Format version 1: a boolean
-     * "shape present", then the shape's fields. A restore whose configured shape differs from the snapshot's in
-     * any field is incompatible (the differences are logged, e.g. {@code "spanMillis: 1000 -> 2000"}).
+     * Snapshot of a {@link GenerationRingSerializer}: its expected {@link RingShape}. Format: a boolean "shape
+     * present", then the shape's fields; version 2 adds the time (event or processing) after the seed, version 1
+     * (2026-11-24 to 2026-11-27) did not record it, and is read with the time unknown. A restore whose configured
+     * shape differs from the snapshot's in a field the rings depend on is incompatible (the differences are logged,
+     * e.g. {@code "spanMillis: 1000 -> 2000"}, {@code "time: EVENT -> PROCESSING"}); see {@link RingShape}.
      */
     public static final class Snapshot extends ShapeCheckedSnapshot<GenerationRing, RingShape> {
 
-        private static final int VERSION = 1;
+        private static final int VERSION = 2;
 
         /** For Flink's reflective instantiation on restore. */
         public Snapshot() {
@@ -197,11 +209,11 @@ public final class GenerationRingSerializer extends TypeSerializer<GenerationRin
 
         @Override
         public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
-            if (readVersion != VERSION) {
+            if (readVersion < 1 || readVersion > VERSION) {
                 throw new IOException("GenerationRingSerializer snapshot version " + readVersion
-                        + " is not supported, this library reads version " + VERSION);
+                        + " is not supported, this library reads versions 1 to " + VERSION);
             }
-            shape(hasShape(in) ? RingShape.read(in) : null);
+            shape(hasShape(in) ? RingShape.read(in, readVersion) : null);
         }
 
         @Override

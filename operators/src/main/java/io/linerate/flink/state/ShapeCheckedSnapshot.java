@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A serializer snapshot that records the shape its serializer expects (or none), and resolves a restore as
- * compatible as is when both shapes are equal or either is unknown, incompatible otherwise, logging each field that
- * changed. Subclasses keep their own class name, version and {@code readSnapshot} (the format of old savepoints)
+ * compatible as is when the shapes agree on what makes state readable ({@link StateShape#differencesFrom}) or either
+ * is unknown, incompatible otherwise, logging each field that changed. Subclasses keep their own class name, version and {@code readSnapshot} (the format of old savepoints)
  * and read the shape this class writes: a flag, then {@link StateShape#write}.
  *
  * @param <T> the state type
@@ -68,6 +68,16 @@ public abstract class ShapeCheckedSnapshot<T, S extends StateShape<S>> implement
         return shape.differencesFrom(before);
     }
 
+    /** The changes from {@code old} that leave its state readable ({@link StateShape#readableDifferencesFrom}). */
+    public List<String> readableChangesFrom(TypeSerializerSnapshot<T> old) {
+        if (old == null || old.getClass() != getClass()) {
+            return List.of();
+        }
+        @SuppressWarnings("unchecked")
+        S before = ((ShapeCheckedSnapshot<T, S>) old).shape;
+        return before == null || shape == null ? List.of() : shape.readableDifferencesFrom(before);
+    }
+
     @Override
     public TypeSerializerSchemaCompatibility<T> resolveSchemaCompatibility(TypeSerializerSnapshot<T> oldSnapshot) {
         List<String> why = incompatibilityFrom(oldSnapshot);
@@ -75,6 +85,10 @@ public abstract class ShapeCheckedSnapshot<T, S extends StateShape<S>> implement
             LOG.warn("Restored {} state is incompatible with the configured operator: {}", stateName(),
                     String.join(", ", why));
             return TypeSerializerSchemaCompatibility.incompatible();
+        }
+        List<String> readable = readableChangesFrom(oldSnapshot);
+        if (!readable.isEmpty()) {
+            LOG.info("Restored {} state is read as is; changed: {}", stateName(), String.join(", ", readable));
         }
         return TypeSerializerSchemaCompatibility.compatibleAsIs();
     }

@@ -23,7 +23,7 @@ public final class GenerationRingFixtures {
 
     public static List<SnapshotFixture<?>> all() {
         DedupSizing sizing = DedupSizing.derive(Duration.ofSeconds(3), 4, 50, 0.01, 23, 0);
-        return List.of(SnapshotFixture.of("generation-ring", new GenerationRingSerializer(sizing.shape()),
+        return List.of(SnapshotFixture.of("generation-ring", new GenerationRingSerializer(sizing.shape(true)),
                 () -> ring(sizing), GenerationRingFixtures::contents));
     }
 

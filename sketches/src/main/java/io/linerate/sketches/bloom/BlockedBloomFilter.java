@@ -13,7 +13,8 @@ import java.util.Arrays;
  * <p>Inside the block the item's k bits are at independent fields of h2 ({@link BlockProbes}): block sizes
  * are powers of two, so a position is a shift and a mask. Blocks fill unevenly (Poisson), so this
  * variant needs more bits than the standard filter for the same false-positive probability; {@link
- * #create} sizes it with the exact model of {@link #falsePositiveProbability}, not the standard formula.
+ * #create} sizes it with the exact model of {@link #falsePositiveProbability} (the Poisson load of a block and
+ * the occupancy distribution of its bits), not the standard formula.
  */
 public final class BlockedBloomFilter extends BitArrayFilter {
 
@@ -50,23 +51,40 @@ public final class BlockedBloomFilter extends BitArrayFilter {
     }
 
     /**
-     * The fewest blocks (and, among equal sizes, the smallest k) for which the model false-positive
-     * probability at {@code expectedItems} is at most {@code fpp}.
+     * The fewest blocks (and, among equal sizes, the smallest k) for which the exact model false-positive
+     * probability ({@link #falsePositiveProbability}) at {@code expectedItems} is at most {@code fpp}.
      */
     public static BlockedBloomFilter create(long expectedItems, double fpp, long seed, int blockBits) {
         Checks.expectedItems(expectedItems);
         Checks.fpp(fpp);
         checkBlockBits(blockBits);
+        int maxK = Math.min(32, blockBits / 2);
+        // The mean-fill model is cheap and its rate is lower than the exact one (Jensen), so its largest load bounds
+        // each k's from above: a k whose bound already needs more blocks than the best exact size cannot win, and the
+        // exact model is computed only for the few k near the optimum.
+        double[] upper = new double[maxK + 1];
+        Integer[] byLoad = new Integer[maxK];
+        for (int k = 1; k <= maxK; k++) {
+            int hashes = k;
+            upper[k] = BloomSizing.maxItemsPerBlock(load -> meanFillFpp(load, hashes, blockBits), blockBits, fpp);
+            byLoad[k - 1] = k;
+        }
+        Arrays.sort(byLoad, (a, b) -> a.equals(b) ? 0
+                : upper[a] != upper[b] ? Double.compare(upper[b], upper[a]) : Integer.compare(a, b));
         // a double: at a tiny fpp the block count need not fit in a long (n / 1e-9 blocks at worst)
         double bestBlocks = Double.POSITIVE_INFINITY;
         double bestLambda = 0;
         int bestK = 1;
-        for (int k = 1; k <= Math.min(32, blockBits / 2); k++) {
-            int hashes = k;
+        for (int k : byLoad) {
+            double atLeast = Math.ceil(expectedItems / upper[k]);
+            if (atLeast > bestBlocks || (atLeast == bestBlocks && k > bestK)) {
+                continue;
+            }
+            double[] hit = BlockOccupancy.queryHitByItems(k, blockBits, Poisson.tailBound(upper[k]));
             double lambda = BloomSizing.maxItemsPerBlock(
-                    load -> falsePositiveProbability(load, hashes, blockBits), blockBits, fpp);
+                    load -> BlockOccupancy.falsePositiveProbability(load, hit), upper[k], fpp);
             double blocks = Math.ceil(expectedItems / lambda);
-            if (blocks < bestBlocks) {
+            if (blocks < bestBlocks || (blocks == bestBlocks && k < bestK)) {
                 bestBlocks = blocks;
                 bestLambda = lambda;
                 bestK = k;
@@ -242,18 +260,34 @@ public final class BlockedBloomFilter extends BitArrayFilter {
     }
 
     /**
-     * Model false-positive probability with λ items per block on average: Σ<sub>i</sub> Poisson(λ; i)·
-     * (1 − (1 − 1/B)<sup>k·i</sup>)<sup>k</sup>, the block's load being Poisson and each of its i items
-     * setting k uniformly drawn bits of B.
+     * Model false-positive probability with λ items per block on average, exact for this layout: Σ<sub>i</sub>
+     * Poisson(λ; i)·E[(X<sub>i</sub>/B)<sup>k</sup>], the block's load i being Poisson and X<sub>i</sub> the set
+     * bits of a block whose i items set k uniformly drawn bits of B each ({@link BlockOccupancy}). Computed in
+     * O(k·(λ + 12√λ)·B) time.
      */
     public static double falsePositiveProbability(double itemsPerBlock, int k, int blockBits) {
+        if (!(itemsPerBlock >= 0) || k < 1 || k > blockBits) {
+            throw new IllegalArgumentException("itemsPerBlock must be >= 0 and k in [1, blockBits], got "
+                    + itemsPerBlock + ", " + k + ", " + blockBits);
+        }
+        double[] hit = BlockOccupancy.queryHitByItems(k, blockBits, Poisson.tailBound(itemsPerBlock));
+        return BlockOccupancy.falsePositiveProbability(itemsPerBlock, hit);
+    }
+
+    /**
+     * The mean-fill approximation Σ<sub>i</sub> Poisson(λ; i)·(1 − (1 − 1/B)<sup>k·i</sup>)<sup>k</sup>, which
+     * scores a block of i items as exactly as full as the mean: a lower bound of the exact rate (Jensen), used to
+     * bound the search of {@link #create}.
+     */
+    static double meanFillFpp(double itemsPerBlock, int k, int blockBits) {
         int max = Poisson.tailBound(itemsPerBlock);
         double[] pmf = Poisson.pmf(itemsPerBlock, max);
         double clear = Math.pow(1.0 - 1.0 / blockBits, k);
+        double clearPower = 1; // clear^i
         double sum = 0;
         for (int i = 0; i <= max; i++) {
-            double fill = 1.0 - Math.pow(clear, i);
-            sum += pmf[i] * Math.pow(fill, k);
+            sum += pmf[i] * Math.pow(1.0 - clearPower, k);
+            clearPower *= clear;
         }
         return sum;
     }
