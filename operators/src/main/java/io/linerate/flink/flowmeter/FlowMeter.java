@@ -246,7 +246,8 @@ public final class FlowMeter<T, K> implements Serializable {
             return Long.MAX_VALUE; // no such table
         }
         long slots = longs / (format.keyLongs() + COUNTER_LONGS) - 1;
-        return longs * Long.BYTES + slots + 2L * stash * Long.BYTES + 4L * (2 * LEVELS + 2);
+        // the layout's ints: the bucket count of each level and the first slot of each level plus the end
+        return longs * Long.BYTES + slots + 2L * stash * Long.BYTES + (long) Integer.BYTES * (2 * LEVELS + 1);
     }
 
     /** Longs of the entry array: (sub-table slots + stash + 1 scratch) × (key + counters); MAX_VALUE if too big. */

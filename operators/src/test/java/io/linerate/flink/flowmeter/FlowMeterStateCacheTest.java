@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.flink.flowmeter.Packets.Packet;
 import io.linerate.flink.state.WriteBackCache;
+import io.linerate.sketches.flowtable.FlowKeyFormat;
+import io.linerate.sketches.flowtable.InsertionScheme;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -211,8 +213,17 @@ class FlowMeterStateCacheTest {
         assertThatThrownBy(() -> builder().stateCacheBytes(-1)).hasMessage("stateCacheBytes must be >= 0, got -1");
         FlowMeter<Packet, String> meter = builder().build();
         long table = meter.newTable(null).memoryBytes();
-        assertThat(meter.tableBytes()).as("the budget's arithmetic against a real table").isCloseTo(table,
-                org.assertj.core.data.Percentage.withPercentage(1));
+        assertThat(meter.tableBytes()).as("the budget's arithmetic against a real table").isEqualTo(table);
+        for (long capacity : new long[] {4, 1_000, 100_000}) {
+            for (InsertionScheme scheme : InsertionScheme.values()) {
+                for (FlowKeyFormat format : FlowKeyFormat.values()) {
+                    FlowMeter<Packet, String> m = builder().capacity(capacity).scheme(scheme).keyFormat(format)
+                            .build();
+                    assertThat(m.tableBytes()).as("%d flows, %s, %s", capacity, scheme, format)
+                            .isEqualTo(m.newTable(null).memoryBytes());
+                }
+            }
+        }
         assertThat((long) meter.cachedScopes() * table).as("%d tables of %d bytes: what fits in 64 MiB",
                 meter.cachedScopes(), table).isLessThanOrEqualTo(64L << 20).isGreaterThan((long) (0.99 * (64L << 20)));
         assertThat(builder().stateCacheBytes(meter.tableBytes() - 1).build().cachedScopes()).isZero();
