@@ -51,7 +51,7 @@ class MeasuredFprTest {
                 f.hashCount(), measured, expected, se);
         assertThat(Math.abs(measured - expected)).as("%s measured %.5f vs expectedFpp %.5f", v, measured, expected)
                 .isLessThanOrEqualTo(4 * se);
-        double cap = v == Variant.BLOCKED ? 1.5 : 1.1;
+        double cap = 1.1; // every variant is sized by an exact model of its rate (BlockedSizingTest for the blocked one)
         assertThat(measured).as("%s measured FPR vs target", v).isLessThanOrEqualTo(cap * TARGET);
     }
 
