@@ -79,6 +79,16 @@ public final class HeavyHittersJob implements JobLauncher {
   public static final long DEFAULT_SEED = 0x5EED_4EA7_1L;
   /** Window weight below which fraction alerts stay quiet, unless set. */
   public static final long DEFAULT_ALERT_MIN_WINDOW_WEIGHT = 1_000;
+  /**
+   * Event time a key may run ahead of the detector's watermark (beyond its window) before its packets are rejected as
+   * opening too many sub-windows: at least this, and at least the detector's default of 64 slides. Reading a backlog
+   * (a restart after downtime, a replay), Kafka hands partitions over unevenly, and a partition's packets run ahead
+   * of the watermark, which the slowest partition holds: measured on 2 cores, reading 250 s of traffic as a backlog,
+   * up to 147 s. 64 slides of a 1 s window are 64 s, so such a job rejected packets and its reports depended on how
+   * the partitions were read. The rings grow only as sub-windows open, so the floor costs memory only while a
+   * backlog is read unevenly (at most this many slides of trackers per key).
+   */
+  public static final Duration MIN_OPEN_AHEAD = Duration.ofMinutes(5);
   /** The reason prefix of late packets in the dead-letter topic. */
   public static final String LATE_REASON = "late: the packet's window was already reported";
 
@@ -508,6 +518,13 @@ public final class HeavyHittersJob implements JobLauncher {
         b.alertAtFraction(alertFraction, alertMinWindowWeight);
       }
       HeavyHitterDetector<PacketRecord, Integer> detector = b.build();
+      long slideMillis = detector.slide().toMillis();
+      long ahead = Math.max(detector.maxOpenSubWindows() - detector.subWindows(),
+          (MIN_OPEN_AHEAD.toMillis() + slideMillis - 1) / slideMillis);
+      int maxOpen = (int) Math.min(HeavyHitterDetector.MAX_OPEN_SUB_WINDOWS, detector.subWindows() + ahead);
+      if (maxOpen != detector.maxOpenSubWindows()) {
+        detector = b.maxOpenSubWindows(maxOpen).build();
+      }
       checkReportSize(detector);
       return new HeavyHittersJob(this, detector, options.copy());
     }
