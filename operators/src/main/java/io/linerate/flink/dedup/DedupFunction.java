@@ -115,8 +115,11 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
     public void open(OpenContext context) {
         ValueState<GenerationRing> rings = getRuntimeContext().getState(
                 new ValueStateDescriptor<>("generations", new GenerationRingTypeInfo(sizing.shape(eventTime))));
-        state = new WriteBackCache<>(rings, keys, cachedScopes,
-                "dedup rings of up to " + sizing.stateBytesPerKey() + " bytes");
+        // weighed by their bytes, not counted: a ring restored from a configuration of larger filters keeps them
+        // until its generations rotate out, and would take the cache over its budget if counted as one of this size
+        state = WriteBackCache.weighed(rings, keys, (long) cachedScopes * sizing.stateBytesPerKey(),
+                GenerationRing::memoryBytes, "dedup rings (" + cachedScopes + " of " + sizing.stateBytesPerKey()
+                        + " bytes at this configuration's size)");
         hasher = ItemHasher.seeded(sizing.seed());
         MetricGroup metrics = getRuntimeContext().getMetricGroup();
         itemsProcessed = metrics.counter("itemsProcessed");
@@ -283,7 +286,8 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
         } else if (closing == fppEpoch) {
             fppOfLatestRotation = Math.max(fppOfLatestRotation, fpp);
         }
-        overCapacityGenerations.inc(ring.advanceTo(epoch, sizing.itemsPerGeneration()));
+        overCapacityGenerations.inc(ring.advanceTo(epoch,
+                ring.currentCapacity(sizing.itemsPerGeneration(), sizing.bitsPerGeneration())));
         return true;
     }
 

@@ -85,6 +85,19 @@ public final class GenerationRing {
     }
 
     /**
+     * The distinct items the current generation was sized for: {@code capacity} for a filter of {@code bits}, in
+     * proportion for one of another size (restored from a configuration of another rate or fpp; exact when only the
+     * rate changed, the bits per item being the same).
+     */
+    long currentCapacity(long capacity, long bits) {
+        BlockedBloomFilter f = generations[slot(epoch)];
+        if (f == null || f.bitSize() == bits) {
+            return capacity;
+        }
+        return (long) Math.ceil((double) capacity * f.bitSize() / bits);
+    }
+
+    /**
      * Makes {@code target} the current epoch, dropping generations older than {@code target − g + 1}. Only the
      * generation that was current closes (the epochs in between were never current, so they are empty).
      *

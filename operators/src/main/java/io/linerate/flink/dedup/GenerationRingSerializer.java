@@ -180,7 +180,7 @@ public final class GenerationRingSerializer extends TypeSerializer<GenerationRin
     /**
      * Snapshot of a {@link GenerationRingSerializer}: its expected {@link RingShape}. Format: a boolean "shape
      * present", then the shape's fields; version 2 adds the time (event or processing) after the seed, version 1
-     * (2026-11-24 to 2026-11-27) did not record it, and is read with the time unknown. A restore whose configured
+     * (until 2026-11-27) did not record it, and is read with the time unknown. A restore whose configured
      * shape differs from the snapshot's in a field the rings depend on is incompatible (the differences are logged,
      * e.g. {@code "spanMillis: 1000 -> 2000"}, {@code "time: EVENT -> PROCESSING"}); see {@link RingShape}.
      */

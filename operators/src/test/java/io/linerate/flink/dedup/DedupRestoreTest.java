@@ -279,6 +279,37 @@ class DedupRestoreTest {
                 .isGreaterThanOrEqualTo(5);
     }
 
+    /**
+     * On RocksDB the write-back cache weighs rings by their bytes: restored rings of larger filters (an operator
+     * resized to a twentieth of the rate) take their true size in the cache, which stays within its budget of one ring
+     * of the new size, so it holds none of them until their generations rotate out.
+     */
+    @Test
+    void aRestoredRingOfLargerFiltersIsWeighedByItsBytesInTheCache() throws Exception {
+        List<Action> actions = scenario(true);
+        int cut = cut(actions);
+        var large = DedupHarnesses.builder(Duration.ofSeconds(2), 3).expectedRate(400).fpp(0.05).eventTime().build();
+        Run first = DedupHarnesses.open(large, 1, 0, null, new EmbeddedRocksDBStateBackend());
+        DedupHarnesses.replay(first, actions.subList(0, cut), k -> true);
+        OperatorSubtaskState snapshot = first.harness().snapshot(1, 1);
+        first.close();
+        Deduplicator<Tuple3<String, Long, Long>, String> small = dedup(true, 1);
+        long budget = small.sizing().stateBytesPerKey();
+        assertThat(large.sizing().stateBytesPerKey()).isGreaterThan(2 * budget);
+        Run second = DedupHarnesses.open(small, 1, 0, snapshot, new EmbeddedRocksDBStateBackend());
+        int records = 0;
+        long mostHeld = 0;
+        for (Action a : actions.subList(cut, actions.size())) {
+            DedupHarnesses.replay(second, List.of(a), k -> true);
+            mostHeld = Math.max(mostHeld, second.function().cache().weight());
+            if (a instanceof Element && ++records == 20) {
+                assertThat(second.function().cache().size()).as("restored rings, each over the budget").isZero();
+            }
+        }
+        assertThat(mostHeld).isLessThanOrEqualTo(budget).isPositive();
+        second.close();
+    }
+
     /** Whether every occurrence of {@code e}'s item within the 1 s before it came before record {@code cut}. */
     private static boolean allBefore(List<long[]> before, Element e, int cut) {
         for (long[] b : before) {

@@ -162,6 +162,12 @@ class GenerationRingSerializerTest {
                 "hashCount: " + before.hashCount() + " -> " + after.hashCount());
 
         GenerationRing ring = fullRing(before); // epochs 0..3 at the old size
+        // the current generation (epoch 3) was sized for the old rate: its overfill is judged by its own capacity
+        assertThat(ring.currentCapacity(after.itemsPerGeneration(), after.bitsPerGeneration())).isEqualTo(
+                (long) Math.ceil((double) after.itemsPerGeneration() * before.bitsPerGeneration()
+                        / after.bitsPerGeneration())).isLessThan(after.itemsPerGeneration());
+        assertThat(ring.currentCapacity(before.itemsPerGeneration(), before.bitsPerGeneration()))
+                .isEqualTo(before.itemsPerGeneration());
         ItemHasher hasher = ItemHasher.seeded(9);
         ring.advanceTo(4, after.itemsPerGeneration()); // epoch 4 replaces epoch 0's slot, at the new size
         for (long i = 0; i < 30; i++) {

@@ -266,8 +266,9 @@ public final class BlockedBloomFilter extends BitArrayFilter {
      * O(k·(λ + 12√λ)·B) time.
      */
     public static double falsePositiveProbability(double itemsPerBlock, int k, int blockBits) {
-        if (!(itemsPerBlock >= 0) || k < 1 || k > blockBits) {
-            throw new IllegalArgumentException("itemsPerBlock must be >= 0 and k in [1, blockBits], got "
+        // beyond blockBits items per block the rate is 1 for any use, and the cost grows with the load
+        if (!(itemsPerBlock >= 0 && itemsPerBlock <= blockBits) || k < 1 || k > blockBits) {
+            throw new IllegalArgumentException("itemsPerBlock must be in [0, blockBits] and k in [1, blockBits], got "
                     + itemsPerBlock + ", " + k + ", " + blockBits);
         }
         double[] hit = BlockOccupancy.queryHitByItems(k, blockBits, Poisson.tailBound(itemsPerBlock));

@@ -81,7 +81,7 @@ class BlockedSizingTest {
     }
 
     @Test
-    void sizingStaysCheapAtSmallRatesAndWideBlocks() {
+    void wideBlocksAtASmallRateMeetTheirTarget() {
         long start = System.nanoTime();
         BlockedBloomFilter f = BlockedBloomFilter.create(1_000_000, 1e-6, 1, 4096);
         long millis = (System.nanoTime() - start) / 1_000_000;
