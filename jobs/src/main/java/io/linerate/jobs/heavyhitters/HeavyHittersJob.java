@@ -86,9 +86,12 @@ public final class HeavyHittersJob implements JobLauncher {
    * of the watermark, which the slowest partition holds: measured on 2 cores, reading 250 s of traffic as a backlog,
    * up to 147 s. 64 slides of a 1 s window are 64 s, so such a job rejected packets and its reports depended on how
    * the partitions were read. The rings grow only as sub-windows open, so the floor costs memory only while a
-   * backlog is read unevenly (at most this many slides of trackers per key).
+   * backlog is read unevenly; it is at most {@link #MAX_FLOOR_SLIDES} slides, so that fine slides do not multiply
+   * a key's worst case (1,024 trackers beyond its window).
    */
   public static final Duration MIN_OPEN_AHEAD = Duration.ofMinutes(5);
+  /** The most slides {@link #MIN_OPEN_AHEAD} keeps open (5 minutes of slides of 293 ms or more). */
+  public static final int MAX_FLOOR_SLIDES = 1024;
   /** The reason prefix of late packets in the dead-letter topic. */
   public static final String LATE_REASON = "late: the packet's window was already reported";
 
@@ -520,7 +523,7 @@ public final class HeavyHittersJob implements JobLauncher {
       HeavyHitterDetector<PacketRecord, Integer> detector = b.build();
       long slideMillis = detector.slide().toMillis();
       long ahead = Math.max(detector.maxOpenSubWindows() - detector.subWindows(),
-          (MIN_OPEN_AHEAD.toMillis() + slideMillis - 1) / slideMillis);
+          Math.min(MAX_FLOOR_SLIDES, (MIN_OPEN_AHEAD.toMillis() + slideMillis - 1) / slideMillis));
       int maxOpen = (int) Math.min(HeavyHitterDetector.MAX_OPEN_SUB_WINDOWS, detector.subWindows() + ahead);
       if (maxOpen != detector.maxOpenSubWindows()) {
         detector = b.maxOpenSubWindows(maxOpen).build();

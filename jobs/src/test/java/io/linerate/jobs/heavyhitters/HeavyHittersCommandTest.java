@@ -91,9 +91,12 @@ class HeavyHittersCommandTest {
     assertThat(job.detector().windowSize()).isEqualTo(Duration.ofMinutes(5));
     assertThat(job.detector().slide()).isEqualTo(Duration.ofMinutes(1));
     assertThat(job.detector().subWindows()).isEqualTo(5);
-    // the detector's default keeps 64 slides open ahead of the window; the job at least 5 minutes of them
+    // the detector's default keeps 64 slides open ahead of the window; the job at least 5 minutes of them, at most
+    // 1,024 slides
+    HeavyHittersJob second = parse("--window", "1s").job();
+    assertThat(second.detector().maxOpenSubWindows() - second.detector().subWindows()).isEqualTo(300);
     HeavyHittersJob small = parse("--window", "1s", "--slide", "250ms").job();
-    assertThat(small.detector().maxOpenSubWindows() - small.detector().subWindows()).isEqualTo(1200);
+    assertThat(small.detector().maxOpenSubWindows() - small.detector().subWindows()).isEqualTo(1024);
     HeavyHittersJob minute = parse("--window", "1m").job();
     assertThat(minute.detector().maxOpenSubWindows() - minute.detector().subWindows()).isEqualTo(64);
     assertThat(job.detector().k()).isEqualTo(20);
