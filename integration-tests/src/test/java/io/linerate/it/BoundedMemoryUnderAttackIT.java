@@ -57,10 +57,13 @@ import org.junit.jupiter.api.io.TempDir;
  * and managed memory are off heap). Measured here: 25–40 MiB for every input, normal traffic included. That
  * allowance is as large as a growing state would be at the reduced scale, so (ii) carries the weight there: the
  * growth under attack minus the growth under normal traffic (the same job, packets, buffers and broker) must stay
- * under {@code 1.25 · OPs · memoryBytes +} {@value #HEAP_NOISE_MIB} MiB, the spread measured between runs of the same
- * job (±11 MiB; the attack's larger output keeps more producer batches pooled). State that grew with the flows would
- * need ≥ 72 bytes for each of the 100·C·OPs flows ({@link #unboundedBytes}: 59 MB at the reduced scale, 236 MB at
- * full; a Java object per flow would take several times that), so (ii) can fail at the reduced scale and both at full.
+ * under {@code 1.25 · OPs · memoryBytes +} {@value #HEAP_NOISE_MIB} MiB: one run's growth spreads by ±11 MiB
+ * between runs of the same job (the attack's larger output keeps more producer batches pooled), so the difference of
+ * two runs by up to twice that (20 MiB, the allowance until 2026-11-27, was exceeded by 0.8 MB once at full scale:
+ * crafted collisions 45.4 MiB against normal traffic's 21.0, and 34.6 against 24.6 in the next run). State that grew
+ * with the flows would need ≥ 72 bytes for each of the 100·C·OPs flows ({@link #unboundedBytes}: 59 MB at the
+ * reduced scale, 236 MB at full; a Java object per flow would take several times that), so (ii) can fail at the
+ * reduced scale and both at full.
  *
  * <p><b>Evictions and conservation.</b> Each bounded run's output is read: flow records with
  * {@code export_reason "evicted"} must exist under attack and equal the operators' {@code evictions} counters (read
@@ -97,7 +100,7 @@ class BoundedMemoryUnderAttackIT {
   static final long SOURCE_SINK_SLACK = 16 * 1024;
   static final double MARGIN = 1.25;
   static final long HEAP_ALLOWANCE_MIB = 64;
-  static final long HEAP_NOISE_MIB = 20;
+  static final long HEAP_NOISE_MIB = 24;
   /** A seed the attacker does not know (the informative comparison). */
   static final long OTHER_SEED = 0x5EC12E7A11CE5EEDL;
 
