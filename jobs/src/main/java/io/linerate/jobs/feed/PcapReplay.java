@@ -54,6 +54,11 @@ public final class PcapReplay implements Feeder {
     public static final String NEGATIVE_TIMESTAMP = "NEGATIVE_TIMESTAMP";
     /** Skip reason of a packet the batch format rejects (e.g. an IP length below the header's). */
     public static final String OUT_OF_RANGE = "OUT_OF_RANGE";
+    /**
+     * Batches begun at once with {@code --per-interface}, one per interface: past this many, the begun ones are sent
+     * (each observation point's packets stay in order) and memory stays bounded however many interfaces a capture has.
+     */
+    static final int MAX_OPEN_BATCHES = 1024;
 
     /**
      * The FILE that stands for standard input: a capture piped in ({@code zstdcat trace.pcap.zst | … replay -}, or
@@ -318,7 +323,17 @@ public final class PcapReplay implements Feeder {
             int op = observationPoint + (perInterface ? reader.interfaceId() : 0);
             PacketBatch b = last;
             if (b == null || b.observationPoint() != op) {
-                b = batches.computeIfAbsent(op, o -> new PacketBatch(o, Math.min(batchSize, 1024)));
+                b = batches.get(op);
+                if (b == null) {
+                    if (batches.size() >= MAX_OPEN_BATCHES) {
+                        // one batch per interface: a capture of very many interfaces would hold them all
+                        flushAll();
+                        batches.clear();
+                    }
+                    // small at first, growing with its packets, so that many interfaces cost little
+                    b = new PacketBatch(op, Math.min(batchSize, 64));
+                    batches.put(op, b);
+                }
                 last = b;
             }
             if (!b.isEmpty() && Math.max(b.maxTimestamp(), ms) - Math.min(b.minTimestamp(), ms) > PacketBatch.MAX_SPAN_MS) {

@@ -19,6 +19,8 @@ final class PcapNgSource implements RecordSource {
     private static final int ENHANCED_PACKET = 6;
     private static final int BYTE_ORDER_MAGIC = 0x1A2B3C4D;
     private static final long NANOS = 1_000_000_000L;
+    /** Interfaces one section may describe: far above any capture's, and bounds the per-interface arrays. */
+    static final int MAX_INTERFACES = 65_536;
 
     private final InputBuffer in;
     private final int maxBlock;
@@ -162,8 +164,12 @@ final class PcapNgSource implements RecordSource {
             }
             o += 4 + ((optionLength + 3) & ~3);
         }
+        if (interfaces == MAX_INTERFACES) {
+            throw new PcapFormatException(at, "more than " + MAX_INTERFACES + " interface description blocks in a"
+                    + " section");
+        }
         if (interfaces == linkTypes.length) {
-            int n = interfaces * 2;
+            int n = Math.min(MAX_INTERFACES, interfaces * 2);
             linkTypes = Arrays.copyOf(linkTypes, n);
             snaplens = Arrays.copyOf(snaplens, n);
             binaryExponents = Arrays.copyOf(binaryExponents, n);
@@ -187,6 +193,10 @@ final class PcapNgSource implements RecordSource {
         }
         linkTypes[i] = in.u16(p + 8);
         snaplens[i] = in.u32(p + 12);
+        if (offsetSeconds > Long.MAX_VALUE / NANOS || offsetSeconds < -(Long.MAX_VALUE / NANOS)) {
+            throw new PcapFormatException(at, "if_tsoffset " + offsetSeconds + " s of interface " + i
+                    + " is beyond ±" + Long.MAX_VALUE / NANOS + " s (64-bit nanoseconds)");
+        }
         offsetsNanos[i] = offsetSeconds * NANOS;
         interfaces++;
     }
@@ -206,7 +216,14 @@ final class PcapNgSource implements RecordSource {
         }
         checkSnaplen(at + 20, id, caplen);
         currentInterface = id;
-        decoder.decode(linkTypes[id], in.buf, p + 28, caplen, in.u32(p + 24), nanos(id, units));
+        long nanos;
+        try {
+            nanos = nanos(id, units);
+        } catch (ArithmeticException beyond2262) {
+            decoder.skip(SkipReason.TIMESTAMP_OVERFLOW);
+            return;
+        }
+        decoder.decode(linkTypes[id], in.buf, p + 28, caplen, in.u32(p + 24), nanos);
     }
 
     private void simplePacket(long at, int p, int length, PacketDecoder decoder) throws PcapFormatException {
@@ -242,20 +259,33 @@ final class PcapNgSource implements RecordSource {
         }
     }
 
-    /** Timestamp units of interface {@code id} to nanoseconds since the epoch. */
+    /**
+     * Timestamp units (unsigned) of interface {@code id} to nanoseconds since the epoch.
+     *
+     * @throws ArithmeticException if the result does not fit a signed 64-bit count of nanoseconds (past 2262)
+     */
     private long nanos(int id, long units) {
         int e = binaryExponents[id];
         long n;
         if (e < 0) {
-            n = divisors[id] == 1 ? units * multipliers[id] : Long.divideUnsigned(units, divisors[id]);
+            n = divisors[id] == 1 ? Math.multiplyExact(unsigned(units), multipliers[id])
+                    : Long.divideUnsigned(units, divisors[id]);
         } else if (e == 0) {
-            n = units * NANOS;
+            n = Math.multiplyExact(unsigned(units), NANOS);
         } else {
             long fraction = (units & ((1L << e) - 1)) << (64 - e); // the fraction of a second, as a 0.64 fixed point
             long fractionNanos = Math.multiplyHigh(fraction, NANOS) + ((fraction >> 63) & NANOS); // unsigned high
-            n = (units >>> e) * NANOS + fractionNanos;
+            n = Math.addExact(Math.multiplyExact(units >>> e, NANOS), fractionNanos);
         }
-        return n + offsetsNanos[id];
+        return Math.addExact(n, offsetsNanos[id]);
+    }
+
+    /** {@code units} if it is below 2<sup>63</sup> as an unsigned value; else it cannot give a timestamp. */
+    private static long unsigned(long units) {
+        if (units < 0) {
+            throw new ArithmeticException("timestamp units above 2^63");
+        }
+        return units;
     }
 
     private static long pow10(int k) {

@@ -14,5 +14,10 @@ public enum SkipReason {
     /** The IP or transport header contradicts itself (IP version, header length, total length too small). */
     MALFORMED_IP,
     /** A pcapng Packet Block (type 2, obsolete since 2011): counted, not decoded. */
-    OBSOLETE_PACKET_BLOCK
+    OBSOLETE_PACKET_BLOCK,
+    /**
+     * A pcapng timestamp (units × the interface's resolution + its if_tsoffset) beyond what 64-bit nanoseconds since
+     * 1970 hold (past the year 2262).
+     */
+    TIMESTAMP_OVERFLOW
 }

@@ -305,15 +305,28 @@ class FeedersKafkaTest {
 
     @Test
     void replayOfAPcapngGivesEachInterfaceItsObservationPoint() throws Exception {
-        List<Captures.Packet> written = Captures.packets(60, 1_600_000_000_000_000L, 1000);
-        Path pcapng = dir.resolve("two.pcapng");
-        Captures.writePcapNg(pcapng, written, 2);
+        replayPerInterface(60, 2);
+    }
+
+    /**
+     * More interfaces than the replay keeps batches open for ({@code PcapReplay.MAX_OPEN_BATCHES}): the begun batches
+     * are sent and memory stays bounded; every packet arrives, each observation point's in order.
+     */
+    @Test
+    void replayOfAPcapngOfManyInterfacesKeepsEveryPacketInOrder() throws Exception {
+        replayPerInterface(3 * 1500, 1500);
+    }
+
+    private void replayPerInterface(int packets, int interfaces) throws Exception {
+        List<Captures.Packet> written = Captures.packets(packets, 1_600_000_000_000_000L, 1000);
+        Path pcapng = dir.resolve(interfaces + "-interfaces.pcapng");
+        Captures.writePcapNg(pcapng, written, interfaces);
         String t = topic(1);
         PcapReplay.builder(List.of(pcapng)).observationPoint(10).perInterface(true).build()
                 .run(KAFKA.bootstrapServers(), t, () -> false, n -> { });
         Map<Integer, List<PacketRecord>> expected = new HashMap<>();
         for (int i = 0; i < written.size(); i++) {
-            int op = 10 + i % 2;
+            int op = 10 + i % interfaces;
             expected.computeIfAbsent(op, k -> new ArrayList<>()).add(written.get(i).expected(op, 0));
         }
         Map<Integer, List<PacketRecord>> actual = new HashMap<>();

@@ -274,4 +274,31 @@ class MalformedCaptureTest {
             return super.read(b, off, Math.min(len, 7));
         }
     }
+
+    /**
+     * Timestamps beyond 64-bit nanoseconds (past 2262) are skipped as TIMESTAMP_OVERFLOW, not wrapped into a
+     * plausible time; an if_tsoffset that cannot be held fails naming it; more than 65,536 interfaces in a section
+     * fail (bounded per-interface arrays).
+     */
+    @Test
+    void pcapngTimestampsThatOverflowAreSkippedAndAbsurdOffsetsOrInterfaceCountsFail() throws Exception {
+        byte[] frame = Frames.frame(LinkTypes.ETHERNET, Traffic.mix().get(0).ip());
+        byte[] file = new CaptureWriter.PcapNg(ByteOrder.LITTLE_ENDIAN).iface(LinkTypes.ETHERNET, 0, -1, 0)
+                .iface(LinkTypes.ETHERNET, 0, 9, 0)
+                .epb(0, 18446744073709552L, frame) // microseconds: 1.8e22 ns, was delivered as 384 ns
+                .epb(0, 1L << 63, frame) // above 2^63 units: was a negative time
+                .epb(1, Long.MAX_VALUE, frame) // nanoseconds: the largest that fits
+                .epb(0, 1_700_000_000_000_000L, frame).bytes();
+        Collected c = Collected.read(file);
+        assertThat(c.reader.skipped(SkipReason.TIMESTAMP_OVERFLOW)).isEqualTo(2);
+        assertThat(c.lines).hasSize(2);
+        byte[] offset = new CaptureWriter.PcapNg(ByteOrder.BIG_ENDIAN).iface(LinkTypes.ETHERNET, 0, -1, 18446744074L)
+                .epb(0, 1, frame).bytes();
+        reading(offset).hasMessageContaining("if_tsoffset 18446744074 s of interface 0 is beyond");
+        CaptureWriter.PcapNg many = new CaptureWriter.PcapNg(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i <= PcapNgSource.MAX_INTERFACES; i++) {
+            many.iface(LinkTypes.ETHERNET, 0, -1, 0);
+        }
+        reading(many.bytes()).hasMessageContaining("more than 65536 interface description blocks");
+    }
 }
