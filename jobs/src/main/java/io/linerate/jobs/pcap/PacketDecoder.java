@@ -283,6 +283,10 @@ final class PacketDecoder {
                     srcPort = be16(b, l4);
                     dstPort = be16(b, l4 + 2);
                     if (protocol == TCP) {
+                        if (tcpOffsetBelowFive(b, l4)) {
+                            skip(SkipReason.MALFORMED_IP);
+                            return;
+                        }
                         flags = b[l4 + 13] & 0xFF;
                     }
                 }
@@ -372,6 +376,10 @@ final class PacketDecoder {
                     srcPort = be16(b, q);
                     dstPort = be16(b, q + 2);
                     if (next == TCP) {
+                        if (tcpOffsetBelowFive(b, q)) {
+                            skip(SkipReason.MALFORMED_IP);
+                            return;
+                        }
                         flags = b[q + 13] & 0xFF;
                     }
                 }
@@ -424,6 +432,14 @@ final class PacketDecoder {
     }
 
     /** Bytes of the transport header needed for ports (and TCP flags, ICMP type/code); 0 = none read. */
+    /**
+     * A TCP data offset below 5 words: the header would be shorter than its fixed 20 bytes (tcpdump: "bad hdr
+     * length"). The offset is byte 12, within the 14 bytes read for the flags.
+     */
+    private static boolean tcpOffsetBelowFive(byte[] b, int tcp) {
+        return (b[tcp + 12] & 0xF0) < 0x50;
+    }
+
     private static int transportBytesNeeded(int protocol) {
         switch (protocol) {
             case TCP:
