@@ -60,22 +60,20 @@ public abstract class ShapeCheckedSnapshot<T, S extends StateShape<S>> implement
             return List.of("serializer: " + (old == null ? "null" : old.getClass().getName()) + " -> "
                     + getClass().getName());
         }
-        @SuppressWarnings("unchecked")
-        S before = ((ShapeCheckedSnapshot<T, S>) old).shape;
-        if (before == null || shape == null) {
-            return List.of();
-        }
-        return shape.differencesFrom(before);
+        S before = shapeOf(old);
+        return before == null || shape == null ? List.of() : shape.differencesFrom(before);
     }
 
     /** The changes from {@code old} that leave its state readable ({@link StateShape#readableDifferencesFrom}). */
     public List<String> readableChangesFrom(TypeSerializerSnapshot<T> old) {
-        if (old == null || old.getClass() != getClass()) {
-            return List.of();
-        }
-        @SuppressWarnings("unchecked")
-        S before = ((ShapeCheckedSnapshot<T, S>) old).shape;
+        S before = shapeOf(old);
         return before == null || shape == null ? List.of() : shape.readableDifferencesFrom(before);
+    }
+
+    /** {@code old}'s shape if it is a snapshot of this class; else null. */
+    @SuppressWarnings("unchecked")
+    private S shapeOf(TypeSerializerSnapshot<T> old) {
+        return old != null && old.getClass() == getClass() ? ((ShapeCheckedSnapshot<T, S>) old).shape : null;
     }
 
     @Override

@@ -260,7 +260,7 @@ class DedupRestoreTest {
             List<long[]> before = seen.computeIfAbsent(e.key(), k -> new ArrayList<>());
             long firstSeenAt = -1;
             for (long[] b : before) {
-                if (b[0] == e.item() && b[1] <= e.ts() && b[1] >= e.ts() - 1000) {
+                if (seenWithinASecond(b, e)) {
                     firstSeenAt = firstSeenAt < 0 ? b[2] : firstSeenAt;
                 }
             }
@@ -310,10 +310,15 @@ class DedupRestoreTest {
         second.close();
     }
 
+    /** Whether {@code earlier} (item, ts, record index) is {@code e}'s item at most 1 s before it in event time. */
+    private static boolean seenWithinASecond(long[] earlier, Element e) {
+        return earlier[0] == e.item() && earlier[1] <= e.ts() && earlier[1] >= e.ts() - 1000;
+    }
+
     /** Whether every occurrence of {@code e}'s item within the 1 s before it came before record {@code cut}. */
     private static boolean allBefore(List<long[]> before, Element e, int cut) {
         for (long[] b : before) {
-            if (b[0] == e.item() && b[1] <= e.ts() && b[1] >= e.ts() - 1000 && b[2] > cut) {
+            if (seenWithinASecond(b, e) && b[2] > cut) {
                 return false;
             }
         }
