@@ -88,6 +88,101 @@ class CompressedCaptureTest {
     }
 
     /**
+     * From a pipe, where {@code available()} is 0 between reads: every member is still read (the JDK's
+     * {@code GZIPInputStream} decides from {@code available()} whether another member follows, and ended here after
+     * the first one without an error).
+     */
+    @Test
+    void membersAreReadFromAPipeThatTricklesBytes() throws Exception {
+        byte[] plain = classic(50);
+        List<String> expected = Collected.read(plain).lines;
+        int third = plain.length / 3;
+        byte[] gz = gzip(Arrays.copyOf(plain, third), Arrays.copyOfRange(plain, third, 2 * third),
+                Arrays.copyOfRange(plain, 2 * third, plain.length));
+        Collected c = new Collected();
+        try (CaptureReader reader = CaptureReader.open(new Trickle(gz))) {
+            c.reader = reader;
+            reader.readAll(c);
+            assertThat(reader.offset()).isEqualTo(plain.length);
+            assertThat(reader.sourceOffset()).isEqualTo(gz.length);
+        }
+        assertThat(c.lines).containsExactlyElementsOf(expected);
+    }
+
+    /** What follows a complete member is another member or the end: a damaged one or stray bytes fail, named. */
+    @Test
+    void whatFollowsAMemberIsAnotherMemberOrAnError() throws Exception {
+        byte[] plain = classic(20);
+        int cut = plain.length / 2;
+        byte[] first = gzip(Arrays.copyOf(plain, cut));
+        byte[] second = gzip(Arrays.copyOfRange(plain, cut, plain.length));
+        List<String> all = Collected.read(concat(first, second)).lines;
+
+        byte[] damaged = concat(first, second);
+        damaged[first.length + second.length / 2] ^= 0x5A; // inside the second member's deflate data: an error
+        assertFailsAfterAPrefix(damaged, all, "offset "); // from gzip, or from the capture if garbage inflated
+
+        byte[] badCrc = concat(first, second);
+        badCrc[badCrc.length - 8] ^= 1; // the second member's CRC-32
+        assertFailsAfterAPrefix(badCrc, all, "the gzip stream is corrupt (CRC-32 of member 2 is ");
+
+        byte[] damagedHeader = concat(first, second);
+        damagedHeader[first.length + 2] = 7; // the second member's compression method
+        assertFailsAfterAPrefix(damagedHeader, all, "compression method 7 in a member header");
+
+        byte[] garbage = concat(first, second, "trailing text\n".getBytes());
+        assertFailsAfterAPrefix(garbage, all, "the bytes 74 72 at compressed offset "
+                + (first.length + second.length) + ", after member 2, are not the start of another member");
+        assertFailsAfterAPrefix(concat(first, second, new byte[] {0}), all, "the byte 00 at compressed offset");
+        assertFailsAfterAPrefix(concat(first, second, new byte[] {0x1F}), all, "the gzip stream ends early");
+        assertFailsAfterAPrefix(concat(first, Arrays.copyOf(second, 5)), all, "the gzip stream ends early");
+    }
+
+    /** The optional header fields of RFC 1952 §2.3.1 (extra, name, comment, header CRC-16) are read past. */
+    @Test
+    void optionalHeaderFieldsAreReadPast() throws Exception {
+        byte[] plain = classic(5);
+        byte[] gz = gzip(plain);
+        byte[] deflate = Arrays.copyOfRange(gz, 10, gz.length); // deflate data and trailer of a bare header
+        ByteArrayOutputStream header = new ByteArrayOutputStream();
+        header.write(new byte[] {0x1F, (byte) 0x8B, 8, 4 | 8 | 16 | 2, 0, 0, 0, 0, 0, 3});
+        header.write(new byte[] {3, 0, 'a', 'b', 'c'}); // FEXTRA: length 3, little-endian
+        header.write("trace.pcap\0".getBytes());
+        header.write("a comment\0".getBytes());
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(header.toByteArray());
+        int crc16 = (int) crc.getValue() & 0xFFFF;
+        byte[] withFields = concat(header.toByteArray(), new byte[] {(byte) crc16, (byte) (crc16 >> 8)}, deflate);
+        assertThat(Collected.read(withFields).lines).containsExactlyElementsOf(Collected.read(plain).lines);
+
+        withFields[header.size()] ^= 1; // the stored header CRC-16
+        assertThatThrownBy(() -> Collected.read(withFields)).isInstanceOf(PcapFormatException.class)
+                .hasMessageContaining("the gzip stream is corrupt (header CRC-16");
+        byte[] reserved = gz.clone();
+        reserved[3] = (byte) 0x20;
+        assertThatThrownBy(() -> Collected.read(reserved)).isInstanceOf(PcapFormatException.class)
+                .hasMessageContaining("reserved header flags set (20)");
+    }
+
+    private static void assertFailsAfterAPrefix(byte[] gz, List<String> all, String message) throws IOException {
+        Collected c = new Collected();
+        try (CaptureReader reader = CaptureReader.open(new ByteArrayInputStream(gz))) {
+            c.reader = reader;
+            assertThatThrownBy(() -> reader.readAll(c)).isInstanceOf(PcapFormatException.class)
+                    .hasMessageContaining(message);
+        }
+        assertThat(c.lines).isNotEmpty().isEqualTo(all.subList(0, c.lines.size()));
+    }
+
+    private static byte[] concat(byte[]... parts) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            out.write(part);
+        }
+        return out.toByteArray();
+    }
+
+    /**
      * Every prefix of a gzip capture delivers a prefix of its packets and then fails with a
      * {@link PcapFormatException} saying the gzip stream ends early (a cut inside the first two bytes is not
      * recognisable as gzip: the capture's own error); never another exception, never a wrong packet.
@@ -167,6 +262,25 @@ class CompressedCaptureTest {
         badMethod[2] = 7; // compression method: only 8 (deflate) exists
         assertThatThrownBy(() -> Collected.read(badMethod)).isInstanceOf(PcapFormatException.class)
                 .hasMessageStartingWith("offset 0: the gzip stream is corrupt (");
+    }
+
+    /** A pipe: at most 7 bytes per read, and nothing ever available without blocking. */
+    private static final class Trickle extends ByteArrayInputStream {
+        private int calls;
+
+        Trickle(byte[] bytes) {
+            super(bytes);
+        }
+
+        @Override
+        public synchronized int read(byte[] b, int off, int len) {
+            return super.read(b, off, Math.min(len, 1 + calls++ % 7));
+        }
+
+        @Override
+        public synchronized int available() {
+            return 0;
+        }
     }
 
     private static final class NoClose extends java.io.FilterOutputStream {
