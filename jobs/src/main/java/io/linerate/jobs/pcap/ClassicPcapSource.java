@@ -11,6 +11,11 @@ final class ClassicPcapSource implements RecordSource {
 
     static final int MAGIC_MICROS = 0xA1B2C3D4;
     static final int MAGIC_NANOS = 0xA1B23C4D;
+    /**
+     * libpcap's {@code MAXIMUM_SNAPLEN}: a record's captured length beyond the file's snaplen is read (cut to the
+     * snaplen) up to this size, as libpcap does; beyond it the file is damaged.
+     */
+    static final int LIBPCAP_MAX_SNAPLEN = 262_144;
 
     private final InputBuffer in;
     private final long fractionToNanos;
@@ -56,11 +61,12 @@ final class ClassicPcapSource implements RecordSource {
         long seconds = in.u32(p) & 0xFFFFFFFFL;
         long fraction = in.u32(p + 4) & 0xFFFFFFFFL;
         int caplen = in.u32(p + 8);
-        long limit = snaplen != 0 ? Math.min(snaplen & 0xFFFFFFFFL, maxPacket) : maxPacket;
+        long limit = snaplen != 0 ? Math.min(Math.max(snaplen & 0xFFFFFFFFL, LIBPCAP_MAX_SNAPLEN), maxPacket)
+                : maxPacket;
         if ((caplen & 0xFFFFFFFFL) > limit) {
             throw new PcapFormatException(at + 8, "captured length " + Integer.toUnsignedString(caplen)
-                    + (snaplen != 0 && (snaplen & 0xFFFFFFFFL) <= maxPacket
-                    ? " exceeds the file's snaplen " + Integer.toUnsignedString(snaplen)
+                    + (limit < maxPacket ? " exceeds the file's snaplen " + Integer.toUnsignedString(snaplen)
+                    + " and libpcap's largest, " + LIBPCAP_MAX_SNAPLEN
                     : " exceeds the reader's maximum packet size " + maxPacket));
         }
         available = in.fill(16 + caplen);
@@ -68,7 +74,10 @@ final class ClassicPcapSource implements RecordSource {
             throw new PcapFormatException(at, "truncated packet data: the record declares " + caplen
                     + " captured bytes after its 16-byte header, the file ends after " + (available - 16));
         }
-        decoder.decode(linkType, in.buf, in.pos + 16, caplen, in.u32(in.pos + 12),
+        // a record longer than the snaplen (libpcap 1.5.0-1.5.1 wrote such files): its first snaplen bytes, as
+        // libpcap reads it
+        int kept = snaplen != 0 && Integer.compareUnsigned(caplen, snaplen) > 0 ? snaplen : caplen;
+        decoder.decode(linkType, in.buf, in.pos + 16, kept, in.u32(in.pos + 12),
                 seconds * 1_000_000_000L + fraction * fractionToNanos);
         in.advance(16 + caplen);
         return true;

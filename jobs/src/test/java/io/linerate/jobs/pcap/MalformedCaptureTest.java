@@ -72,8 +72,9 @@ class MalformedCaptureTest {
     void classicSnaplenViolations() {
         byte[] frame = new byte[200];
         byte[] tooLong = new CaptureWriter.Pcap(ByteOrder.BIG_ENDIAN, true, 100, LinkTypes.ETHERNET)
-                .record(1, 0, 200, 200, frame).bytes();
-        failsAt(tooLong, 32, "captured length 200 exceeds the file's snaplen 100");
+                .record(1, 0, 200, 200, frame).record(1, 0, 262_145, 262_145, new byte[262_145]).bytes();
+        failsAt(tooLong, 24 + 16 + 200 + 8,
+                "captured length 262145 exceeds the file's snaplen 100 and libpcap's largest, 262144");
         byte[] huge = new CaptureWriter.Pcap(ByteOrder.LITTLE_ENDIAN, true, 0, LinkTypes.ETHERNET)
                 .record(1, 0, 64, 64, new byte[64]).record(1, 0, -2, 10, new byte[0]).bytes();
         failsAt(huge, 24 + 80 + 8, "captured length 4294967294 exceeds the reader's maximum packet size");

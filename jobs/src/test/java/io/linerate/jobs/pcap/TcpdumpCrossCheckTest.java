@@ -95,6 +95,13 @@ class TcpdumpCrossCheckTest {
                         file.packet(ts += 5, Frames.arp());
                         file.packet(ts += 5, Frames.ethernet(0x0800, ipPackets().get(0), 0x88A8, 0x8100));
                         file.packet(ts += 5, Frames.ethernet(0x86DD, ipPackets().get(3), 0x8100));
+                        // a record longer than the file's snaplen of 1000 (libpcap 1.5.0-1.5.1 wrote such files):
+                        // libpcap reads its first 1000 bytes, so must we
+                        byte[] over = Frames.frame(linkType, ipPackets().get(Traffic.mix().size())); // 1,508 bytes
+                        ts += 5;
+                        long fraction = ts % 1_000_000_000L;
+                        file.record(ts / 1_000_000_000L, nanos ? fraction : fraction / 1000, over.length,
+                                over.length, over);
                     }
                     compare(file.bytes(), "classic-" + (n++) + ".pcap");
                 }
