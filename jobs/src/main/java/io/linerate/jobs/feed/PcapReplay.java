@@ -116,8 +116,8 @@ public final class PcapReplay implements Feeder {
      * {@code stop} turns true (what was read is flushed and acknowledged first).
      *
      * @param acked called with the packets of each acknowledged batch (from the producer's thread)
-     * @throws IOException if a file cannot be read; if it is malformed, with a {@link PcapFormatException} as the
-     *     cause and the file and byte offset in the message; the packets before the error have been sent
+     * @throws IOException if a file cannot be read; if it is malformed, a {@link MalformedCaptureException} with
+     *     the file and byte offset in the message; the packets before the error have been sent
      */
     public FeedSummary run(String bootstrapServers, String topic, BooleanSupplier stop, LongConsumer acked)
             throws Exception {
@@ -127,13 +127,37 @@ public final class PcapReplay implements Feeder {
                 run.replay();
             } catch (Abort a) {
                 throw a.cause;
+            } catch (MalformedCaptureException e) {
+                producer.flush(); // the packets before the error are sent; say how many
+                e.sentBeforeIt = summary(producer, run);
+                throw e;
             } finally {
                 run.progress.finish(run.bytesRead, run.total, run.packets);
             }
             producer.flush();
-            return new FeedSummary(producer.ackedUnits(), producer.ackedRecords(), producer.ackedBytes(),
-                    run.bytesRead, run.skipped, (System.nanoTime() - run.startNanos) / 1e9, run.sent.first(),
-                    run.sent.last());
+            return summary(producer, run);
+        }
+    }
+
+    private static FeedSummary summary(FeedProducer producer, Run run) {
+        return new FeedSummary(producer.ackedUnits(), producer.ackedRecords(), producer.ackedBytes(), run.bytesRead,
+                run.skipped, (System.nanoTime() - run.startNanos) / 1e9, run.sent.first(), run.sent.last());
+    }
+
+    /**
+     * A capture file is malformed ({@link PcapFormatException} as the cause, the file and byte offset in the
+     * message). The packets before the error were sent: {@link #sentBeforeIt()} says what was sent and skipped.
+     */
+    public static final class MalformedCaptureException extends IOException {
+        private FeedSummary sentBeforeIt;
+
+        MalformedCaptureException(String message, PcapFormatException cause) {
+            super(message, cause);
+        }
+
+        /** What the replay sent and skipped before the error, the failing file's skipped records included. */
+        public FeedSummary sentBeforeIt() {
+            return sentBeforeIt;
         }
     }
 
@@ -245,9 +269,15 @@ public final class PcapReplay implements Feeder {
                             count(reason.name(), r.skipped(reason));
                         }
                     } catch (PcapFormatException e) {
+                        if (reader != null) { // null when the file header itself failed
+                            bytesRead = fileStart + reader.sourceOffset();
+                            for (SkipReason reason : SkipReason.values()) {
+                                count(reason.name(), reader.skipped(reason));
+                            }
+                        }
                         flushAll(); // the packets before the error are sent
-                        throw new IOException("malformed capture " + (stdin ? "on standard input" : file) + " at "
-                                + e.getMessage(), e);
+                        throw new MalformedCaptureException("malformed capture " + (stdin ? "on standard input"
+                                : file) + " at " + e.getMessage(), e);
                     } finally {
                         reader = null;
                     }

@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Main;
-import io.linerate.jobs.pcap.PcapFormatException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -123,10 +122,23 @@ public final class ReplayCommand implements Callable<Integer> {
         try {
             FeedSummary summary = replay.run(kafka.bootstrapServers(), kafka.inputTopic(), stop::get, n -> { });
             out.println("replay: " + summary.describe("packets", "batches"));
+            if (summary.units() == 0 && summary.skippedTotal() > 0 && !stop.get()) {
+                // every record skipped (e.g. a link type that is not read): nothing for a job, say so in the exit code
+                spec.commandLine().getErr().println("replay: no packet was sent: all " + summary.skippedTotal()
+                        + " records of the capture were skipped (reasons above; docs/pcap.md lists the link types"
+                        + " and what each reason means)");
+                spec.commandLine().getErr().flush();
+                return 1;
+            }
             return 0;
+        } catch (PcapReplay.MalformedCaptureException e) {
+            spec.commandLine().getErr().println("replay: " + e.getMessage());
+            spec.commandLine().getErr().println("replay: before the error: "
+                    + e.sentBeforeIt().describe("packets", "batches"));
+            spec.commandLine().getErr().flush();
+            return 1;
         } catch (IOException e) {
-            spec.commandLine().getErr().println("replay: " + (e.getCause() instanceof PcapFormatException ? ""
-                    : "failed: ") + e.getMessage());
+            spec.commandLine().getErr().println("replay: failed: " + e.getMessage());
             spec.commandLine().getErr().flush();
             return 1;
         } catch (Exception e) {

@@ -512,10 +512,13 @@ class FeedersKafkaTest {
                 .allSatisfy(p -> assertThat(p.observationPoint()).isEqualTo(3));
         assertThat(RawTopic.read(KAFKA.bootstrapServers(), e)).hasSize(100);
 
-        // a truncated capture: exit code 1, the file and the byte offset named, the packets before it sent
-        byte[] bytes = java.nio.file.Files.readAllBytes(pcap);
+        // a truncated capture: exit code 1, the file and the byte offset named, the packets before it sent and
+        // counted with the records skipped before it (an ARP after every 5th packet; the cut is in the last ARP)
+        Path withArps = dir.resolve("arps.pcap");
+        assertThat(Captures.writePcap(withArps, written, 5)).isEqualTo(6);
+        byte[] arpBytes = java.nio.file.Files.readAllBytes(withArps);
         Path cut = dir.resolve("cut.pcap");
-        java.nio.file.Files.write(cut, java.util.Arrays.copyOf(bytes, bytes.length - 10));
+        java.nio.file.Files.write(cut, java.util.Arrays.copyOf(arpBytes, arpBytes.length - 10));
         String c = topic(1);
         StringWriter err = new StringWriter();
         cl = Main.commandLine();
@@ -523,7 +526,21 @@ class FeedersKafkaTest {
         code = cl.execute("replay", "--bootstrap-servers", KAFKA.bootstrapServers(), "--input-topic", c,
                 cut.toString());
         assertThat(code).isEqualTo(1);
-        assertThat(err.toString()).contains("malformed capture " + cut + " at offset ");
-        assertThat(RawTopic.packets(RawTopic.read(KAFKA.bootstrapServers(), c))).hasSize(29);
+        assertThat(err.toString()).contains("malformed capture " + cut + " at offset ")
+                .contains("replay: before the error: 30 packets in ").contains("; skipped 5: NOT_IP 5");
+        assertThat(RawTopic.packets(RawTopic.read(KAFKA.bootstrapServers(), c))).hasSize(30);
+
+        // a capture of a link type that is not read: every record skipped, nothing sent, exit code 1
+        byte[] wifi = java.nio.file.Files.readAllBytes(pcap);
+        java.nio.ByteBuffer.wrap(wifi).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(20, 105); // IEEE 802.11
+        Path other = dir.resolve("wifi.pcap");
+        java.nio.file.Files.write(other, wifi);
+        err = new StringWriter();
+        cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err));
+        code = cl.execute("replay", "--bootstrap-servers", KAFKA.bootstrapServers(), "--input-topic", topic(1),
+                other.toString());
+        assertThat(code).isEqualTo(1);
+        assertThat(err.toString()).contains("replay: no packet was sent: all 30 records of the capture were skipped");
     }
 }
