@@ -5,11 +5,12 @@ import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * A reusable read buffer over a stream that knows the file offset of every byte it holds. {@link #fill(int)}
  * makes a whole record or block contiguous in {@link #buf} from {@link #pos}; the buffer grows only for a
- * structure larger than itself (bounded by the callers' length checks).
+ * structure larger than itself (bounded by the callers' length checks), and only as that structure's bytes arrive.
  */
 final class InputBuffer {
 
@@ -42,16 +43,18 @@ final class InputBuffer {
         if (avail >= n || eof) {
             return avail;
         }
-        if (pos + n > buf.length) {
-            byte[] target = n > buf.length
-                    ? new byte[(int) Math.max(n, Math.min(Integer.MAX_VALUE - 8, 2L * buf.length))] : buf;
-            System.arraycopy(buf, pos, target, 0, avail);
-            buf = target;
+        if (pos + n > buf.length && pos > 0) { // move what is left to the front
+            System.arraycopy(buf, pos, buf, 0, avail);
             bufStart += pos;
             limit = avail;
             pos = 0;
         }
         while (limit - pos < n) {
+            if (limit == buf.length) {
+                // a structure larger than the buffer (pos is 0 here): grow by doubling as its bytes arrive, so a
+                // length field claiming more than the stream holds costs at most twice what is there
+                buf = Arrays.copyOf(buf, (int) Math.min(n, 2L * buf.length));
+            }
             int r = in.read(buf, limit, buf.length - limit);
             if (r < 0) {
                 eof = true;

@@ -99,6 +99,24 @@ class MalformedCaptureTest {
         failsAt(Arrays.copyOf(file, 10), 0, "truncated section header block: expected 12 bytes");
     }
 
+    /**
+     * A block claiming the largest size (64 MiB) in a file of 3 MiB: the buffer grows as the bytes arrive (1, 2,
+     * then 4 MiB), not to the claimed size before reading.
+     */
+    @Test
+    void aClaimedLengthCostsOnlyWhatTheStreamHolds() {
+        int epb = SHB + IDB;
+        byte[] file = Arrays.copyOf(ng(ByteOrder.BIG_ENDIAN).epb(0, 1, new byte[60]).bytes(), 3 << 20);
+        ByteBuffer.wrap(file).putInt(epb + 4, CaptureReader.MAX_BLOCK_BYTES);
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+        failsAt(file, epb, "truncated block: the block of type 0x00000006 declares 67108864 bytes, the file ends"
+                + " after " + (file.length - epb));
+        long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+        assertThat(allocated).as("bytes allocated").isLessThan(16L << 20); // 1 + 2 + 4 MiB, then messages
+    }
+
     @Test
     void pcapngBlockLengths() {
         byte[] file = ng(ByteOrder.BIG_ENDIAN).epb(0, 1, new byte[60]).bytes();
