@@ -89,7 +89,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
     final long alertMinWeight;
     final long stateCacheBytes;
 
-    private HeavyHitterDetector(Builder<T, K> b, int capacity, int cmWidth, int maxOpenSubWindows) {
+    private HeavyHitterDetector(Builder<T, K> b, int capacity, int cmWidth, int cmDepth, int maxOpenSubWindows) {
         this.scope = b.scope;
         this.item = b.item;
         this.weight = b.weight;
@@ -103,7 +103,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         this.tracker = b.tracker;
         this.capacity = capacity;
         this.cmWidth = cmWidth;
-        this.cmDepth = b.cmDepth;
+        this.cmDepth = cmDepth;
         this.seed = b.seed;
         this.alertWeight = b.alertWeight;
         this.alertFraction = b.alertFraction;
@@ -352,14 +352,20 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
 
         /**
          * A CM-heap per sub-window: a conservative Count-Min of width w = ⌈2e/φ⌉ (so its error e/w ≤ φ/2) and depth
-         * {@value #DEFAULT_CM_DEPTH}, plus the capacity's candidates.
+         * {@value #DEFAULT_CM_DEPTH}, plus the capacity's candidates; with a {@link #memoryBudget}, the shape the
+         * budget affords.
          */
         public Builder<T, K> countMinHeap() {
             this.tracker = TrackerKind.COUNT_MIN_HEAP;
+            this.cmWidth = null;
+            this.cmDepth = DEFAULT_CM_DEPTH;
             return this;
         }
 
-        /** A CM-heap per sub-window with a sketch of {@code width} × {@code depth}. */
+        /**
+         * A CM-heap per sub-window with a sketch of {@code width} × {@code depth} (not with a {@link #memoryBudget},
+         * which chooses the shape).
+         */
         public Builder<T, K> countMinHeap(int width, int depth) {
             this.tracker = TrackerKind.COUNT_MIN_HEAP;
             this.cmWidth = width;
@@ -428,14 +434,8 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
 
         /** Validates the configuration; throws {@link IllegalArgumentException} naming the parameter and limit. */
         public HeavyHitterDetector<T, K> build() {
-            if (window == null || window.isNegative() || window.isZero() || window.toMillis() <= 0) {
-                throw new IllegalArgumentException("windowSize must be > 0 ms, got " + window);
-            }
-            if (slide == null || slide.isNegative() || slide.isZero() || slide.toMillis() <= 0) {
-                throw new IllegalArgumentException("slide must be > 0 ms, got " + slide);
-            }
-            long windowMs = window.toMillis();
-            long slideMs = slide.toMillis();
+            long windowMs = millisOf(window, "windowSize");
+            long slideMs = millisOf(slide, "slide");
             if (windowMs % slideMs != 0) {
                 throw new IllegalArgumentException("windowSize must be a multiple of slide, got windowSize " + window
                         + " and slide " + slide);
@@ -463,7 +463,13 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
                         + SpaceSaving.MAX_CAPACITY + " (the largest capacity), got phi " + phi + ", k " + k);
             }
             int width = cmWidth != null ? cmWidth : (int) Math.min(Integer.MAX_VALUE, (long) Math.ceil(2 * Math.E / phi));
+            int depth = cmDepth;
             if (tracker == TrackerKind.COUNT_MIN_HEAP) {
+                if (memoryBudget != null && cmWidth != null) {
+                    throw new IllegalArgumentException("set either countMinHeap(width, depth) or memoryBudget, not"
+                            + " both: the budget chooses the sketch's shape (got width " + cmWidth + ", depth "
+                            + cmDepth + " and memoryBudget " + memoryBudget + ")");
+                }
                 if (width < 1) {
                     throw new IllegalArgumentException("countMinHeap width must be ≥ 1, got " + width);
                 }
@@ -473,7 +479,12 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
             }
             int m;
             if (memoryBudget != null) {
-                m = capacityFor(memoryBudget, needed);
+                Sized sized = capacityFor(memoryBudget, needed);
+                m = sized.capacity;
+                if (tracker == TrackerKind.COUNT_MIN_HEAP) {
+                    width = sized.width; // the budget chose the sketch's shape
+                    depth = sized.depth;
+                }
             } else if (capacity != null) {
                 if (capacity < needed || capacity > SpaceSaving.MAX_CAPACITY) {
                     throw new IllegalArgumentException("capacity must be in [max(k, ⌊1/phi⌋ + 1), "
@@ -494,18 +505,21 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
                 throw new IllegalArgumentException("alertAtFraction minWindowWeight must be ≥ 0, got "
                         + alertMinWeight);
             }
-            if (memoryBudget != null && tracker == TrackerKind.COUNT_MIN_HEAP) {
-                width = cmWidth; // the budget chose the sketch's shape
-            }
-            HeavyHitterDetector<T, K> built = new HeavyHitterDetector<>(this, m, width, maxOpen);
+            HeavyHitterDetector<T, K> built = new HeavyHitterDetector<>(this, m, width, depth, maxOpen);
             built.newTracker(); // the sketch's own limits (width × depth) fail here, at build time
             return built;
         }
 
-        /** The capacity a per-sub-window budget of {@code bytes} affords; fails if below {@code needed}. */
-        private int capacityFor(long bytes, long needed) {
+        /** What a budget affords: the capacity, and for a CM-heap its sketch's shape (the builder is left as set). */
+        private record Sized(int capacity, int width, int depth) {
+        }
+
+        /** The shape a per-sub-window budget of {@code bytes} affords; fails if its capacity is below {@code needed}. */
+        private Sized capacityFor(long bytes, long needed) {
             HeavyHitters probe;
             int m;
+            int width = 0;
+            int depth = 0;
             try {
                 if (tracker == TrackerKind.SPACE_SAVING) {
                     SpaceSaving ss = SpaceSaving.withMemory(item.keyKind(), bytes, seed);
@@ -513,8 +527,8 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
                 } else {
                     CountMinHeap cmh = CountMinHeap.withMemory(item.keyKind(), bytes, seed);
                     m = cmh.capacity();
-                    cmWidth = cmh.sketch().width();
-                    cmDepth = cmh.sketch().depth();
+                    width = cmh.sketch().width();
+                    depth = cmh.sketch().depth();
                 }
             } catch (IllegalArgumentException e) {
                 m = 0;
@@ -526,7 +540,23 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
                         + " and phi " + phi + "; it needs at least " + (tracker == TrackerKind.SPACE_SAVING
                         ? probe.memoryBytes() + " bytes" : 3 * probe.memoryBytes() + " bytes (a third for candidates)"));
             }
-            return m;
+            return new Sized(m, width, depth);
+        }
+
+        /** A window or slide in whole milliseconds, > 0; fails naming {@code name} otherwise. */
+        private static long millisOf(Duration d, String name) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be > 0 ms, got " + d);
+            }
+            if (d.getNano() % 1_000_000 != 0) {
+                throw new IllegalArgumentException(name + " must be a whole number of milliseconds (event time is in"
+                        + " ms), got " + d);
+            }
+            try {
+                return d.toMillis();
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException(name + " must be at most " + Long.MAX_VALUE + " ms, got " + d);
+            }
         }
     }
 }

@@ -95,6 +95,12 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private transient boolean ringChanged;
     private transient boolean inElement; // an exception escaping forEach came from the element path, not ElementsOf
     private transient int elementsSeen;
+    /**
+     * The sub-windows whose windows all have representable bounds: the earliest window holding {@code sub} starts at
+     * {@code (sub − n + 1)·slide}, the latest ends at {@code (sub + n)·slide} (n sub-windows per window).
+     */
+    private transient long minSub;
+    private transient long maxSub;
 
     HeavyHittersBatchOperator(HeavyHitterDetector<T, K> spec, ElementsOf<B, T> elements, TypeInformation<B> batchType,
                               TypeInformation<T> elementType, TypeInformation<K> keyType) {
@@ -129,6 +135,8 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         state.registerMetrics(getMetricGroup());
         each = this::element;
         lateRecord = new StreamRecord<>(null);
+        minSub = Long.MIN_VALUE / spec.slideMillis + spec.subWindows; // ⌈MIN/slide⌉ + n − 1, one more: never FREE
+        maxSub = Long.MAX_VALUE / spec.slideMillis - spec.subWindows;
     }
 
     /**
@@ -208,6 +216,12 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         }
         long slide = spec.slideMillis;
         long sub = Math.floorDiv(ts, slide);
+        if (sub < minSub || sub > maxSub) {
+            reject(element, true, ts, "timestamp: event time " + ts + " ms is outside [" + minSub * slide + ", "
+                    + (maxSub * slide + slide - 1) + "], where every window holding it has a start and an end that"
+                    + " 64-bit milliseconds can hold");
+            return;
+        }
         long firstEnd = sub * slide + slide; // end of the first (earliest-ending) window holding the element
         if (firstEnd - 1 <= watermark) {
             lateRecords.inc();
@@ -242,7 +256,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             if (opened) {
                 ring.free(slot); // nothing was counted: leave the state as it was
             }
-            reject(element, true, ts, "item: " + e.getMessage());
+            reject(element, true, ts, "item: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             return;
         }
         itemsProcessed.inc();

@@ -45,17 +45,22 @@ public final class WindowRing {
         return -1;
     }
 
-    /** Whether a sub-window can be opened without the ring growing beyond {@code maxSlots}. */
+    /**
+     * Whether one more sub-window may be open at once under {@code maxSlots}: counts the open ones, since a ring
+     * restored from a configuration with a higher limit may have more slots (free ones among them) than
+     * {@code maxSlots}.
+     */
     boolean canOpen(int maxSlots) {
         if (subWindows.length < maxSlots) {
             return true;
         }
+        int open = 0;
         for (long s : subWindows) {
-            if (s == FREE) {
-                return true;
+            if (s != FREE) {
+                open++;
             }
         }
-        return false;
+        return open < maxSlots;
     }
 
     /** Opens a slot for sub-window {@code sub} holding {@code tracker} (growing by one if none is free). */

@@ -258,9 +258,23 @@ public abstract class ItemSelector<T> implements Serializable {
             if (length >= 0) {
                 tracker.update(scratch, 0, length, weight);
             } else {
+                checkWellFormed(text); // UTF-8 would turn each lone surrogate into '?', merging distinct items
                 byte[] utf8 = text.toString().getBytes(StandardCharsets.UTF_8);
                 checkLength(utf8.length, maxBytes);
                 tracker.update(utf8, 0, utf8.length, weight);
+            }
+        }
+
+        private static void checkWellFormed(CharSequence text) {
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (Character.isHighSurrogate(c) && i + 1 < text.length()
+                        && Character.isLowSurrogate(text.charAt(i + 1))) {
+                    i++;
+                } else if (Character.isSurrogate(c)) {
+                    throw new IllegalArgumentException(String.format("item is not valid UTF-16: a lone surrogate"
+                            + " \\u%04X at index %d", (int) c, i));
+                }
             }
         }
 

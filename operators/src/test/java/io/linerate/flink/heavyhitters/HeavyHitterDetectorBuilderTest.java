@@ -22,6 +22,32 @@ class HeavyHitterDetectorBuilderTest {
                 .hasMessage("windowSize must be a multiple of slide, got windowSize PT10S and slide PT3S");
         assertThatThrownBy(() -> Fixtures.builder().sliding(Duration.ofSeconds(10), Duration.ofMillis(1)).build())
                 .hasMessage("windowSize / slide must be ≤ 1024, got 10000");
+        // event time is in ms: a fraction of one would be cut off silently
+        assertThatThrownBy(() -> Fixtures.builder().sliding(Duration.ofMillis(3).plusNanos(500_000),
+                Duration.ofMillis(1)).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("windowSize must be a whole number of milliseconds (event time is in ms), got PT0.0035S");
+        assertThatThrownBy(() -> Fixtures.builder().sliding(Duration.ofSeconds(1), Duration.ofNanos(1)).build())
+                .hasMessageStartingWith("slide must be a whole number of milliseconds");
+        assertThatThrownBy(() -> Fixtures.builder().tumbling(Duration.ofSeconds(Long.MAX_VALUE)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("windowSize must be at most 9223372036854775807 ms, got PT");
+    }
+
+    /** A budget chooses the CM-heap's shape: an explicit shape as well is an error, and building twice is the same. */
+    @Test
+    void aMemoryBudgetAndAnExplicitSketchShapeDoNotMix() {
+        assertThatThrownBy(() -> Fixtures.builder().phi(0.01).countMinHeap(1000, 5).memoryBudget(1 << 20).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("set either countMinHeap(width, depth) or memoryBudget, not both: the budget chooses the"
+                        + " sketch's shape (got width 1000, depth 5 and memoryBudget 1048576)");
+        var reused = Fixtures.builder().phi(0.01).countMinHeap().memoryBudget(1 << 16);
+        HeavyHitterDetector<?, ?> first = reused.build();
+        HeavyHitterDetector<?, ?> byCapacity = reused.capacity(400).build();
+        HeavyHitterDetector<?, ?> fresh = Fixtures.builder().phi(0.01).countMinHeap().capacity(400).build();
+        assertThat(byCapacity.cmWidth).isEqualTo(fresh.cmWidth).isNotEqualTo(first.cmWidth);
+        assertThat(byCapacity.cmDepth).isEqualTo(fresh.cmDepth);
+        assertThat(Fixtures.builder().phi(0.01).countMinHeap(1000, 5).countMinHeap().memoryBudget(1 << 16).build()
+                .cmWidth).isEqualTo(first.cmWidth);
     }
 
     @Test

@@ -89,4 +89,30 @@ class SubWindowLimitTest {
             assertThat(h.extractOutputValues()).hasSize(65).allMatch(r -> r.totalWeight == 1);
         }
     }
+
+    /** A ring grown under a higher limit keeps its slots after a restore; the lower limit counts open sub-windows. */
+    @Test
+    void aLowerLimitAfterARestoreHoldsForRingsThatGrewUnderTheHigherOne() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = Fixtures.harness(Fixtures.builder().tumbling(Duration.ofSeconds(1)).phi(0.1)
+                .maxOpenSubWindows(10).build(), 1, 0)) {
+            h.open();
+            for (long s : new long[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 100}) {
+                h.processElement(new StreamRecord<>(Tuple3.of("a", s, 1), s * 1000 + 1));
+            }
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = Fixtures.harness(Fixtures.builder().tumbling(Duration.ofSeconds(1)).phi(0.1)
+                .maxOpenSubWindows(3).build(), 1, 0)) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processWatermark(new Watermark(9_999)); // frees the 9 slots of sub-windows 0..8; 100 stays open
+            for (long s = 20; s < 30; s++) {
+                h.processElement(new StreamRecord<>(Tuple3.of("a", s, 1), s * 1000 + 1));
+            }
+            assertThat(h.numEventTimeTimers()).as("open sub-windows").isEqualTo(3);
+            assertThat(rejected(h)).extracting(r -> r.record.f1).containsExactly(22L, 23L, 24L, 25L, 26L, 27L, 28L,
+                    29L);
+        }
+    }
 }
