@@ -38,13 +38,15 @@ import java.util.List;
  * <p><b>Malformed records.</b> An aggregate function has no side output and no metrics, so it cannot reject a record
  * itself. {@link #screen} is the pre-filter: it applies the same item selector and weight function, sends failing
  * records to {@link Rejected#tag} and counts them in {@code malformedRecords}. A record that still fails in
- * {@link #add} (the stream was not screened, or a selector is not deterministic) throws an
- * {@link IllegalArgumentException} naming the reason: the job fails and restarts from its last checkpoint rather
- * than dropping the record silently.
+ * {@link #add} (the stream was not screened, or a selector is not deterministic) throws: an
+ * {@link IllegalArgumentException} naming the reason for a negative weight or a rejected item, the selector's own
+ * exception if it throws. The job fails and restarts from its last checkpoint rather than dropping the record
+ * silently.
  *
- * <p>The result is the window's accumulator itself: Flink does not touch it after a purging fire (the default
- * triggers); with object reuse on and a trigger that fires early without purging, copy it downstream before
- * keeping it.
+ * <p>The result is the window's accumulator itself. Flink's default event-time trigger fires without purging; the
+ * window's state is cleared at its end + allowed lateness, so with allowed lateness 0 nothing touches the result
+ * after it is emitted. With allowed lateness &gt; 0 (late records update the same sketch and fire again) or an
+ * early-firing trigger, and object reuse on, copy it downstream before keeping it.
  */
 public final class CountMinAggregate<T> implements AggregateFunction<T, CountMinSketch, CountMinSketch> {
 
