@@ -128,7 +128,8 @@ public final class CountMinHeap implements HeavyHitters {
             // counted exactly since admission: upper bound = admission estimate + weight since, or the
             // sketch's estimate if smaller; lower bound = weight since admission
             long upper = Math.min(add(candidates.counts[s], weight), estimate);
-            long lower = candidates.counts[s] - candidates.errors[s] + weight;
+            // saturating, as the sketch is: past Long.MAX_VALUE a plain add wrapped the lower bound negative
+            long lower = Math.min(add(candidates.counts[s] - candidates.errors[s], weight), upper);
             candidates.errors[s] = upper - lower;
             candidates.increase(s, upper);
             lastEstimate = upper;
@@ -276,7 +277,7 @@ public final class CountMinHeap implements HeavyHitters {
         }
         candidates.copyFrom(merged);
         // an item outside both sets may have weight up to the sum of both bounds
-        unmonitoredBound = Math.max(bound, unmonitoredBound + o.unmonitoredBound);
+        unmonitoredBound = Math.max(bound, add(unmonitoredBound, o.unmonitoredBound)); // saturating, never wrapping
     }
 
     /**

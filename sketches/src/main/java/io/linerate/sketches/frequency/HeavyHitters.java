@@ -18,7 +18,10 @@ public interface HeavyHitters {
     /** Adds {@code weight} (≥ 0) to a byte-string item (the bytes are copied only if it is kept). */
     void update(byte[] bytes, int offset, int length, long weight);
 
-    /** The (at most) {@code k} items with the largest estimates, heaviest first. */
+    /**
+     * The (at most) {@code k} items with the largest guaranteed weights (lower bounds, count − error), heaviest
+     * first; ties by the larger estimate.
+     */
     List<HeavyHitter> topK(int k);
 
     /**

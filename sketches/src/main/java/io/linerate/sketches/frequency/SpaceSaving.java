@@ -16,7 +16,8 @@ import java.util.List;
  * smallest counter c<sub>min</sub>, inheriting c<sub>min</sub> as its error. Deterministic guarantees, for
  * every item with counter c and error e: c − e ≤ true weight ≤ c, and c<sub>min</sub> ≤ N/m; every item
  * heavier than c<sub>min</sub> — so every item heavier than N/m — is monitored. Hence
- * {@link #heavyHitters(double)} with φ ≥ 1/m misses no item of weight ≥ φN.
+ * {@link #heavyHitters(double)} with φ &gt; 1/m misses no item of weight ≥ φN. (At φ = 1/m exactly an item of
+ * weight N/m can be displaced: updates of weight 0 let c<sub>min</sub> reach N/m.)
  */
 public final class SpaceSaving implements HeavyHitters {
 
@@ -349,7 +350,7 @@ public final class SpaceSaving implements HeavyHitters {
         KeyKind kind = KeyKind.of(kindId, maxBytes);
         int capacity = in.getInt("capacity", 1, MAX_CAPACITY);
         long total = in.getLong("totalWeight", 0, Long.MAX_VALUE);
-        long floor = in.getLong("floor", 0, Long.MAX_VALUE);
+        long floor = in.getLong("floor", 0, total); // no counter, so no floor, exceeds the weight counted
         int size = in.getInt("size", 0, capacity);
         // every entry needs (width + 2) longs: check the image holds them before allocating the tracker
         long[] entries = in.getLongs("entries", (long) size * (kind.width() + 2));
@@ -362,8 +363,9 @@ public final class SpaceSaving implements HeavyHitters {
             System.arraycopy(entries, at, ss.items.probe, 0, w);
             long count = entries[at + w];
             long error = entries[at + w + 1];
-            if (count < 0 || error < 0 || error > count) {
-                throw new IllegalArgumentException("image corrupt: entry " + e + " has count " + count + ", error " + error);
+            if (count < 0 || error < 0 || error > count || count > total) {
+                throw new IllegalArgumentException("image corrupt: entry " + e + " has count " + count + ", error "
+                        + error + " (expected 0 ≤ error ≤ count ≤ totalWeight " + total + ")");
             }
             kind.requireCanonical(entries, at, "entry " + e);
             long h1 = kind.hash(ss.hasher, entries, at, new byte[kind.maxBytes()]);

@@ -154,4 +154,39 @@ class TrackerImageValidationTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("image corrupt: unmonitoredBound 6 is above the sketch's total weight 5");
     }
+
+    /** No counter exceeds the weight counted: a count above totalWeight would report a lower bound above N. */
+    @Test
+    void spaceSavingCountAboveTheTotalWeightIsRejected() {
+        assertThat(SpaceSaving.fromByteArray(TrackerImages.spaceSaving(KeyKind.longs(), 4, SEED, 1000,
+                new long[] {7, 1000, 0})).topK(1).get(0).lowerBound()).isEqualTo(1000);
+        assertThatThrownBy(() -> SpaceSaving.fromByteArray(TrackerImages.spaceSaving(KeyKind.longs(), 4, SEED, 999,
+                new long[] {7, 1000, 0}))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("image corrupt: entry 0 has count 1000, error 0 (expected 0 ≤ error ≤ count ≤ totalWeight"
+                        + " 999)");
+    }
+
+    /** Weights past Long.MAX_VALUE saturate; the CM-heap's bounds stay ordered and its image reads back. */
+    @Test
+    void countMinHeapBoundsSaturateInsteadOfWrapping() {
+        CountMinHeap h = CountMinHeap.create(KeyKind.longs(), 2, 1009, 4, false, SEED);
+        h.update(1L, 1L << 62);
+        h.update(1L, 1L << 62);
+        h.update(1L, 1L << 62);
+        HeavyHitter top = h.topK(1).get(0);
+        assertThat(top.lowerBound()).isEqualTo(Long.MAX_VALUE);
+        assertThat(top.upperBound()).isEqualTo(Long.MAX_VALUE);
+        assertThat(CountMinHeap.fromByteArray(h.toByteArray()).topK(1)).isEqualTo(h.topK(1));
+
+        long x = 3L << 61; // two turned-away items of weight x: their bounds sum past Long.MAX_VALUE
+        CountMinHeap a = CountMinHeap.create(KeyKind.longs(), 1, 1009, 4, false, SEED);
+        CountMinHeap b = CountMinHeap.create(KeyKind.longs(), 1, 1009, 4, false, SEED);
+        for (CountMinHeap t : new CountMinHeap[] {a, b}) {
+            t.update(1L, x);
+            t.update(2L, x);
+        }
+        a.merge(b);
+        assertThat(a.unmonitoredBound()).isEqualTo(Long.MAX_VALUE);
+        assertThat(a.isComplete(0.8)).isFalse();
+    }
 }
