@@ -22,8 +22,23 @@ public final class DurationConverter implements ITypeConverter<Duration> {
     return parse(value);
   }
 
-  /** {@link #convert(String)} as a static method. */
+  /**
+   * {@link #convert(String)} as a static method. A duration must fit 64-bit milliseconds (Flink's timers, watermark
+   * strategies and configuration hold milliseconds): beyond, it is refused here rather than overflowing once the job
+   * runs.
+   */
   public static Duration parse(String value) {
+    Duration d = parseAny(value);
+    try {
+      d.toMillis();
+    } catch (ArithmeticException e) {
+      throw new TypeConversionException("'" + value + "' is longer than 64-bit milliseconds can hold ("
+          + Long.MAX_VALUE + " ms, about 292 million years)");
+    }
+    return d;
+  }
+
+  private static Duration parseAny(String value) {
     String text = value.trim().toLowerCase(Locale.ROOT);
     Matcher m = NUMBER_AND_UNIT.matcher(text);
     try {

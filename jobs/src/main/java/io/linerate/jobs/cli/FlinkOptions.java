@@ -171,17 +171,28 @@ public class FlinkOptions {
    * @throws ParameterException naming both options and the limit
    */
   public void validate() {
-    if (checkpointInterval.compareTo(transactionTimeout) >= 0) {
+    if (ExactlyOnceSink.checkpointTimeoutFor(checkpointInterval, transactionTimeout)
+        .compareTo(ExactlyOnceSink.MIN_CHECKPOINT_TIMEOUT) < 0) {
       throw new ParameterException(spec.commandLine(), "--checkpoint-interval must be shorter than "
-          + "--transaction-timeout (" + DurationConverter.format(transactionTimeout) + "), got "
-          + DurationConverter.format(checkpointInterval) + ": the Kafka sinks commit their transactions on "
-          + "checkpoints, and the broker aborts a transaction older than the timeout");
+          + "--transaction-timeout (" + DurationConverter.format(transactionTimeout) + ") by at least 10s plus a "
+          + "tenth of the timeout (at least 10s), got " + DurationConverter.format(checkpointInterval)
+          + ": the Kafka sinks commit their transactions on checkpoints, the broker aborts a transaction older than"
+          + " the timeout, and a checkpoint needs time to complete");
     }
   }
 
   /**
-   * These options as Flink configuration: {@code parallelism.default}, {@code execution.checkpointing.interval}
-   * and {@code .mode} (EXACTLY_ONCE), {@code state.backend.type}, and {@code execution.checkpointing.storage}
+   * {@code execution.checkpointing.timeout}: what the transaction timeout leaves after the interval and a margin
+   * ({@link ExactlyOnceSink#checkpointTimeoutFor}), so that no checkpoint completes after the transactions it
+   * commits have timed out.
+   */
+  public Duration checkpointTimeout() {
+    return ExactlyOnceSink.checkpointTimeoutFor(checkpointInterval, transactionTimeout);
+  }
+
+  /**
+   * These options as Flink configuration: {@code parallelism.default}, {@code execution.checkpointing.interval},
+   * {@code .timeout} ({@link #checkpointTimeout()}) and {@code .mode} (EXACTLY_ONCE), {@code state.backend.type}, and {@code execution.checkpointing.storage}
    * ({@code jobmanager}, or {@code filesystem} with {@code execution.checkpointing.dir}), after {@link #validate()}.
    *
    * @throws ParameterException if the options do not fit together
@@ -191,6 +202,7 @@ public class FlinkOptions {
     Configuration conf = new Configuration();
     conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
     conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval);
+    conf.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, checkpointTimeout());
     conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
     conf.set(StateBackendOptions.STATE_BACKEND, stateBackend.flinkName());
     if (checkpointDir.isEmpty()) {

@@ -91,8 +91,18 @@ public class KafkaOptions {
     return topic;
   }
 
-  /** The broker and the three topics these options name. */
+  /** The broker and the three topics these options name; a topic written that is the input fails naming both. */
   public JobTopics topics() {
+    requireNotInput("--output-topic", outputTopic());
+    requireNotInput("--dead-letter-topic", deadLetterTopic());
     return new JobTopics(bootstrapServers(), inputTopic(), outputTopic(), deadLetterTopic());
+  }
+
+  /** Fails if {@code topic}, which the job writes to through {@code option}, is the input topic. */
+  public void requireNotInput(String option, String topic) {
+    if (topic != null && topic.equals(inputTopic())) {
+      throw new ParameterException(spec.commandLine(), option + " must differ from --input-topic ('" + topic
+          + "'): the job would read what it writes, without end");
+    }
   }
 }

@@ -208,10 +208,16 @@ public final class DedupCommand implements Callable<Integer> {
 
   /** The job these options describe; a builder error is reported as a parameter error. */
   DedupJob job() {
+    kafka.requireNotInput("--duplicates-topic", duplicatesTopic);
     if (outputFormat == DedupJob.OutputFormat.RAW
         && (duplicatesTopic == null || duplicatesTopic.equals(kafka.outputTopic()))) {
       throw new ParameterException(spec.commandLine(), "--output-format raw needs a --duplicates-topic other than "
           + "the output topic (raw events and raw duplicates could not be told apart)");
+    }
+    if (outputFormat == DedupJob.OutputFormat.RAW && (kafka.deadLetterTopic().equals(kafka.outputTopic())
+        || kafka.deadLetterTopic().equals(duplicatesTopic))) {
+      throw new ParameterException(spec.commandLine(), "--output-format raw needs a --dead-letter-topic other than "
+          + "the output and duplicates topics (raw events carry no type field to tell them from dead letters)");
     }
     try {
       return DedupJob.builder().keyFields(keyFields).weightField(weightField).timestampField(timestampField)

@@ -121,9 +121,15 @@ public final class DedupJob implements JobLauncher {
   @Override
   public void define(StreamExecutionEnvironment env, JobTopics topics) {
     String duplicates = duplicatesTopic(topics);
+    JobTopics.requireNotInput("duplicates", duplicates, topics.input());
     if (outputFormat == OutputFormat.RAW && duplicates.equals(topics.output())) {
       throw new IllegalArgumentException("outputFormat RAW needs a duplicatesTopic other than the output topic "
           + topics.output() + " (raw events and raw duplicates could not be told apart)");
+    }
+    if (outputFormat == OutputFormat.RAW && (topics.deadLetter().equals(topics.output())
+        || topics.deadLetter().equals(duplicates))) {
+      throw new IllegalArgumentException("outputFormat RAW needs a dead-letter topic other than the output and "
+          + "duplicates topics (raw events carry no type field to tell them from dead letters)");
     }
     SingleOutputStreamOperator<ScopedEvent> events = KafkaInput.read(env, topics, options.kafkaName(NAME),
         new KafkaDecoding<>(new OutputSizeCheck(format, JsonTopics.maxValueBytes()), ScopedEvent.typeInfo(),

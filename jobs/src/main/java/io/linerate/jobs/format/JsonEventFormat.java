@@ -292,7 +292,7 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
     /** Up to {@value #SHOWN_CHARS} characters of a value a reason quotes: a field's value may be most of a record. */
     static String shown(String text) {
         return text.length() <= SHOWN_CHARS ? text
-                : text.substring(0, SHOWN_CHARS) + "… (" + text.length() + " characters)";
+                : Utf8Text.prefix(text, SHOWN_CHARS) + "… (" + text.length() + " characters)";
     }
 
     private static String shown(JsonNode n) {

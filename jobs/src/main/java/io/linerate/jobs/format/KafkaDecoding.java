@@ -105,7 +105,7 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
      */
     static String capped(String reason) {
         return reason == null || reason.length() <= MAX_REASON_CHARS ? reason // a user decoder may give none
-                : reason.substring(0, MAX_REASON_CHARS) + "… (reason cut: " + reason.length() + " characters)";
+                : Utf8Text.prefix(reason, MAX_REASON_CHARS) + "… (reason cut: " + reason.length() + " characters)";
     }
 
     @Override

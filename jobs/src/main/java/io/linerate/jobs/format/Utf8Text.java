@@ -19,6 +19,16 @@ final class Utf8Text {
     private Utf8Text() {
     }
 
+    /**
+     * The first {@code chars} characters of {@code text}, one fewer if the cut would split a surrogate pair: half
+     * of an emoji is not Unicode, and strict JSON readers refuse the whole document that holds it.
+     */
+    static String prefix(String text, int chars) {
+        int end = chars > 0 && Character.isHighSurrogate(text.charAt(chars - 1))
+                && Character.isLowSurrogate(text.charAt(chars)) ? chars - 1 : chars;
+        return text.substring(0, end);
+    }
+
     /** @throws MalformedRecordException naming the problem and its byte offset */
     static String of(byte[] value) throws MalformedRecordException {
         if (value.length >= 3 && (value[0] & 0xFF) == 0xEF && (value[1] & 0xFF) == 0xBB && (value[2] & 0xFF) == 0xBF) {

@@ -183,6 +183,7 @@ public final class HeavyHittersJob implements JobLauncher {
   public void define(StreamExecutionEnvironment env, JobTopics topics) {
     Objects.requireNonNull(env, "env");
     Objects.requireNonNull(topics, "topics");
+    JobTopics.requireNotInput("alerts", alertsTopic(topics), topics.input());
     ExactlyOnceSink.checkCheckpointing(env.getCheckpointConfig(), options.transactionTimeout());
     // event time: each batch's smallest packet timestamp, watermarks per partition
     SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, options.kafkaName(NAME),

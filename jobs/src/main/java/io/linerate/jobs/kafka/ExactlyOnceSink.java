@@ -23,6 +23,8 @@ import org.apache.kafka.common.record.AbstractRecords;
 import org.apache.kafka.common.record.CompressionType;
 import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds the transactional Kafka sink of a linerate job: {@link DeliveryGuarantee#EXACTLY_ONCE}.
@@ -52,6 +54,8 @@ import org.apache.kafka.common.record.RecordBatch;
  * <p>Configuration errors fail in {@link Builder#build()} / {@link Builder#sinkTo} with a message naming the option.
  */
 public final class ExactlyOnceSink {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnceSink.class);
 
   /** The transaction timeout unless set: below the broker's default maximum, far above usual checkpoint intervals. */
   public static final Duration DEFAULT_TRANSACTION_TIMEOUT = Duration.ofMinutes(10);
@@ -268,9 +272,29 @@ public final class ExactlyOnceSink {
     }
   }
 
+  /** The shortest checkpoint timeout {@link #checkpointTimeoutFor} may leave. */
+  public static final Duration MIN_CHECKPOINT_TIMEOUT = Duration.ofSeconds(10);
+
   /**
-   * Checks that the job's checkpointing suits a transactional sink: on, exactly-once, and an interval below
-   * {@code transactionTimeout}.
+   * The longest a checkpoint may take so that no transaction outlives {@code transactionTimeout}: a transaction
+   * opens at one checkpoint's barrier and commits when the next checkpoint completes, up to the interval plus that
+   * checkpoint's duration later. What is left after a margin (a tenth of the timeout, at least 10 s, for the
+   * commit's own latency and the broker's clock) is the checkpoint's budget.
+   */
+  public static Duration checkpointTimeoutFor(Duration interval, Duration transactionTimeout) {
+    Duration margin = transactionTimeout.dividedBy(10);
+    if (margin.compareTo(Duration.ofSeconds(10)) < 0) {
+      margin = Duration.ofSeconds(10);
+    }
+    return transactionTimeout.minus(interval).minus(margin);
+  }
+
+  /**
+   * Checks that the job's checkpointing suits a transactional sink: on, exactly-once, and an interval that leaves
+   * a checkpoint at least {@link #MIN_CHECKPOINT_TIMEOUT} ({@link #checkpointTimeoutFor}); lowers the checkpoint
+   * timeout to {@link #checkpointTimeoutFor} when it is longer (Flink's default is 10 minutes, as long as the
+   * default transaction timeout), logged: a checkpoint that completed later would commit transactions the broker
+   * had already aborted, and their records would be lost.
    *
    * @throws IllegalArgumentException naming the setting that is wrong
    */
@@ -287,6 +311,20 @@ public final class ExactlyOnceSink {
     if (interval.compareTo(transactionTimeout) >= 0) {
       throw new IllegalArgumentException("execution.checkpointing.interval (" + interval + ") must be shorter than "
           + "the sink's transactionTimeout (" + transactionTimeout + "), or transactions time out before they commit");
+    }
+    Duration budget = checkpointTimeoutFor(interval, transactionTimeout);
+    if (budget.compareTo(MIN_CHECKPOINT_TIMEOUT) < 0) {
+      throw new IllegalArgumentException("execution.checkpointing.interval (" + interval + ") must be shorter than "
+          + "the sink's transactionTimeout (" + transactionTimeout + ") by at least " + MIN_CHECKPOINT_TIMEOUT
+          + " plus a margin of a tenth of the timeout (at least 10 s): a transaction lives from one checkpoint to the"
+          + " completion of the next, and a checkpoint needs time to complete");
+    }
+    Duration timeout = Duration.ofMillis(checkpoints.getCheckpointTimeout());
+    if (timeout.compareTo(budget) > 0) {
+      checkpoints.setCheckpointTimeout(budget.toMillis());
+      LOG.info("execution.checkpointing.timeout lowered from {} to {}: with checkpoints every {}, a checkpoint that"
+          + " completes later would commit Kafka transactions older than their timeout ({})", timeout, budget,
+          interval, transactionTimeout);
     }
   }
 

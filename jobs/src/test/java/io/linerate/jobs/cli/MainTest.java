@@ -121,6 +121,8 @@ class MainTest {
     Configuration conf = cmd.flink.configuration();
     assertThat(conf.get(CoreOptions.DEFAULT_PARALLELISM)).isEqualTo(1);
     assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL)).isEqualTo(Duration.ofSeconds(10));
+    // the 10 min transaction timeout less the interval and a tenth of it: no checkpoint outlives a transaction
+    assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT)).isEqualTo(Duration.ofSeconds(530));
     assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE)).isEqualTo(CheckpointingMode.EXACTLY_ONCE);
     assertThat(conf.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("hashmap");
     assertThat(conf.get(CheckpointingOptions.CHECKPOINT_STORAGE)).isEqualTo("jobmanager");
@@ -179,7 +181,8 @@ class MainTest {
     for (String command : List.of("heavy-hitters", "flow-meter", "dedup", "demo")) {
       for (String[] args : List.of(new String[] {"--checkpoint-interval", "10m"},
           new String[] {"--checkpoint-interval", "1h"},
-          new String[] {"--transaction-timeout", "1m", "--checkpoint-interval", "90s"})) {
+          new String[] {"--transaction-timeout", "1m", "--checkpoint-interval", "90s"},
+          new String[] {"--transaction-timeout", "1m", "--checkpoint-interval", "41s"})) {
         String[] all = new String[args.length + 1];
         all[0] = command;
         System.arraycopy(args, 0, all, 1, args.length);
@@ -202,6 +205,8 @@ class MainTest {
     new CommandLine(ok).parseArgs("--checkpoint-interval", "12m", "--transaction-timeout", "15m");
     assertThat(ok.flink.configuration().get(CheckpointingOptions.CHECKPOINTING_INTERVAL))
         .isEqualTo(Duration.ofMinutes(12));
+    assertThat(ok.flink.configuration().get(CheckpointingOptions.CHECKPOINTING_TIMEOUT))
+        .isEqualTo(Duration.ofSeconds(90));
     assertThat(ok.flink.transactionTimeout()).isEqualTo(Duration.ofMinutes(15));
   }
 
@@ -229,5 +234,15 @@ class MainTest {
     for (String s : List.of("500ms", "10s", "5m", "2h", "1d", "90s")) {
       assertThat(DurationConverter.format(DurationConverter.parse(s))).isEqualTo(s);
     }
+    // beyond 64-bit milliseconds: refused when read, not an overflow once the job runs
+    assertThat(DurationConverter.parse("106751991167d")).isEqualTo(Duration.ofDays(106_751_991_167L));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> DurationConverter.parse("200000000000d"))
+        .isInstanceOf(picocli.CommandLine.TypeConversionException.class)
+        .hasMessage("'200000000000d' is longer than 64-bit milliseconds can hold (9223372036854775807 ms, about 292"
+            + " million years)");
+    Run r = run(Main.commandLine(), "heavy-hitters", "--out-of-orderness", "200000000000d");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err().lines().findFirst().orElse("")).contains("--out-of-orderness")
+        .contains("longer than 64-bit milliseconds");
   }
 }

@@ -51,4 +51,27 @@ class DedupCommandTest {
     new CommandLine(dedup).parseArgs("--job-name", "dedup-tenant-a");
     org.assertj.core.api.Assertions.assertThat(dedup.job().name()).isEqualTo("dedup-tenant-a");
   }
+
+  /**
+   * The duplicates topic may not be the input (the job would read its own output); with raw output, dead letters
+   * may share neither the output nor the duplicates topic (raw events could not be told from them).
+   */
+  @Test
+  void writtenTopicsAreCheckedAgainstTheInputAndRawOutput() {
+    DedupCommand loop = new DedupCommand();
+    new CommandLine(loop).parseArgs("--input-topic", "events", "--duplicates-topic", "events");
+    org.assertj.core.api.Assertions.assertThatThrownBy(loop::job)
+        .hasMessageStartingWith("--duplicates-topic must differ from --input-topic ('events')");
+    DedupCommand raw = new DedupCommand();
+    new CommandLine(raw).parseArgs("--output-format", "raw", "--duplicates-topic", "dups", "--dead-letter-topic",
+        "dups");
+    org.assertj.core.api.Assertions.assertThatThrownBy(raw::job)
+        .hasMessageStartingWith("--output-format raw needs a --dead-letter-topic other than the output and"
+            + " duplicates topics");
+    DedupJob api = DedupJob.builder().duplicatesTopic("in").build();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> api.define(
+            StreamExecutionEnvironment.getExecutionEnvironment(),
+            new io.linerate.jobs.local.JobTopics("localhost:9092", "in", "out", "dead")))
+        .hasMessage("duplicates topic 'in' is the input topic: the job would read what it writes, without end");
+  }
 }

@@ -115,6 +115,17 @@ class KafkaDecodingTest {
             throw new MalformedRecordException(null, 4); // a user decoder may give no reason: still a dead letter
         }, org.apache.flink.api.common.typeinfo.Types.STRING, 16);
         assertThat(silent.decode(record(7, new byte[] {1})).deadLetter.errorOffset).isEqualTo(4);
+        // a cut never splits a surrogate pair (half an emoji is not Unicode; strict JSON readers refuse it)
+        String emoji = "\uD83D\uDE00";
+        KafkaDecoding<String> odd = new KafkaDecoding<>(v -> {
+            throw new MalformedRecordException("r" + emoji.repeat(1_500), 0); // the cut falls inside a pair
+        }, org.apache.flink.api.common.typeinfo.Types.STRING, 16);
+        assertThat(odd.decode(record(8, new byte[] {1})).deadLetter.reason)
+                .isEqualTo("r" + emoji.repeat(999) + "… (reason cut: 3001 characters)");
+        assertThat(JsonEventFormat.shown(emoji.repeat(150))).startsWith(emoji.repeat(100) + "… (")
+                .isEqualTo(emoji.repeat(100) + "… (300 characters)");
+        assertThat(JsonEventFormat.shown("x" + emoji.repeat(150))).isEqualTo("x" + emoji.repeat(99)
+                + "… (301 characters)");
     }
 
     @Test

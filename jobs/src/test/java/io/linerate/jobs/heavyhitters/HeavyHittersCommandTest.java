@@ -133,6 +133,21 @@ class HeavyHittersCommandTest {
     assertThat(tooSmall.err()).contains("capacity").contains("--capacity");
   }
 
+  /** A topic the job writes that is its input would feed it its own output, without end: refused before it runs. */
+  @Test
+  void noWrittenTopicMayBeTheInputTopic() {
+    String[][] cases = {{"--output-topic", "t"}, {"--dead-letter-topic", "t"}, {"--alerts-topic", "t"}};
+    for (String[] c : cases) {
+      Run r = run("heavy-hitters", "--input-topic", "t", c[0], c[1]);
+      assertThat(r.exitCode()).as(c[0]).isEqualTo(2);
+      assertThat(r.err().lines().findFirst().orElse("")).as(c[0])
+          .contains(c[0] + " must differ from --input-topic ('t'): the job would read what it writes");
+    }
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> new io.linerate.jobs.local.JobTopics(
+        "localhost:9092", "t", "out", "t"))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("deadLetter topic 't' is the input topic: the job would read what it writes, without end");
+  }
+
   /**
    * --alerts-topic is checked like the other topics when parsed (parsed only: an unchecked name would let the
    * command run the job, which then fails once the sink writes); empty still means the output topic.

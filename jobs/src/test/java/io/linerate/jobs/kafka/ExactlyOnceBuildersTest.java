@@ -74,6 +74,15 @@ class ExactlyOnceBuildersTest {
         "execution.checkpointing.mode must be EXACTLY_ONCE for the exactly-once Kafka sink, got AT_LEAST_ONCE");
     env.enableCheckpointing(1_000, CheckpointingMode.EXACTLY_ONCE);
     assertThat(sink().sinkTo(stream)).isNotNull();
+    // Flink's default checkpoint timeout (10 min) would let a checkpoint commit transactions the broker aborted at
+    // 10 min: lowered to the timeout less the interval less a tenth of it (the default transaction timeout 10 min)
+    assertThat(env.getCheckpointConfig().getCheckpointTimeout()).isEqualTo(600_000 - 1_000 - 60_000);
+    env.getCheckpointConfig().setCheckpointTimeout(60_000); // shorter ones stay
+    assertThat(sink().sinkTo(stream)).isNotNull();
+    assertThat(env.getCheckpointConfig().getCheckpointTimeout()).isEqualTo(60_000);
+    env.enableCheckpointing(Duration.ofMinutes(9).plusSeconds(5).toMillis(), CheckpointingMode.EXACTLY_ONCE);
+    assertThatThrownBy(() -> sink().sinkTo(stream)).hasMessageStartingWith("execution.checkpointing.interval (PT9M5S)"
+        + " must be shorter than the sink's transactionTimeout (PT10M) by at least PT10S plus a margin");
   }
 
   /**
