@@ -236,12 +236,19 @@ public final class DedupCommand implements Callable<Integer> {
     String[][] names = {{"keyField", "--key-field"}, {"weightField", "--weight-field"},
         {"timestampField", "--timestamp-field"}, {"scopeField", "--scope-field"}, {"horizon", "--horizon"},
         {"expectedRate", "--expected-rate"}, {"fpp", "--fpp"}, {"generations", "--generations"}};
-    for (String[] n : names) {
-      if (message.contains(n[0])) {
-        return n[1];
+    if (message.contains(" is too small: horizon=")) { // the state of the rate, fpp and horizon together
+      return "--expected-rate/--fpp/--horizon";
+    }
+    String found = "options";
+    int first = Integer.MAX_VALUE;
+    for (String[] n : names) { // the earliest named: a message may quote other parameters in its details
+      int at = message.indexOf(n[0]);
+      if (at >= 0 && at < first) {
+        first = at;
+        found = n[1];
       }
     }
-    return "options";
+    return found;
   }
 
   JobTopics topics() {

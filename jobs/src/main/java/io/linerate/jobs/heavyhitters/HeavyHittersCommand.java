@@ -125,9 +125,9 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   }
 
   @Option(names = "--seed", order = 9, paramLabel = "SEED", defaultValue = "" + HeavyHittersJob.DEFAULT_SEED,
-      description = "Hash seed of the trackers; keep it across restores (default: ${DEFAULT-VALUE})")
-  void seed(long value) {
-    job.seed(value);
+      description = "Hash seed of the trackers, decimal or 0x-hex; keep it across restores (default: ${DEFAULT-VALUE})")
+  void seed(String value) {
+    job.seed(Sizes.parseSeed(spec, "--seed", value));
   }
 
   @Option(names = "--state-cache", order = 17, paramLabel = "BYTES", defaultValue = "64m",

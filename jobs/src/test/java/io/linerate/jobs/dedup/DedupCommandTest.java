@@ -74,4 +74,21 @@ class DedupCommandTest {
             new io.linerate.jobs.local.JobTopics("localhost:9092", "in", "out", "dead")))
         .hasMessage("duplicates topic 'in' is the input topic: the job would read what it writes, without end");
   }
+
+  /** A sizing error names the option it is about, not the first parameter its details quote. */
+  @Test
+  void sizingErrorsNameTheirOption() {
+    DedupCommand rate = new DedupCommand();
+    new CommandLine(rate).parseArgs("--expected-rate", "1e12", "--horizon", "1h");
+    org.assertj.core.api.Assertions.assertThatThrownBy(rate::job)
+        .hasMessageStartingWith("--expected-rate: expectedRate times the generation span");
+    DedupCommand big = new DedupCommand();
+    new CommandLine(big).parseArgs("--expected-rate", "1e6", "--horizon", "1h", "--fpp", "1e-9");
+    org.assertj.core.api.Assertions.assertThatThrownBy(big::job)
+        .hasMessageStartingWith("--expected-rate/--fpp/--horizon: the state limit of ");
+    DedupCommand seed = new DedupCommand();
+    new CommandLine(seed).parseArgs("--seed", "0x10");
+    io.linerate.jobs.heavyhitters.HeavyHittersCommand hh = new io.linerate.jobs.heavyhitters.HeavyHittersCommand();
+    new CommandLine(hh).parseArgs("--seed", "0x10"); // decimal or 0x-hex in every command
+  }
 }
