@@ -420,7 +420,13 @@ public final class FlowMeter<T, K> implements Serializable {
 
         private static Duration positiveMillis(String name, Duration d) {
             Objects.requireNonNull(d, name);
-            if (d.isNegative() || d.toMillis() < 1) {
+            long ms;
+            try {
+                ms = d.toMillis();
+            } catch (ArithmeticException e) { // e.g. ChronoUnit.FOREVER: say which parameter, not "long overflow"
+                throw new IllegalArgumentException(name + " must be at most " + Long.MAX_VALUE + " ms, got " + d);
+            }
+            if (d.isNegative() || ms < 1) {
                 throw new IllegalArgumentException(name + " must be >= 1 ms, got " + d);
             }
             return d;

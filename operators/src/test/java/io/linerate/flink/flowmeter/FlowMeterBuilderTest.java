@@ -32,6 +32,9 @@ class FlowMeterBuilderTest {
     void rangesAreCheckedWithTheLimitInTheMessage() {
         assertThatThrownBy(() -> Packets.meter().capacity(0))
                 .hasMessage("capacity must be in [1, 268435456] flows, got 0");
+        assertThatThrownBy(() -> Packets.meter().activeTimeout(java.time.temporal.ChronoUnit.FOREVER.getDuration()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("activeTimeout must be at most 9223372036854775807 ms, got PT");
         assertThatThrownBy(() -> Packets.meter().idleTimeout(Duration.ZERO))
                 .hasMessage("idleTimeout must be >= 1 ms, got PT0S");
         assertThatThrownBy(() -> Packets.meter().activeTimeout(Duration.ofNanos(10)))

@@ -344,32 +344,46 @@ public final class FlowTable {
     private ExportReason expired(int counterBase) {
         long first = entries[counterBase + FIRST];
         long last = entries[counterBase + LAST];
-        boolean idle = now - last >= idleTimeout;
-        boolean active = now - first >= activeTimeout;
+        // first ≤ last ≤ now, so each difference is ≥ 0 but may pass Long.MAX_VALUE (timestamps far apart): compared
+        // unsigned, it cannot wrap into "not expired"
+        boolean idle = Long.compareUnsigned(now - last, idleTimeout) >= 0;
+        boolean active = Long.compareUnsigned(now - first, activeTimeout) >= 0;
         if (idle && active) {
-            // last + idle <= first + active, written without overflow for any timestamps within the table
-            return last - first <= activeTimeout - idleTimeout ? ExportReason.IDLE_TIMEOUT : ExportReason.ACTIVE_TIMEOUT;
+            // last + idle <= first + active, written without overflow for any timestamps
+            long slack = activeTimeout - idleTimeout; // both in [1, MAX]: no overflow
+            return slack >= 0 && Long.compareUnsigned(last - first, slack) <= 0
+                    ? ExportReason.IDLE_TIMEOUT : ExportReason.ACTIVE_TIMEOUT;
         }
         return idle ? ExportReason.IDLE_TIMEOUT : active ? ExportReason.ACTIVE_TIMEOUT : null;
     }
 
-    /** A slot for a new flow, evicting one flow first if the policy says so; −1 for EXPORT_NEW overflow. */
+    /**
+     * A slot for a new flow, evicting one flow first if the policy says so; −1 for EXPORT_NEW overflow. Before
+     * either, a candidate that has already timed out (the least recent one, if any has idled out), which the sweep
+     * has not reached yet, leaves with its timeout as the reason: the record does not depend on how far the sweep
+     * has got, and a slot held by an expired flow does not turn the new flow away.
+     */
     private int insert(long h1, long h2) {
-        newFlows++;
         int slot = table.place(h1, h2);
         if (slot >= 0) {
+            newFlows++;
             return placed(slot, h1);
         }
-        int victim = policy == OverflowPolicy.EVICT_LEAST_RECENT ? leastRecent(h1, h2) : -1;
+        int victim = leastRecent(h1, h2);
         if (victim < 0) {
             return -1;
         }
-        export(victim, ExportReason.EVICTED);
+        ExportReason expiredReason = expired(victim * stride + keyLongs);
+        if (expiredReason == null && policy != OverflowPolicy.EVICT_LEAST_RECENT) {
+            return -1;
+        }
+        export(victim, expiredReason != null ? expiredReason : ExportReason.EVICTED);
         removeAt(victim);
         slot = table.placeAfterEviction(h1, h2); // the first place counted this flow's overflow
         if (slot < 0) {
             throw new IllegalStateException("flow table invariant broken: no slot after evicting slot " + victim);
         }
+        newFlows++;
         return placed(slot, h1);
     }
 
@@ -556,7 +570,9 @@ public final class FlowTable {
             // testing isLive first branches on whether the slot is occupied, a coin flip at usual loads, and
             // makes the entry loads wait for the state byte. Every live slot has a non-zero meta word (the
             // version, 4 or 6, is in it), so the result is the same.
-            if (((now - entries[base + LAST] >= idleTimeout | now - entries[base + FIRST] >= activeTimeout)
+            // differences compared unsigned (as in expired): timestamps far apart must not wrap into "not expired"
+            if (((Long.compareUnsigned(now - entries[base + LAST], idleTimeout) >= 0
+                    | Long.compareUnsigned(now - entries[base + FIRST], activeTimeout) >= 0)
                     & (entries[base - 1] & KEY_MASK) != 0) && table.isLive(slot)) {
                 ExportReason reason = expired(base);
                 export(slot, reason);

@@ -527,15 +527,21 @@ class FlowTableModelTest {
                     long least = candidates.values().stream().mapToLong(Long::longValue).min().orElse(Long.MAX_VALUE);
                     check(candidates.containsKey(r.key) && r.last == least, () -> "evicted " + r + ", but the "
                             + "least recent flow it could displace was last updated at " + least + ": " + candidates);
+                    ModelFlow victim = live.get(r.key);
+                    check(victim == null || expiry(victim) == null, () -> "evicted " + r + ", which had already "
+                            + "timed out: it leaves with its timeout as the reason");
                     close(r);
                 }
             }
             ModelFlow f = live.get(op.key);
             if (f == null) {
-                // a flow that timed out in this update was either swept (and re-inserted) or restarted in place
-                newFlowsMax++;
-                if (!wasLive || evicted) {
-                    newFlowsMin++;
+                // a flow that timed out in this update was either swept (and re-inserted) or restarted in place;
+                // a packet exported at once started no entry
+                if (!exportedAtOnce) {
+                    newFlowsMax++;
+                    if (!wasLive || evicted) {
+                        newFlowsMin++;
+                    }
                 }
             } else {
                 ExportReason due = expiry(f);

@@ -105,6 +105,61 @@ class FlowTableTest {
         }
     }
 
+    private FlowTable.Builder twoSlots(OverflowPolicy policy) {
+        return FlowTable.builder().capacity(1).scheme(InsertionScheme.STANDARD).buckets(1).stashCapacity(1)
+                .idleTimeout(100).activeTimeout(Long.MAX_VALUE).sweepSlotsPerUpdate(0).overflowPolicy(policy)
+                .exporter(r -> exported.add(r.reason() + " " + r.key() + " " + r.packets()));
+    }
+
+    /**
+     * A candidate that has idled out but that no sweep has reached leaves with its timeout as the reason when a new
+     * flow needs room: not as an eviction, and (EXPORT_NEW) not at the cost of the new flow's packets.
+     */
+    @Test
+    void aNewFlowFindingOnlyExpiredFlowsTakesTheSlotOfOneWithItsTimeout() {
+        for (OverflowPolicy policy : OverflowPolicy.values()) {
+            exported.clear();
+            FlowTable t = twoSlots(policy).build();
+            t.updateIpv4(1, 9, 1, 1, 6, 0, 10, 0);
+            t.updateIpv4(2, 9, 1, 1, 6, 0, 10, 1);
+            t.updateIpv4(3, 9, 1, 1, 6, 0, 10, 500); // both idle for ≥ 100: the least recent leaves, idle
+            t.updateIpv4(3, 9, 1, 1, 6, 0, 10, 501);
+            assertThat(t.evictions()).as(policy.name()).isZero();
+            assertThat(exported).as(policy.name()).hasSize(1).allMatch(e -> e.startsWith("IDLE_TIMEOUT ")
+                    && e.endsWith(" 1"));
+            assertThat(t.find(FiveTuple.ipv4(3, 9, 1, 1, 6))).as(policy.name()).isNotNegative();
+            assertThat(t.record(t.find(FiveTuple.ipv4(3, 9, 1, 1, 6))).packets()).isEqualTo(2);
+            assertThat(t.newFlows()).as(policy.name()).isEqualTo(3);
+        }
+        // not expired: the policy applies, and a packet turned away by EXPORT_NEW starts no flow entry
+        exported.clear();
+        FlowTable t = twoSlots(OverflowPolicy.EXPORT_NEW).build();
+        t.updateIpv4(1, 9, 1, 1, 6, 0, 10, 0);
+        t.updateIpv4(2, 9, 1, 1, 6, 0, 10, 1);
+        t.updateIpv4(3, 9, 1, 1, 6, 0, 10, 50);
+        t.updateIpv4(3, 9, 1, 1, 6, 0, 10, 51);
+        assertThat(t.evictions()).isEqualTo(2);
+        assertThat(t.newFlows()).as("entries started").isEqualTo(2);
+    }
+
+    /** Timestamps more than Long.MAX_VALUE apart: the elapsed time is compared unsigned and cannot wrap. */
+    @Test
+    void flowsExpireWhateverTheDistanceBetweenTimestamps() {
+        FlowTable t = small().idleTimeout(100).activeTimeout(1_000).build();
+        t.updateIpv4(1, 9, 1, 1, 6, 0, 10, Long.MIN_VALUE + 5);
+        t.updateIpv4(2, 9, 1, 1, 6, 0, 10, 1_000);
+        t.advanceTime(1_000_000, t.slots());
+        assertThat(t.find(FiveTuple.ipv4(1, 9, 1, 1, 6))).isNegative();
+        assertThat(t.find(FiveTuple.ipv4(2, 9, 1, 1, 6))).isNegative();
+        assertThat(exported).hasSize(2).allMatch(e -> e.startsWith("IDLE_TIMEOUT"));
+        // and through a flow's own next packet: the old record ends first
+        exported.clear();
+        FlowTable u = small().idleTimeout(100).activeTimeout(1_000).sweepSlotsPerUpdate(0).build();
+        u.updateIpv4(1, 9, 1, 1, 6, 0, 10, Long.MIN_VALUE + 5);
+        u.updateIpv4(1, 9, 1, 1, 6, 0, 10, Long.MAX_VALUE - 5);
+        assertThat(exported).hasSize(1).allMatch(e -> e.startsWith("IDLE_TIMEOUT"));
+    }
+
     /** One bucket slot and one stash slot: each new flow that finds its bucket full is one overflow. */
     @Test
     void overflowsCountEachNewFlowOnceWhereverTheEvictedFlowWas() {
