@@ -210,6 +210,12 @@ public final class FlowMeter<T, K> implements Serializable {
     }
 
     /** A new, empty table of this meter's configuration. */
+    /** The shape of this meter's tables, without building one. */
+    FlowTable.Plan tablePlan() {
+        return tableBuilder(capacity, scheme, overflow, keyFormat, stashCapacity, seed, idleTimeout, activeTimeout)
+                .plan();
+    }
+
     FlowTable newTable(FlowExporter exporter) {
         return tableBuilder(capacity, scheme, overflow, keyFormat, stashCapacity, seed, idleTimeout, activeTimeout)
                 .exporter(exporter).build();

@@ -100,7 +100,7 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
         // the expected shape makes a restore into a table of another capacity, scheme, key format or seed fail,
         // naming the field; the timeouts and overflow policy are not shape: adopt() applies the current ones
         ValueState<FlowTable> state = getRuntimeContext().getState(new ValueStateDescriptor<>("flowTable",
-                FlowTableSerializer.expecting(meter.newTable(null))));
+                FlowTableSerializer.expecting(meter.tablePlan()))); // no full-capacity table built to say it
         tables = new WriteBackCache<>(state, keys, meter.cachedScopes(),
                 "flow tables of " + meter.tableBytes() + " bytes");
         fields = new PacketFields();

@@ -835,6 +835,26 @@ public final class FlowTable {
         return table.layout();
     }
 
+    /** What this table's shape is made of ({@link Plan}); equal to the plan of the builder that made it. */
+    public Plan plan() {
+        return new Plan(scheme(), layout(), format, userSlots, config.capacity, seed());
+    }
+
+    /**
+     * The shape of a table, known before it is built ({@link Builder#plan()}) so that a serializer can expect it
+     * without allocating a table of the full capacity.
+     *
+     * @param scheme the insertion scheme
+     * @param layout sub-table sizes, bucket capacity and stash
+     * @param keyFormat the key format
+     * @param userSlots user-defined long slots per entry
+     * @param capacity the flows the table was sized for
+     * @param seed the hash seed
+     */
+    public record Plan(InsertionScheme scheme, TableLayout layout, FlowKeyFormat keyFormat, int userSlots,
+                       long capacity, long seed) {
+    }
+
     public InsertionScheme scheme() {
         return table.scheme();
     }
@@ -1480,6 +1500,14 @@ public final class FlowTable {
         public Builder exporter(FlowExporter exporter) {
             this.exporter = exporter;
             return this;
+        }
+
+        /** The shape the table would have, without building it ({@link FlowTable#plan()} of the table built). */
+        public Plan plan() {
+            if (capacity == 0) {
+                throw new IllegalArgumentException("capacity (flows) must be set");
+            }
+            return new Plan(scheme, layout(), keyFormat, userSlots, capacity, seed);
         }
 
         TableLayout layout() {

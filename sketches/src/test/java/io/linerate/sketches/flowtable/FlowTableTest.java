@@ -105,6 +105,17 @@ class FlowTableTest {
         }
     }
 
+    /** A builder's plan is the shape of the table it builds, known without allocating it. */
+    @Test
+    void aBuildersPlanIsTheShapeOfItsTable() {
+        for (InsertionScheme scheme : InsertionScheme.values()) {
+            FlowTable.Builder b = small().capacity(10_000).scheme(scheme).keyFormat(FlowKeyFormat.IPV4_ONLY).seed(42)
+                    .userSlots(2);
+            assertThat(b.plan()).as(scheme.name()).isEqualTo(b.build().plan());
+        }
+        assertThatThrownBy(() -> FlowTable.builder().plan()).hasMessage("capacity (flows) must be set");
+    }
+
     private FlowTable.Builder twoSlots(OverflowPolicy policy) {
         return FlowTable.builder().capacity(1).scheme(InsertionScheme.STANDARD).buckets(1).stashCapacity(1)
                 .idleTimeout(100).activeTimeout(Long.MAX_VALUE).sweepSlotsPerUpdate(0).overflowPolicy(policy)

@@ -30,6 +30,11 @@ public final class FlowTableSerializer extends ImageSerializer<FlowTable> {
         return new FlowTableSerializer(Shapes.of(prototype));
     }
 
+    /** A serializer expecting tables of {@code plan}'s shape, known without building a table. */
+    public static FlowTableSerializer expecting(FlowTable.Plan plan) {
+        return new FlowTableSerializer(Shapes.of(plan));
+    }
+
     @Override
     public Class<FlowTable> typeClass() {
         return FlowTable.class;

@@ -99,10 +99,15 @@ public final class Shapes {
     }
 
     public static Shape of(FlowTable t) {
-        TableLayout l = t.layout();
-        return Shape.builder().field("scheme", t.scheme()).field("levels", l.levels())
+        return of(t.plan());
+    }
+
+    /** The shape of a table not built yet (no allocation of its arrays). */
+    public static Shape of(FlowTable.Plan p) {
+        TableLayout l = p.layout();
+        return Shape.builder().field("scheme", p.scheme()).field("levels", l.levels())
                 .field("buckets", Arrays.toString(l.buckets())).field("bucketCapacity", l.bucketCapacity())
-                .field("stashCapacity", l.stashCapacity()).field("keyFormat", t.keyFormat())
-                .field("userSlots", t.userSlots()).field("capacity", t.capacity()).field("seed", t.seed()).build();
+                .field("stashCapacity", l.stashCapacity()).field("keyFormat", p.keyFormat())
+                .field("userSlots", p.userSlots()).field("capacity", p.capacity()).field("seed", p.seed()).build();
     }
 }
