@@ -285,7 +285,13 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
                 ctx.timerService().deleteEventTimeTimer(END_OF_INPUT);
                 return;
             }
-            ctx.timerService().registerEventTimeTimer(sweepAt + meter.tick);
+            long next = sweepAt + meter.tick;
+            if (next < sweepAt || next >= END_OF_INPUT) {
+                next = END_OF_INPUT - 1; // overflow near Long.MAX_VALUE: the last tick before the end of input
+            }
+            if (next > watermark) { // a timer at or before the watermark would fire again at once, without end
+                ctx.timerService().registerEventTimeTimer(next);
+            }
         }
         tables.update(table);
         observe(table);

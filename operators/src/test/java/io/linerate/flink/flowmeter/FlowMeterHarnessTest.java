@@ -91,6 +91,24 @@ class FlowMeterHarnessTest {
         }
     }
 
+    /** Near Long.MAX_VALUE the next tick overflows: the timers neither wrap nor re-fire without end. */
+    @Test
+    void timersNearTheEndOfTimeNeitherWrapNorLoop() throws Exception {
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> {
+            try (var h = Harnesses.open(meter(64), null, 1, 0, new Harnesses.Metrics())) {
+                h.open();
+                send(h, new Packet("a", 1, 0x02, 100, Long.MAX_VALUE - 50_000));
+                send(h, new Packet("a", 2, 0x02, 100, Long.MAX_VALUE - 3));
+                h.processWatermark(Long.MAX_VALUE - 2); // flow 1 idle: swept; flow 2 stays
+                assertThat(drain(h)).extracting(f -> f.reason).containsExactly(ExportReason.IDLE_TIMEOUT);
+                h.processWatermark(Long.MAX_VALUE - 1);
+                h.processWatermark(Long.MAX_VALUE);
+                assertThat(drain(h)).extracting(f -> f.reason).containsExactly(ExportReason.FLUSHED);
+                assertThat(h.numEventTimeTimers()).isZero();
+            }
+        });
+    }
+
     @Test
     void aSelectorThatThrowsAnyRuntimeExceptionRejectsThePacketNotTheJob() throws Exception {
         FlowMeter<Packet, String> meter = Packets.meter().capacity(64)
