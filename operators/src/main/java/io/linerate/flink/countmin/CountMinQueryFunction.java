@@ -94,7 +94,7 @@ public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction
         hasher = ItemHasher.seeded(sizing.seed());
         MetricGroup metrics = getRuntimeContext().getMetricGroup();
         itemsProcessed = metrics.counter("itemsProcessed");
-        weightProcessed = metrics.counter("weightProcessed");
+        weightProcessed = metrics.counter("weightProcessed", new SaturatingCounter());
         queriesAnswered = metrics.counter("queriesAnswered");
         malformedRecords = metrics.counter("malformedRecords");
         malformedQueryCount = metrics.counter("malformedQueries");
