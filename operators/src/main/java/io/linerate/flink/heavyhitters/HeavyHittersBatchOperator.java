@@ -15,10 +15,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -101,6 +105,14 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
      */
     private transient long minSub;
     private transient long maxSub;
+    /**
+     * The smallest watermark any instance had at the checkpoint this one was restored from (Long.MIN_VALUE if none):
+     * after a restore Flink's watermark starts again at Long.MIN_VALUE, and until the first watermark arrives a
+     * record of a window reported before the checkpoint would open that window again. Every instance had passed
+     * this one, so a record late for it was late wherever its key was (union state: it survives rescaling).
+     */
+    private transient long restoredWatermark = Long.MIN_VALUE;
+    private transient ListState<Long> watermarkState;
 
     HeavyHittersBatchOperator(HeavyHitterDetector<T, K> spec, ElementsOf<B, T> elements, TypeInformation<B> batchType,
                               TypeInformation<T> elementType, TypeInformation<K> keyType) {
@@ -139,9 +151,27 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         maxSub = Long.MAX_VALUE / spec.slideMillis - spec.subWindows;
     }
 
+    /** Reads the watermark the instances had at the checkpoint restored from (see {@code restoredWatermark}). */
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        watermarkState = context.getOperatorStateStore().getUnionListState(
+                new ListStateDescriptor<>("heavy-hitters-watermark", Types.LONG));
+        restoredWatermark = Long.MIN_VALUE;
+        if (context.isRestored()) {
+            long min = Long.MAX_VALUE;
+            boolean any = false;
+            for (Long w : watermarkState.get()) {
+                min = Math.min(min, w);
+                any = true;
+            }
+            restoredWatermark = any ? min : Long.MIN_VALUE;
+        }
+    }
+
     /**
      * Writes the cached rings back before the state is snapshotted: Flink calls this, in the task's thread, before it
-     * snapshots the keyed state backend, for checkpoints and savepoints alike.
+     * snapshots the keyed state backend, for checkpoints and savepoints alike. Records this instance's watermark.
      */
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
@@ -149,6 +179,8 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             state.flush();
         }
         super.snapshotState(context);
+        long current = timers != null ? timers.currentWatermark() : Long.MIN_VALUE; // null if open() failed
+        watermarkState.update(List.of(Math.max(current, restoredWatermark)));
     }
 
     /** Writes back at the end of the input too (a snapshot after {@code finish()} holds what is written). */
@@ -164,7 +196,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     public void processElement(StreamRecord<B> batch) throws Exception {
         batchHasTimestamp = batch.hasTimestamp();
         batchTimestamp = batchHasTimestamp ? batch.getTimestamp() : Long.MIN_VALUE;
-        watermark = timers.currentWatermark();
+        watermark = Math.max(timers.currentWatermark(), restoredWatermark);
         batchRing = null;
         ringChanged = false;
         inElement = false;

@@ -16,6 +16,7 @@ import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -212,6 +213,41 @@ class HeavyHittersRestoreTest {
     }
 
     /** Each record to the subtask owning its key group; every watermark to all. */
+    /**
+     * After a restore the operator remembers the watermark of the checkpoint: a record of a window reported before
+     * it is late at once, not a second, partial report of that window (before the first new watermark arrives).
+     * Across a rescale (union state) the smallest watermark of the instances counts.
+     */
+    @Test
+    void aWindowReportedBeforeACheckpointIsNotReopenedAfterTheRestore() throws Exception {
+        HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector = Fixtures.builder()
+                .tumbling(java.time.Duration.ofSeconds(1)).phi(0.1).build();
+        OperatorSubtaskState snapshot;
+        try (var h = Fixtures.harness(detector, 1, 0)) {
+            h.open();
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 1L, 1), 100));
+            h.processWatermark(new Watermark(999));
+            assertThat(h.extractOutputValues()).hasSize(1);
+            snapshot = h.snapshot(1, 1);
+        }
+        for (int parallelism : new int[] {1, 2}) {
+            int subtask = KeyGroupRangeAssignment.assignKeyToParallelOperator("a", Fixtures.MAX_PARALLELISM,
+                    parallelism);
+            try (var h = Fixtures.harness(detector, parallelism, subtask)) {
+                h.initializeState(parallelism == 1 ? snapshot : AbstractStreamOperatorTestHarness
+                        .repartitionOperatorState(snapshot, Fixtures.MAX_PARALLELISM, 1, parallelism, subtask));
+                h.open();
+                var op = (HeavyHittersOperator<?, ?>) h.getOperator();
+                h.processElement(new StreamRecord<>(Tuple3.of("a", 2L, 1), 200)); // window [0, 1000): reported
+                h.processElement(new StreamRecord<>(Tuple3.of("a", 3L, 1), 1200));
+                h.processWatermark(new Watermark(1999));
+                assertThat(op.lateRecords()).as("parallelism %d", parallelism).isEqualTo(1);
+                assertThat(h.extractOutputValues()).extracting(r -> r.windowStart + ":" + r.totalWeight)
+                        .containsExactly("1000:1");
+            }
+        }
+    }
+
     private static void feedRouted(
             List<KeyedOneInputStreamOperatorTestHarness<String, Tuple3<String, Long, Integer>, HeavyHitterReport<String>>> hs,
             List<Event> events) throws Exception {
