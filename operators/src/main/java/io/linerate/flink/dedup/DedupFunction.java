@@ -117,9 +117,9 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
                 new ValueStateDescriptor<>("generations", new GenerationRingTypeInfo(sizing.shape(eventTime))));
         // weighed by their bytes, not counted: a ring restored from a configuration of larger filters keeps them
         // until its generations rotate out, and would take the cache over its budget if counted as one of this size
-        state = WriteBackCache.weighed(rings, keys, (long) cachedScopes * sizing.stateBytesPerKey(),
-                GenerationRing::memoryBytes, "dedup rings (" + cachedScopes + " of " + sizing.stateBytesPerKey()
-                        + " bytes at this configuration's size)");
+        long ringHeap = Deduplicator.ringHeapBytes(sizing);
+        state = WriteBackCache.weighed(rings, keys, cachedScopes * ringHeap, GenerationRing::heapBytes,
+                "dedup rings (" + cachedScopes + " of " + ringHeap + " bytes at this configuration's size)");
         hasher = ItemHasher.seeded(sizing.seed());
         MetricGroup metrics = getRuntimeContext().getMetricGroup();
         itemsProcessed = metrics.counter("itemsProcessed");
@@ -231,7 +231,7 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
         if (eventTime && isLate(time, clock)) {
             lateRecords.inc();
         }
-        dirty |= rotate(ring, sizing.epochOf(clock));
+        dirty |= rotate(ring, sizing.epochOf(clock), eventTime ? watermark : processingTime);
         int result = ring.testAndPut(h1, ItemHasher.h2(h1), sizing);
         if ((result & GenerationRing.SEEN) != 0) {
             duplicatesFlagged.inc();
@@ -255,7 +255,7 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
         long now = eventTime ? timers.currentWatermark() : timers.currentProcessingTime();
         long clock = Math.max(ring.clock(), Math.max(timestamp, now));
         ring.clock(clock);
-        rotate(ring, sizing.epochOf(clock));
+        rotate(ring, sizing.epochOf(clock), now);
         if (ring.isEmpty()) {
             if (ring.timerAt() != GenerationRing.NO_TIMER) {
                 deleteTimer(timers, ring.timerAt());
@@ -273,12 +273,16 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
         return clock >= Long.MIN_VALUE + h && time < clock - h;
     }
 
-    /** Advances the ring to {@code epoch}, publishing the closing estimate and over-capacity count. */
-    private boolean rotate(GenerationRing ring, long epoch) {
+    /**
+     * Advances the ring to {@code epoch}, publishing the closing estimate and over-capacity count. {@code now} (the
+     * watermark or processing time) caps the epoch the gauge files the estimate under: one key whose records run
+     * far ahead would otherwise close a far epoch and hide every other key's rotations until time caught up.
+     */
+    private boolean rotate(GenerationRing ring, long epoch, long now) {
         if (epoch <= ring.epoch()) {
             return false;
         }
-        long closing = ring.epoch();
+        long closing = Math.min(ring.epoch(), sizing.epochOf(now));
         double fpp = ring.estimatedFpp(); // before dropping: the peak a unique item faced in the closing span
         if (closing > fppEpoch) {
             fppEpoch = closing;

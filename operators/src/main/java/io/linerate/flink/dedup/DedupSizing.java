@@ -83,9 +83,12 @@ public final class DedupSizing implements Serializable {
         // the standard filter's m = -n ln p / ln²2 is a lower bound on the blocked filter's size: check the
         // limits on it before allocating a prototype
         double lowerBoundBytes = generations * (-n * Math.log(pg) / (Math.log(2) * Math.log(2))) / 8;
-        long limit = memoryBudget > 0 ? memoryBudget : ImageSerializer.MAX_IMAGE_BYTES;
-        String limitName = memoryBudget > 0 ? "memoryBudget of " + memoryBudget + " bytes per key"
-                : "the state limit of " + ImageSerializer.MAX_IMAGE_BYTES + " bytes per key";
+        // a budget tightens the state limit (one state value, a byte array), never lifts it
+        long limit = memoryBudget > 0 ? Math.min(memoryBudget, ImageSerializer.MAX_IMAGE_BYTES)
+                : ImageSerializer.MAX_IMAGE_BYTES;
+        String limitName = memoryBudget > 0 && memoryBudget < ImageSerializer.MAX_IMAGE_BYTES
+                ? "memoryBudget of " + memoryBudget + " bytes per key"
+                : "the state limit of " + ImageSerializer.MAX_IMAGE_BYTES + " bytes per key (one state value)";
         if (lowerBoundBytes > limit) {
             throw new IllegalArgumentException(limitName + " is too small: " + given + " need at least "
                     + (long) lowerBoundBytes + " bytes per key");

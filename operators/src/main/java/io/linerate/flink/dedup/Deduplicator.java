@@ -165,10 +165,17 @@ public final class Deduplicator<T, K> implements Serializable {
 
     /**
      * Scope keys whose rings a subtask keeps live between checkpoints on a state backend that stores values
-     * serialized: {@link Builder#stateCacheBytes} over {@link DedupSizing#stateBytesPerKey()}, rounded down.
+     * serialized: {@link Builder#stateCacheBytes} over a full ring's heap ({@link DedupSizing#stateBytesPerKey()}
+     * plus the ring's and its filters' object overhead, about 0.9 KB per filter), rounded down.
      */
     public int cachedScopes() {
-        return (int) Math.min(Integer.MAX_VALUE, stateCacheBytes / sizing.stateBytesPerKey());
+        return (int) Math.min(Integer.MAX_VALUE, stateCacheBytes / ringHeapBytes(sizing));
+    }
+
+    /** Estimated heap of a ring with every generation allocated: what the cache budgets per scope key. */
+    static long ringHeapBytes(DedupSizing sizing) {
+        return sizing.stateBytesPerKey() + GenerationRing.heapOverhead(sizing.generations(),
+                sizing.generations());
     }
 
     /**

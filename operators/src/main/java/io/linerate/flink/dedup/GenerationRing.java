@@ -161,12 +161,17 @@ public final class GenerationRing {
 
     /** The generation of epoch {@code e} if it is kept and non-empty, else {@code null}. */
     public BlockedBloomFilter generation(long e) {
-        return e <= epoch && e > epoch - generations.length ? generations[slot(e)] : null;
+        return kept(e) ? generations[slot(e)] : null;
     }
 
     /** Distinct items inserted into the generation of epoch {@code e} (0 if it is not kept). */
     public long inserted(long e) {
-        return e <= epoch && e > epoch - generations.length ? inserted[slot(e)] : 0;
+        return kept(e) ? inserted[slot(e)] : 0;
+    }
+
+    /** Whether epoch {@code e} is one of the g kept: e ≤ epoch and epoch − e < g, without overflow near the ends. */
+    private boolean kept(long e) {
+        return e <= epoch && Long.compareUnsigned(epoch - e, generations.length) < 0;
     }
 
     /** The current generation's epoch: ⌊clock / S⌋ at the last rotation. */
@@ -199,6 +204,29 @@ public final class GenerationRing {
             bytes += f == null ? 0 : f.memoryBytes();
         }
         return bytes;
+    }
+
+    /** Heap of a ring beyond its filters' bits, estimated: the ring, its two arrays, a cache entry holding it. */
+    static final int RING_OVERHEAD_BYTES = 192;
+    /** Heap of one allocated filter beyond its bits: the filter, its array header, its seeded hasher. */
+    static final int FILTER_OVERHEAD_BYTES = 720;
+
+    /**
+     * Estimated heap of a ring of {@code g} generations with {@code filters} of them allocated, beyond the bits.
+     * (Measured with JOL: a ring of 4 generations holding one 64-byte filter takes 864 bytes; small rings are mostly
+     * this overhead, which weighing them by their bits alone ignored.)
+     */
+    static long heapOverhead(int g, int filters) {
+        return RING_OVERHEAD_BYTES + 16L * g + (long) FILTER_OVERHEAD_BYTES * filters;
+    }
+
+    /** Estimated heap of this ring: its filters' bits and {@link #heapOverhead}; what the state cache weighs. */
+    public long heapBytes() {
+        int filters = 0;
+        for (BlockedBloomFilter f : generations) {
+            filters += f == null ? 0 : 1;
+        }
+        return memoryBytes() + heapOverhead(generations.length, filters);
     }
 
     /** Slot contents for the serializer, in slot order. */

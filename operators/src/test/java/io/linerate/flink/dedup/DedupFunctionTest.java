@@ -264,6 +264,27 @@ class DedupFunctionTest {
         run.close();
     }
 
+    /**
+     * One key whose records run far ahead of the watermark closes a far epoch: the gauge files rotations under an
+     * epoch no later than the watermark's, so the other keys' rotations still show (it read 3e-11 instead of 0.8).
+     */
+    @Test
+    void oneKeyFarAheadDoesNotFreezeTheFppGauge() throws Exception {
+        var d = DedupHarnesses.builder(Duration.ofSeconds(3), 4).eventTime().expectedRate(100).fpp(0.01).build();
+        Run run = DedupHarnesses.open(d);
+        run.process(Tuple3.of("x", 1L, 1_000_000_000L), 1_000_000_000L);
+        run.process(Tuple3.of("x", 2L, 1_000_002_000L), 1_000_002_000L); // closes epoch 1e6
+        long item = 10;
+        for (long t = 0; t < 20_000; t += 2) { // key "a" at 5× its rate
+            run.process(Tuple3.of("a", item++, t), t);
+            if (t % 1000 == 0) {
+                run.harness().processWatermark(t);
+            }
+        }
+        assertThat(run.function().estimatedFpp()).isGreaterThan(0.05);
+        run.close();
+    }
+
     @Test
     void aboveTheRateTheFppGrowsAndIsReported() throws Exception {
         double p = 0.01;

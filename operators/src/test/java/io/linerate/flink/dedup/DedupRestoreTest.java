@@ -49,7 +49,7 @@ class DedupRestoreTest {
             return d;
         }
         d = (eventTime ? b.eventTime() : b.processingTime())
-                .stateCacheBytes(cachedRings * d.sizing().stateBytesPerKey()).build();
+                .stateCacheBytes(cachedRings * Deduplicator.ringHeapBytes(d.sizing())).build();
         assertThat(d.cachedScopes()).isEqualTo(cachedRings);
         return d;
     }
@@ -281,20 +281,20 @@ class DedupRestoreTest {
 
     /**
      * On RocksDB the write-back cache weighs rings by their bytes: restored rings of larger filters (an operator
-     * resized to a twentieth of the rate) take their true size in the cache, which stays within its budget of one ring
+     * resized to 1/400 of the rate) take their true size in the cache, which stays within its budget of one ring
      * of the new size, so it holds none of them until their generations rotate out.
      */
     @Test
     void aRestoredRingOfLargerFiltersIsWeighedByItsBytesInTheCache() throws Exception {
         List<Action> actions = scenario(true);
         int cut = cut(actions);
-        var large = DedupHarnesses.builder(Duration.ofSeconds(2), 3).expectedRate(400).fpp(0.05).eventTime().build();
+        var large = DedupHarnesses.builder(Duration.ofSeconds(2), 3).expectedRate(8000).fpp(0.05).eventTime().build();
         Run first = DedupHarnesses.open(large, 1, 0, null, new EmbeddedRocksDBStateBackend());
         DedupHarnesses.replay(first, actions.subList(0, cut), k -> true);
         OperatorSubtaskState snapshot = first.harness().snapshot(1, 1);
         first.close();
         Deduplicator<Tuple3<String, Long, Long>, String> small = dedup(true, 1);
-        long budget = small.sizing().stateBytesPerKey();
+        long budget = Deduplicator.ringHeapBytes(small.sizing());
         assertThat(large.sizing().stateBytesPerKey()).isGreaterThan(2 * budget);
         Run second = DedupHarnesses.open(small, 1, 0, snapshot, new EmbeddedRocksDBStateBackend());
         int records = 0;
@@ -323,5 +323,42 @@ class DedupRestoreTest {
             }
         }
         return true;
+    }
+
+    /**
+     * Small rings are mostly objects (a ring of one 64-byte filter takes 864 bytes of heap, measured with JOL):
+     * the cache weighs them with that overhead, so their heap stays within the budget (it held 787 rings, some
+     * 680 KB, for a budget of 100 full rings, 50 KB, when it weighed bits alone). Rings of one generation weigh
+     * less than full ones, so more than cachedScopes of them fit.
+     */
+    @Test
+    void theRingCacheHoldsNoMoreRingsThanItsBudgetAffords() throws Exception {
+        var b = DedupHarnesses.builder(Duration.ofSeconds(3), 4).processingTime().expectedRate(1).fpp(0.01);
+        long perRing = Deduplicator.ringHeapBytes(b.build().sizing());
+        var d = b.stateCacheBytes(100 * perRing).build();
+        assertThat(d.cachedScopes()).isEqualTo(100);
+        Run run = DedupHarnesses.open(d, 1, 0, null, new EmbeddedRocksDBStateBackend());
+        try {
+            run.harness().setProcessingTime(10);
+            for (int k = 0; k < 2_000; k++) {
+                run.process(Tuple3.of("k" + k, 1L, 10L), null);
+            }
+            long budget = 100 * perRing;
+            assertThat(run.function().cache().weight()).isPositive().isLessThanOrEqualTo(budget);
+            assertThat(run.function().cache().size() * 864L).as("the rings' heap as JOL measured it")
+                    .isLessThanOrEqualTo(budget);
+        } finally {
+            run.harness().close();
+        }
+    }
+
+    /** An explicit memoryBudget tightens the per-key limit of one state value, never lifts it. */
+    @Test
+    void aMemoryBudgetCannotLiftTheStateValueLimit() {
+        assertThatThrownBy(() -> DedupHarnesses.builder(Duration.ofSeconds(63), 64).processingTime()
+                .expectedRate(30_000_000).fpp(0.01).memoryBudget(8L << 30).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("the state limit of " + io.linerate.flink.serializers.ImageSerializer.MAX_IMAGE_BYTES
+                        + " bytes per key (one state value) is too small");
     }
 }
