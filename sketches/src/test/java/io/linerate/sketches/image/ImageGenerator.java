@@ -51,7 +51,7 @@ public final class ImageGenerator {
                 if (differsByItsErratum(recipe, existing, image)) {
                     kept++;
                     System.out.printf("erratum  %-40s %6d bytes (%s as declared; left unchanged)%n", recipe.fileName(),
-                            image.length, recipe.erratum.field());
+                            image.length, recipe.errata.stream().map(ImageRecipes.Erratum::field).toList());
                     continue;
                 }
                 if (!overwrite) {
@@ -79,7 +79,7 @@ public final class ImageGenerator {
      * statistic the released code counted wrongly): the same check {@link ImageUpgradeTest} makes.
      */
     private static boolean differsByItsErratum(ImageRecipes.Recipe<?> recipe, byte[] existing, byte[] fresh) {
-        if (recipe.erratum == null) {
+        if (recipe.errata.isEmpty()) {
             return false;
         }
         try {
