@@ -347,7 +347,11 @@ public final class BalancedBloomFilter implements BloomFilter {
         return forcedPlacements;
     }
 
-    /** Elements stored: the blocks' counters plus the overflow list. */
+    /**
+     * Elements stored: the blocks' counters plus the overflow list. Exact up to the design capacity; a counter
+     * holds at most h + 1 (its bits), so once forced placements ({@link #forcedPlacements()}) fill a block past
+     * that, this is a lower bound ({@link #approximateElementCount()} estimates such blocks from their fill).
+     */
     public long storedElements() {
         long sum = overflow.size();
         for (long b = 0; b < totalBlocks; b++) {
@@ -379,10 +383,28 @@ public final class BalancedBloomFilter implements BloomFilter {
         return fill;
     }
 
-    /** Exact element count: counters plus overflow list (see {@link #storedElements()}). */
+    /**
+     * Elements stored: exact ({@link #storedElements()}) while no block's counter is saturated; a saturated block
+     * counts for the larger of its counter and the estimate from its fill, −(L/k)·ln(1 − X/L) for X of its L
+     * element bits set (infinite when all are set).
+     */
     @Override
     public double approximateElementCount() {
-        return storedElements();
+        double sum = overflow.size();
+        for (long b = 0; b < totalBlocks; b++) {
+            long c = counter(b);
+            if (c == counterMask) {
+                int base = (int) (b * wordsPerBlock);
+                int set = Long.bitCount(words[base] & ~counterMask);
+                for (int w = 1; w < wordsPerBlock; w++) {
+                    set += Long.bitCount(words[base + w]);
+                }
+                sum += Math.max(c, -((double) localBits / k) * Math.log1p(-(double) set / localBits));
+            } else {
+                sum += c;
+            }
+        }
+        return sum;
     }
 
     /**

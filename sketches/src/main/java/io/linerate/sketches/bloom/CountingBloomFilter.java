@@ -16,8 +16,10 @@ import java.util.Arrays;
  * <p><b>Saturation.</b> A counter that reaches 2<sup>w</sup>−1 stays there: further increments are lost
  * (counted by {@link #lostIncrements()}) and it is never decremented again, so a saturated counter can only
  * raise the false-positive rate, never cause a false negative (research notes, part 2 §2.6). With 4-bit
- * counters and k = (m/n) ln 2 the chance that any counter saturates is at most m·Pr(Poisson(ln 2) ≥ 16)
- * (thesis §2.1.2; 5.66·10<sup>−12</sup> at m = 80,000).
+ * counters and k = (m/n) ln 2 the chance that any counter saturates (reaches 15) is at most
+ * m·Pr(Poisson(ln 2) ≥ 15), about 1.3·10<sup>−10</sup> at m = 80,000 (research notes; the thesis's
+ * Pr(≥ 16), 5.66·10<sup>−12</sup> at that m, is the chance of a count past 15, which a frozen counter never
+ * reaches).
  *
  * <p><b>Removing an item never added.</b> If one of its counters is zero the item is certainly absent:
  * {@link #remove} changes nothing, returns {@code false} and counts it in {@link #rejectedRemovals()}.

@@ -23,8 +23,8 @@ import java.util.Arrays;
  * each word's bits drawn from 64 positions i times. The false-positive probability with λ items per block
  * on average is Σ<sub>i</sub> Poisson(λ; i)·(1 − (1 − 1/64)<sup>i</sup>)<sup>8</sup>
  * ({@link #falsePositiveProbability}); {@link #create} sizes the filter with it. At 1% that is 10.1 bits per
- * item against 9.9 for {@link BlockedBloomFilter} and 9.6 for the standard filter; at 0.1% it is 15.7,
- * fewer than the blocked filter's 16.7 at k = 6. Far below 0.1% k = 8 becomes too few and the filter
+ * item against 9.9 for {@link BlockedBloomFilter} and 9.6 for the standard filter; at 0.1% it is 15.7, 1–2%
+ * more than the blocked filter (which picks k = 9 there). Far below 0.1% k = 8 becomes too few and the filter
  * grows faster than the others: use {@link BlockedBloomFilter} or {@link BalancedBloomFilter} there.
  */
 public final class SplitBlockBloomFilter extends BitArrayFilter {
@@ -179,6 +179,10 @@ public final class SplitBlockBloomFilter extends BitArrayFilter {
      * one uniformly drawn bit in each of its eight 64-bit words.
      */
     public static double falsePositiveProbability(double itemsPerBlock) {
+        if (!(itemsPerBlock >= 0 && itemsPerBlock <= BLOCK_BITS)) { // also NaN; the Poisson table grows with λ
+            throw new IllegalArgumentException("itemsPerBlock must be in [0, " + BLOCK_BITS + "], got "
+                    + itemsPerBlock);
+        }
         int max = Poisson.tailBound(itemsPerBlock);
         double[] pmf = Poisson.pmf(itemsPerBlock, max);
         double sum = 0;

@@ -50,7 +50,7 @@ public final class Primes {
             }
             return true;
         }
-        // 50 rounds: error below 4^-50; BigInteger's test is deterministic for a given input.
+        // 50 rounds: error below 4^-50 (Miller-Rabin with random bases: probabilistic, never in practice wrong).
         return BigInteger.valueOf(n).isProbablePrime(50);
     }
 }

@@ -161,4 +161,13 @@ class ArgumentValidationTest {
                 .hasMessageContaining("counterBits").hasMessageContaining("2, 4, 8 or 16")
                 .hasMessageContaining(Integer.toString(w));
     }
+
+    @org.junit.jupiter.api.Test
+    void splitBlockModelRejectsLoadsOutsideTheBlock() {
+        for (double bad : new double[] {-1, Double.NaN, 513, 1e12, Double.POSITIVE_INFINITY}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> SplitBlockBloomFilter.falsePositiveProbability(bad))
+                    .as("%s", bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("itemsPerBlock must be in [0, 512]");
+        }
+    }
 }
