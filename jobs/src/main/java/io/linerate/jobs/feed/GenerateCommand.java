@@ -3,7 +3,6 @@ package io.linerate.jobs.feed;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.KafkaOptions;
@@ -170,19 +169,9 @@ public final class GenerateCommand implements Callable<Integer> {
         SyntheticTraffic traffic = traffic();
         out.println("generate: " + traffic.description() + " to " + kafka.inputTopic() + " on "
                 + kafka.bootstrapServers());
-        AtomicBoolean stop = new AtomicBoolean();
-        Thread main = Thread.currentThread();
-        Thread hook = new Thread(() -> {
-            stop.set(true);
-            try {
-                main.join(15_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "linerate-generate-stop");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            FeedSummary summary = traffic.run(kafka.bootstrapServers(), kafka.inputTopic(), stop::get, n -> { });
+        try (StopOnSignal stop = new StopOnSignal("linerate-generate-stop")) {
+            FeedSummary summary = traffic.run(kafka.bootstrapServers(), kafka.inputTopic(), stop::stopRequested,
+                    n -> { });
             boolean packets = traffic.format == SyntheticTraffic.Format.PACKETS;
             out.println("generate: " + summary.describe(packets ? "packets" : "events", packets ? "batches" : "records"));
             return 0;
@@ -190,12 +179,6 @@ public final class GenerateCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("generate: failed: " + e.getMessage());
             spec.commandLine().getErr().flush();
             return 1;
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook is running: Ctrl-C
-            }
         }
     }
 }

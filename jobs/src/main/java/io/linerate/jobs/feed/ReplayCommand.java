@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.KafkaOptions;
@@ -108,21 +107,11 @@ public final class ReplayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PcapReplay replay = replay();
         out.println("replay: " + replay.description() + " to " + kafka.inputTopic() + " on " + kafka.bootstrapServers());
-        AtomicBoolean stop = new AtomicBoolean();
-        Thread main = Thread.currentThread();
-        Thread hook = new Thread(() -> {
-            stop.set(true);
-            try {
-                main.join(15_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "linerate-replay-stop");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            FeedSummary summary = replay.run(kafka.bootstrapServers(), kafka.inputTopic(), stop::get, n -> { });
+        try (StopOnSignal stop = new StopOnSignal("linerate-replay-stop")) {
+            FeedSummary summary = replay.run(kafka.bootstrapServers(), kafka.inputTopic(), stop::stopRequested,
+                    n -> { });
             out.println("replay: " + summary.describe("packets", "batches"));
-            if (summary.units() == 0 && summary.skippedTotal() > 0 && !stop.get()) {
+            if (summary.units() == 0 && summary.skippedTotal() > 0 && !stop.stopRequested()) {
                 // every record skipped (e.g. a link type that is not read): nothing for a job, say so in the exit code
                 spec.commandLine().getErr().println("replay: no packet was sent: all " + summary.skippedTotal()
                         + " records of the capture were skipped (reasons above; docs/pcap.md lists the link types"
@@ -145,12 +134,6 @@ public final class ReplayCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("replay: failed: " + e.getMessage());
             spec.commandLine().getErr().flush();
             return 1;
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook is running: Ctrl-C
-            }
         }
     }
 }

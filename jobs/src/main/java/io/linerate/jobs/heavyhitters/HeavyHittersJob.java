@@ -237,6 +237,8 @@ public final class HeavyHittersJob implements JobLauncher {
         out.println(noWindowExplanation());
         return true;
       }
+      // a window can close: a run without a report within the timeout did not complete
+      return awaitReport(topics, feed.sentCount(), timeout, out, true);
     }
     return drain(topics, feed.sentCount(), timeout, out);
   }
@@ -250,6 +252,12 @@ public final class HeavyHittersJob implements JobLauncher {
   @Override
   public boolean drain(JobTopics topics, long recordsFed, Duration timeout, PrintStream out)
       throws InterruptedException {
+    return awaitReport(topics, recordsFed, timeout, out, false);
+  }
+
+  /** The wait of the drains; with {@code reportDue}, a window should have closed, and no report is a failure. */
+  private boolean awaitReport(JobTopics topics, long recordsFed, Duration timeout, PrintStream out,
+                              boolean reportDue) throws InterruptedException {
     try (TopKView view = TopKView.builder(topics.bootstrapServers(), topics.output()).rows(detector.k())
         .terminal(false).build()) {
       long deadline = System.nanoTime() + timeout.toNanos();
@@ -257,11 +265,16 @@ public final class HeavyHittersJob implements JobLauncher {
         view.poll(Duration.ofMillis(500));
       }
       view.poll(Duration.ofMillis(200));
-      if (view.reports().isEmpty()) {
-        out.println("no window closed yet: " + noWindowExplanation());
-      } else {
+      if (!view.reports().isEmpty()) {
         out.print(view.render());
+        return true;
       }
+      if (reportDue) {
+        out.println("no report within " + timeout.toSeconds() + " s, although the event times fed close at least one"
+            + " window: the output is incomplete");
+        return false;
+      }
+      out.println("no window closed yet: " + noWindowExplanation());
       return true;
     }
   }

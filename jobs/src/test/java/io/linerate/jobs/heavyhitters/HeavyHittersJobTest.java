@@ -217,6 +217,27 @@ class HeavyHittersJobTest {
     return batch;
   }
 
+  /**
+   * When the event times fed close a window, a drain that saw no report within its timeout did not complete (the
+   * demo then exits 1): an empty output topic on a real broker, a minute of event time fed.
+   */
+  @Test
+  void aDueReportThatNeverCameIsAFailedDrain() throws Exception {
+    JobTopics topics = topics("due");
+    HeavyHittersJob job = HeavyHittersJob.builder().window(Duration.ofSeconds(1))
+        .outOfOrderness(Duration.ofMillis(200)).build();
+    io.linerate.jobs.local.FeedContext feed = new io.linerate.jobs.local.FeedContext(KAFKA.bootstrapServers(),
+        topics.input());
+    feed.sent(100_000);
+    feed.eventTimes(1_700_000_003_000L, 1_700_000_063_000L);
+    java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+    boolean drained = job.drain(topics, feed, Duration.ofSeconds(2),
+        new java.io.PrintStream(text, true, StandardCharsets.UTF_8));
+    assertThat(drained).isFalse();
+    assertThat(text.toString(StandardCharsets.UTF_8)).contains("no report within 2 s")
+        .contains("the output is incomplete");
+  }
+
   private static JobTopics topics(String prefix) throws InterruptedException {
     JobTopics topics = new JobTopics(KAFKA.bootstrapServers(), prefix + "-packets", prefix + "-reports",
         prefix + "-dead-letters");
