@@ -183,6 +183,8 @@ public final class DemoCommand implements Callable<Integer> {
         .format(jobChoice == DemoJob.DEDUP ? SyntheticTraffic.Format.EVENTS : SyntheticTraffic.Format.PACKETS)
         .count(0)
         .rate(rate)
+        // a batch is sent when its last packet is due: about ten a second, so a low --rate still flows
+        .batchSize(Math.max(1, Math.min(1000, rate / 10)))
         .eventRate(rate)
         .start(System.currentTimeMillis())
         .heavyHitterShare(heavyHitter)

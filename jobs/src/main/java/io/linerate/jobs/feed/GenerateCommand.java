@@ -167,6 +167,12 @@ public final class GenerateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         SyntheticTraffic traffic = traffic();
+        if (traffic.format == SyntheticTraffic.Format.PACKETS && rate > 0 && batchSize / rate >= 1) {
+            spec.commandLine().getErr().printf(java.util.Locale.ROOT, "generate: note: a batch of %d packets is sent"
+                    + " when its last packet is due, so at --rate %s each waits %.1f s; lower --batch-size for a"
+                    + " steadier flow%n", batchSize, rate, batchSize / rate);
+            spec.commandLine().getErr().flush();
+        }
         out.println("generate: " + traffic.description() + " to " + kafka.inputTopic() + " on "
                 + kafka.bootstrapServers());
         try (StopOnSignal stop = new StopOnSignal("linerate-generate-stop")) {

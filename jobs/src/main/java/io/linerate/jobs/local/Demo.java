@@ -251,15 +251,24 @@ public final class Demo {
    * Prints the status line (and the job's live view, if it has one) until the time is up, a stop is requested,
    * or the job leaves RUNNING. On a terminal a live view replaces the status line, which would break its redraw.
    */
+  /** {@code d} in nanoseconds, or Long.MAX_VALUE past 292 years (a run that long is as good as endless). */
+  static long nanosOrMax(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+
   private JobStatus watch(LocalFlink flink, JobID jobId, FeedContext feed, LiveView view) {
     long begin = System.nanoTime();
-    long end = duration.isZero() ? Long.MAX_VALUE : begin + duration.toNanos();
+    long limit = duration.isZero() ? Long.MAX_VALUE : nanosOrMax(duration); // elapsed time: no end to overflow
     long tick = terminal ? Duration.ofSeconds(1).toNanos() : progressInterval.toNanos();
     long nextLine = begin + tick;
     while (true) {
       JobStatus status = flink.status(jobId);
       long now = System.nanoTime();
-      if (status != JobStatus.RUNNING || now >= end || stopping()) {
+      if (status != JobStatus.RUNNING || now - begin >= limit || stopping()) {
         return status;
       }
       if (view != null && view.poll(Duration.ofMillis(100))) {
@@ -277,7 +286,7 @@ public final class Demo {
         nextLine += tick;
       }
       try {
-        stopRequested.await(Math.min(100, Math.max(1, (Math.min(end, nextLine) - now) / 1_000_000)),
+        stopRequested.await(Math.min(100, Math.max(1, Math.min(limit - (now - begin), nextLine - now) / 1_000_000)),
             TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

@@ -185,4 +185,13 @@ class DemoTest {
       b.write(bytes, off, len);
     }
   }
+
+  /** A --duration past 292 years is as good as endless: the watch loop counts elapsed time, nothing overflows. */
+  @org.junit.jupiter.api.Test
+  void anEndlessDurationDoesNotOverflow() {
+    org.assertj.core.api.Assertions.assertThat(Demo.nanosOrMax(java.time.Duration.ofDays(200_000)))
+        .isEqualTo(Long.MAX_VALUE);
+    org.assertj.core.api.Assertions.assertThat(Demo.nanosOrMax(java.time.Duration.ofSeconds(3)))
+        .isEqualTo(3_000_000_000L);
+  }
 }
