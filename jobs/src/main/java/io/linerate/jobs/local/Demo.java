@@ -61,6 +61,10 @@ public final class Demo {
   private final Duration progressInterval;
   private final Consumer<JobTopics> beforeStop;
   private final CountDownLatch stopRequested = new CountDownLatch(1);
+  /** Guards {@link #draining}: the shutdown hook interrupts {@link #runner} only inside a drain. */
+  private final Object drainLock = new Object();
+  private boolean draining;
+  private volatile Thread runner;
   /** Set by the shutdown hook: the JVM is exiting (Ctrl-C, SIGTERM, System.exit elsewhere). */
   private volatile long interruptedAt;
 
@@ -108,18 +112,32 @@ public final class Demo {
   }
 
   /**
+   * What Ctrl-C does (the shutdown hook): says so, asks the run to stop, and cuts a drain short (a drain waits on
+   * its own clock, minutes with a long checkpoint interval, and the hook's wait for the teardown is bounded).
+   */
+  void signal() {
+    interruptedAt = System.nanoTime();
+    out.println();
+    out.println("interrupted: stopping the feeder, the job, the Flink cluster and the Kafka broker, in that order");
+    out.flush();
+    stop();
+    synchronized (drainLock) { // only inside a drain: an interrupt must not reach the teardown
+      if (draining) {
+        runner.interrupt();
+      }
+    }
+  }
+
+  /**
    * Runs the demo until {@code duration} has passed since the job started running, or {@link #stop()} / Ctrl-C,
    * or the job or the feeder fails; then stops and removes everything. Returns what happened; exceptions of the
    * start (a broker or cluster that cannot start) are thrown after the cleanup.
    */
   public Result run() {
     CountDownLatch finished = new CountDownLatch(1);
+    runner = Thread.currentThread();
     Thread hook = new Thread(() -> {
-      interruptedAt = System.nanoTime();
-      out.println();
-      out.println("interrupted: stopping the feeder, the job, the Flink cluster and the Kafka broker, in that order");
-      out.flush();
-      stop();
+      signal();
       try {
         finished.await(60, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
@@ -236,10 +254,22 @@ public final class Demo {
               Duration.ofSeconds(10)).multipliedBy(3));
       out.println("draining: waiting up to " + drainTimeout.toSeconds()
           + " s for the job to commit its output (at its next checkpoint)");
-      drained = job.drain(topics, feed, drainTimeout, out);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Result(feed.sentCount(), status, false, false, e);
+      synchronized (drainLock) {
+        draining = !stopping();
+      }
+      drained = draining && job.drain(topics, feed, drainTimeout, out);
+    } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
+      out.println("stopped while draining: not waiting for the job's output (uncommitted output is aborted)");
+      return new Result(feed.sentCount(), status, false, true, null);
+    } finally {
+      synchronized (drainLock) {
+        draining = false;
+        Thread.interrupted(); // an interrupt meant for the drain must not reach the teardown
+      }
+    }
+    if (stopping()) {
+      out.println("stopped while draining: not waiting for the job's output (uncommitted output is aborted)");
+      return new Result(feed.sentCount(), status, false, true, null);
     }
     if (beforeStop != null) {
       beforeStop.accept(topics);

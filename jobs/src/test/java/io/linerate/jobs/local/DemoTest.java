@@ -145,6 +145,61 @@ class DemoTest {
     Files.delete(checkpoints);
   }
 
+  /**
+   * Ctrl-C while the demo waits for the job's output: the drain is cut short, the run returns stopped early and
+   * removes everything (it waited out the drain's timeout, and the JVM's exit then skipped the teardown).
+   */
+  @Test
+  void aSignalDuringTheDrainCutsItShortAndRemovesEverything() throws Exception {
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(new Tee(captured, System.out), true, StandardCharsets.UTF_8);
+    PassThroughJob pass = new PassThroughJob();
+    JobLauncher slowDrain = new JobLauncher() {
+      @Override
+      public String name() {
+        return pass.name();
+      }
+
+      @Override
+      public String description() {
+        return pass.description();
+      }
+
+      @Override
+      public void define(org.apache.flink.streaming.api.environment.StreamExecutionEnvironment env,
+                         JobTopics topics) {
+        pass.define(env, topics);
+      }
+
+      @Override
+      public boolean drain(JobTopics topics, long recordsFed, Duration timeout, PrintStream o)
+          throws InterruptedException {
+        Thread.sleep(300_000); // a drain waiting on a long checkpoint interval
+        return true;
+      }
+    };
+    Configuration conf = new Configuration();
+    conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
+    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
+    Demo demo = Demo.builder(slowDrain, new PassThroughFeeder(200)).flinkConfiguration(conf).slots(1).partitions(1)
+        .duration(Duration.ofSeconds(2)).terminal(false).out(out).build();
+    java.util.concurrent.CompletableFuture<Demo.Result> run =
+        java.util.concurrent.CompletableFuture.supplyAsync(demo::run);
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!captured.toString(StandardCharsets.UTF_8).contains("draining:") && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    long signalled = System.nanoTime();
+    demo.signal();
+    Demo.Result result = run.get(60, java.util.concurrent.TimeUnit.SECONDS);
+    String text = captured.toString(StandardCharsets.UTF_8);
+    assertThat(Duration.ofNanos(System.nanoTime() - signalled)).isLessThan(Duration.ofSeconds(30));
+    assertThat(result.stoppedEarly()).isTrue();
+    assertThat(text).contains("stopped while draining");
+    assertThat(Path.of(first(text, "data in (\\S+) \\(started"))).doesNotExist();
+    assertThat(Path.of(first(text, "files in (\\S+) \\(started"))).doesNotExist();
+  }
+
   static Set<Thread> nonDaemonThreads() {
     return Thread.getAllStackTraces().keySet().stream()
         .filter(t -> t.isAlive() && !t.isDaemon())
