@@ -39,6 +39,8 @@ public final class Main implements Runnable {
     }
     if (demoAvailable()) {
       cl.addSubcommand("demo", new DemoCommand());
+      // the README's Maven command passes --duration itself, then -Ddemo.args: a --duration there wins
+      cl.getSubcommands().get("demo").setOverwrittenOptionsAllowed(true);
     } else {
       cl.getCommandSpec().usageMessage().footer(
           "", "The demo command is in linerate-jobs-" + version() + "-demo.jar (java -jar ... demo).");

@@ -115,7 +115,7 @@ public final class SyntheticTraffic implements Feeder {
 
     @Override
     public String description() {
-        String pace = rate > 0 ? String.format(Locale.ROOT, "at %.0f/s", rate) : "as fast as possible";
+        String pace = rate > 0 ? String.format(Locale.ROOT, rate >= 10 ? "at %.0f/s" : "at %.3g/s", rate) : "as fast as possible";
         String amount = count == 0 ? "until stopped" : count + " of them";
         if (format == Format.EVENTS) {
             return String.format(Locale.ROOT, "synthetic JSON events (seed %d, %d tenants, duplicate ratio %.3f) %s, %s",

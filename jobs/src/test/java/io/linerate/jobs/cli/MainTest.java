@@ -245,4 +245,12 @@ class MainTest {
     assertThat(r.err().lines().findFirst().orElse("")).contains("--out-of-orderness")
         .contains("longer than 64-bit milliseconds");
   }
+
+  /** The README's Maven command passes --duration, then -Ddemo.args: a --duration given there wins. */
+  @Test
+  void aSecondDurationForTheDemoWins() {
+    CommandLine cl = Main.commandLine();
+    CommandLine.ParseResult parsed = cl.parseArgs("demo", "--duration", "60s", "--duration", "5s");
+    assertThat(parsed.subcommand().matchedOptionValue("--duration", Duration.ZERO)).isEqualTo(Duration.ofSeconds(5));
+  }
 }
