@@ -54,12 +54,15 @@ final class RecordScreen<T> extends ProcessFunction<T, T> {
         if (reason == null) {
             try {
                 item.hash(hasher, record);
-                passed.inc();
-                out.collect(record);
-                return;
             } catch (RuntimeException e) {
                 reason = "item: " + CountMinQueryFunction.describe(e);
             }
+        }
+        if (reason == null) {
+            // outside the try: an exception from a chained downstream operator is its failure, not a bad record
+            passed.inc();
+            out.collect(record);
+            return;
         }
         malformedRecords.inc();
         ctx.output(malformed, new Rejected<>(record, reason));

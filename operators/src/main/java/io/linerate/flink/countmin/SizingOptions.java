@@ -9,10 +9,13 @@ final class SizingOptions implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    private double epsilon = Double.NaN;
-    private double delta = Double.NaN;
-    private long bytes = -1;
-    private int depth = -1;
+    private double epsilon;
+    private double delta;
+    private long bytes;
+    private int depth;
+    // whether each was called: a sentinel value such as -1 or NaN could be passed in by a user and be ignored
+    private boolean errorsSet;
+    private boolean memorySet;
     private long seed = CountMinSizing.defaultSeed();
     private boolean conservative;
     private RowIndexing indexing = CountMinSizing.DEFAULT_INDEXING;
@@ -20,11 +23,13 @@ final class SizingOptions implements Serializable {
     void errors(double epsilon, double delta) {
         this.epsilon = epsilon;
         this.delta = delta;
+        this.errorsSet = true;
     }
 
     void memory(long bytes, int depth) {
         this.bytes = bytes;
         this.depth = depth;
+        this.memorySet = true;
     }
 
     void seed(long seed) {
@@ -44,8 +49,8 @@ final class SizingOptions implements Serializable {
     }
 
     private CountMinSizing sizing() {
-        boolean byErrors = !Double.isNaN(epsilon) || !Double.isNaN(delta);
-        boolean byMemory = bytes != -1 || depth != -1;
+        boolean byErrors = errorsSet;
+        boolean byMemory = memorySet;
         if (byErrors && byMemory) {
             throw new IllegalArgumentException("set either errors(epsilon, delta) or memory(bytes, depth), not both");
         }

@@ -23,6 +23,10 @@ final class WindowSketches<K, W extends Window> extends ProcessWindowFunction<Co
     }
 
     static long end(Window window) {
-        return window instanceof TimeWindow tw ? tw.getEnd() : window.maxTimestamp() + 1;
+        if (window instanceof TimeWindow tw) {
+            return tw.getEnd();
+        }
+        long max = window.maxTimestamp();
+        return max == Long.MAX_VALUE ? Long.MAX_VALUE : max + 1; // a GlobalWindow ends at Long.MAX_VALUE: do not wrap
     }
 }

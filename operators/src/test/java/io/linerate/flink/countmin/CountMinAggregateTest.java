@@ -166,6 +166,10 @@ class CountMinAggregateTest {
         assertThatThrownBy(() -> aggregate().errors(0.1, 0.1).memory(4096, 2).build())
                 .hasMessage("set either errors(epsilon, delta) or memory(bytes, depth), not both");
         assertThatThrownBy(() -> aggregate().build()).hasMessageStartingWith("sketch size must be set");
+        // values a user passes are never mistaken for "not set"
+        assertThatThrownBy(() -> aggregate().errors(0.01, 0.01).memory(-1, -1).build())
+                .hasMessage("set either errors(epsilon, delta) or memory(bytes, depth), not both");
+        assertThatThrownBy(() -> aggregate().memory(-1, -1).build()).hasMessageStartingWith("depth must be in");
         assertThatThrownBy(() -> CountMinAggregate.<String>builder().memory(1024, 2).build())
                 .hasMessage("item must be set");
 
@@ -197,5 +201,53 @@ class CountMinAggregateTest {
                 .hasMessage("items[2] ((,null)) is rejected by queryItem: item is null");
         assertThat(cm.estimatesOf(windowed, Types.STRING, QUERY_ITEM, List.of(Tuple2.of("", "a")), Streams.QUERY))
                 .isNotNull();
+    }
+
+    /** A GlobalWindow ends at Long.MAX_VALUE: its reported end does not wrap to Long.MIN_VALUE. */
+    @Test
+    void aGlobalWindowsEndDoesNotWrap() {
+        assertThat(WindowSketches.end(org.apache.flink.streaming.api.windowing.windows.GlobalWindow.get()))
+                .isEqualTo(Long.MAX_VALUE);
+        assertThat(WindowSketches.end(new org.apache.flink.streaming.api.windowing.windows.TimeWindow(0, 10)))
+                .isEqualTo(10);
+    }
+
+    /** The screen's try covers the selectors only: a chained downstream failure is not a malformed record. */
+    @Test
+    void aDownstreamFailureThroughTheScreenIsNotAMalformedRecord() throws Exception {
+        RecordScreen<Tuple3<String, String, Long>> screen = new RecordScreen<>(UPDATE_ITEM, u -> u.f2, 3,
+                io.linerate.flink.rejects.Rejected.tag(Types.TUPLE(Types.STRING, Types.STRING, Types.LONG)));
+        var harness = org.apache.flink.streaming.util.ProcessFunctionTestHarnesses.forProcessFunction(screen);
+        java.util.List<Object> side = new java.util.ArrayList<>();
+        var ctx = screen.new Context() {
+            @Override
+            public Long timestamp() {
+                return null;
+            }
+
+            @Override
+            public org.apache.flink.streaming.api.TimerService timerService() {
+                return null;
+            }
+
+            @Override
+            public <X> void output(org.apache.flink.util.OutputTag<X> tag, X value) {
+                side.add(value);
+            }
+        };
+        org.apache.flink.util.Collector<Tuple3<String, String, Long>> failing = new org.apache.flink.util.Collector<>() {
+            @Override
+            public void collect(Tuple3<String, String, Long> r) {
+                throw new IllegalStateException("chained downstream operator failed");
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        assertThatThrownBy(() -> screen.processElement(Tuple3.of("s", "item", 1L), ctx, failing))
+                .hasMessage("chained downstream operator failed");
+        assertThat(side).isEmpty();
+        harness.close();
     }
 }

@@ -371,6 +371,9 @@ public final class CountMinSketch {
      * ({@code CountMinSketchTest} counts the pairs of items that share every row against the chance rate).
      */
     public double failureProbability(double epsilon) {
+        if (!(epsilon > 0)) { // also NaN: a negative base raised to d gave negative "probabilities"
+            throw new IllegalArgumentException("epsilon must be > 0, got " + epsilon);
+        }
         double rows = Math.pow(Math.min(1, 2 / (epsilon * width)), depth);
         double allRows = indexing == RowIndexing.MOD_PRIME ? 2 / (epsilon * width * (double) width) : 0;
         return Math.min(1, allRows + rows);

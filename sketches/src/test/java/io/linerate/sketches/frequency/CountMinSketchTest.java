@@ -430,4 +430,14 @@ class CountMinSketchTest {
         assertThatThrownBy(() -> s.merge(shape)).hasMessageContaining("shape");
         assertThat(ItemHasher.seeded(1)).isEqualTo(s.hasher());
     }
+
+    @org.junit.jupiter.api.Test
+    void failureProbabilityNeedsAPositiveEpsilon() {
+        CountMinSketch cm = CountMinSketch.withShape(101, 3, 1, RowIndexing.FULL_WIDTH, false);
+        for (double bad : new double[] {-0.5, 0, Double.NaN}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> cm.failureProbability(bad))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("epsilon must be > 0");
+        }
+        org.assertj.core.api.Assertions.assertThat(cm.failureProbability(0.1)).isBetween(0.0, 1.0);
+    }
 }
