@@ -92,6 +92,7 @@ class ExactlyOnceIT {
           () -> writer.write(w.traffic(units, ReferenceRuns.SEED).source(), Long.MAX_VALUE,
               units / (double) scale.feedSeconds));
       long checkpointsAtLastKill = run.completedCheckpoints();
+      int killsWhileFeeding = 0;
       for (long at : killAtMs) {
         long wait = at - (System.nanoTime() - feedBegin) / 1_000_000;
         if (wait > 0) {
@@ -105,12 +106,19 @@ class ExactlyOnceIT {
         for (int attempt = 1; run.restoredCheckpoints() == restores; attempt++) {
           assertThat(attempt).as("TaskManager kills before the job restarted").isLessThanOrEqualTo(4);
           int index = killer.killOneRunning(random, run);
+          boolean fed = feeding.isDone();
           System.out.printf(Locale.ROOT, "[%s] killed TaskManager %d at %d ms (feeding %s)%n", w, index,
-              (System.nanoTime() - feedBegin) / 1_000_000, feeding.isDone() ? "done" : "in progress");
+              (System.nanoTime() - feedBegin) / 1_000_000, fed ? "done" : "in progress");
+          if (!fed) {
+            killsWhileFeeding++;
+          }
           run.awaitRestoreAfter(restores, Duration.ofSeconds(5));
         }
         checkpointsAtLastKill = run.completedCheckpoints();
       }
+      // the kill times lie within the feed; each waits for a checkpoint first, so on a slow machine the feed may
+      // end before the last ones, but a run whose failures all came after the input was written tests less
+      assertThat(killsWhileFeeding).as("TaskManager kills while the input was still being written").isPositive();
       assertThat(feeding.get()).isEqualTo(units);
       writer.writeMarkers(w, Workload.endOfTraffic(units) + Workload.MARKER_AHEAD.toMillis());
       run.awaitSettled(Duration.ofMinutes(5));

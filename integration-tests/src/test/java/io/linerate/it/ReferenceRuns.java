@@ -59,6 +59,8 @@ public final class ReferenceRuns {
       try (JobRun run = JobRun.of(cluster, w.job(false), topics).parallelism(2)
           .checkpointDir(Files.createDirectories(tmp.resolve(prefix))).start()) {
         run.awaitSettled(Duration.ofMinutes(5));
+        // failure-free, or it is no reference: restarts are on by default, so a failure would go unnoticed
+        assertThat(run.restoredCheckpoints()).as("%s: restores of the failure-free run", w).isZero();
       }
       out = Outputs.committed(broker.bootstrapServers(), w.outputTopics(topics));
       System.out.printf(Locale.ROOT, "[%s] failure-free run of %d %s: %d output records, %d dead letters (%.1f s)%n",
@@ -68,8 +70,44 @@ public final class ReferenceRuns {
       // detector's open sub-windows), and every run compared with this one would be judged against it
       assertThat(out.get(1)).as("%s: dead letters of the failure-free run", w)
           .isEmpty();
+      // and complete: every comparison with it would pass against an empty or partial output (empty equals empty)
+      assertThat(accounted(w, broker.bootstrapServers(), topics.output()))
+          .as("%s: the failure-free run's output accounts for its input", w).isEqualTo(expectedAccount(w, units));
       outputs.put(w, out);
     }
     return out;
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /**
+   * What the committed output adds up to: the flow meter's packets over its flow records (the end markers' flows,
+   * an hour ahead, never time out), the heavy hitters' window weight over its reports (packets; the markers'
+   * windows never close), dedup's output records (one per event, unique or duplicate, the 4 markers included).
+   */
+  static long accounted(Workload w, String bootstrapServers, String outputTopic) {
+    long[] sum = {0};
+    CommittedRecords.forEach(bootstrapServers, outputTopic, value -> {
+      if (w == Workload.DEDUP) {
+        sum[0]++;
+        return;
+      }
+      try {
+        com.fasterxml.jackson.databind.JsonNode n = JSON.readTree(value);
+        if (w == Workload.FLOW_METER) {
+          sum[0] += n.get("packets").asLong();
+        } else if (io.linerate.jobs.format.OutputJson.HEAVY_HITTER_REPORT.equals(n.path("type").asText())) {
+          sum[0] += n.get("total_weight").asLong(); // alerts share the topic
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    return sum[0];
+  }
+
+  /** What {@link #accounted} must be for an input of {@code units} packets or events and its end markers. */
+  static long expectedAccount(Workload w, long units) {
+    return w == Workload.DEDUP ? units + Workload.PARTITIONS : units;
   }
 }
