@@ -93,7 +93,8 @@ public final class DedupSizing implements Serializable {
             throw new IllegalArgumentException(limitName + " is too small: " + given + " need at least "
                     + (long) lowerBoundBytes + " bytes per key");
         }
-        BlockedBloomFilter prototype = BlockedBloomFilter.create(n, pg, seed);
+        // the size alone: a prototype filter would allocate a generation's bits (up to GBs) at build time
+        BlockedBloomFilter.Size prototype = BlockedBloomFilter.size(n, pg, BlockedBloomFilter.DEFAULT_BLOCK_BITS);
         DedupSizing sizing = new DedupSizing(horizonMillis, generations, span, expectedRate, fpp, n, pg,
                 prototype.bitSize(), prototype.hashCount(), prototype.blockBits(), seed);
         if (sizing.stateBytesPerKey() > limit) {

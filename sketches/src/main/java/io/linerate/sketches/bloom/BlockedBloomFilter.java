@@ -55,6 +55,32 @@ public final class BlockedBloomFilter extends BitArrayFilter {
      * probability ({@link #falsePositiveProbability}) at {@code expectedItems} is at most {@code fpp}.
      */
     public static BlockedBloomFilter create(long expectedItems, double fpp, long seed, int blockBits) {
+        Size size = size(expectedItems, fpp, blockBits);
+        return new BlockedBloomFilter(ItemHasher.seeded(seed), size.blocks(), blockBits, size.hashCount(), null);
+    }
+
+    /**
+     * The shape {@link #create} chooses, known without allocating the filter (a sizing step, such as a job's
+     * build, need not hold a filter of the full size).
+     *
+     * @param blocks the number of blocks
+     * @param blockBits bits per block
+     * @param hashCount k
+     */
+    public record Size(long blocks, int blockBits, int hashCount) {
+        /** m, the filter's bits. */
+        public long bitSize() {
+            return blocks * blockBits;
+        }
+
+        /** The bytes of the filter's bit array, as {@link #memoryBytes()} of a filter of this size. */
+        public long memoryBytes() {
+            return (long) wordsFor(bitSize()) * Long.BYTES;
+        }
+    }
+
+    /** {@link #create}'s choice of size for {@code expectedItems} at {@code fpp}, without a filter. */
+    public static Size size(long expectedItems, double fpp, int blockBits) {
         Checks.expectedItems(expectedItems);
         Checks.fpp(fpp);
         checkBlockBits(blockBits);
@@ -94,8 +120,7 @@ public final class BlockedBloomFilter extends BitArrayFilter {
             throw Checks.tooManyBits(expectedItems, fpp, bestBlocks * blockBits,
                     bestLambda <= BloomSizing.MIN_ITEMS_PER_BLOCK);
         }
-        return new BlockedBloomFilter(ItemHasher.seeded(seed), Math.max(1, (long) bestBlocks), blockBits, bestK,
-                null);
+        return new Size(Math.max(1, (long) bestBlocks), blockBits, bestK);
     }
 
     /** {@code bits} rounded up to whole blocks of {@code blockBits}, {@code hashCount} bits per item. */

@@ -90,4 +90,19 @@ class BlockedSizingTest {
         assertThat(BlockedBloomFilter.falsePositiveProbability((double) 1_000_000 / f.blocks(), f.hashCount(), 4096))
                 .isLessThanOrEqualTo(1e-6);
     }
+
+    /** size(..) is create(..)'s choice without the allocation: the same bits, k and memory. */
+    @org.junit.jupiter.api.Test
+    void theSizeIsTheCreatedFiltersShape() {
+        for (long n : new long[] {1, 1_000, 123_457}) {
+            for (double p : new double[] {0.1, 0.01, 1e-4}) {
+                BlockedBloomFilter f = BlockedBloomFilter.create(n, p, 7, 512);
+                BlockedBloomFilter.Size size = BlockedBloomFilter.size(n, p, 512);
+                org.assertj.core.api.Assertions.assertThat(size.bitSize()).isEqualTo(f.bitSize());
+                org.assertj.core.api.Assertions.assertThat(size.hashCount()).isEqualTo(f.hashCount());
+                org.assertj.core.api.Assertions.assertThat(size.blockBits()).isEqualTo(f.blockBits());
+                org.assertj.core.api.Assertions.assertThat(size.memoryBytes()).isEqualTo(f.memoryBytes());
+            }
+        }
+    }
 }
