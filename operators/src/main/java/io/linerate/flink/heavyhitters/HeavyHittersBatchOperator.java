@@ -113,6 +113,8 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
      */
     private transient long restoredWatermark = Long.MIN_VALUE;
     private transient ListState<Long> watermarkState;
+    /** Hashes tracker items as the trackers do (their seed), for the alerted sets. */
+    private transient io.linerate.sketches.hash.ItemHasher itemHasher;
 
     HeavyHittersBatchOperator(HeavyHitterDetector<T, K> spec, ElementsOf<B, T> elements, TypeInformation<B> batchType,
                               TypeInformation<T> elementType, TypeInformation<K> keyType) {
@@ -147,6 +149,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         state.registerMetrics(getMetricGroup());
         each = this::element;
         lateRecord = new StreamRecord<>(null);
+        itemHasher = io.linerate.sketches.hash.ItemHasher.seeded(spec.seed);
         minSub = Long.MIN_VALUE / spec.slideMillis + spec.subWindows; // ⌈MIN/slide⌉ + n − 1, one more: never FREE
         maxSub = Long.MAX_VALUE / spec.slideMillis - spec.subWindows;
     }
@@ -299,6 +302,47 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         }
         if (spec.alerts()) {
             checkAlert(ring, slot, tracker, element, ts);
+            long n = tracker.totalWeight();
+            if (spec.alertFraction > 0 && n >= spec.alertMinWeight && n - weight < spec.alertMinWeight) {
+                alertFractionsHeldAlready(ring, slot, tracker, ts);
+            }
+        }
+    }
+
+    /**
+     * The sub-window's weight has just reached {@code minWindowWeight}: every item that already holds the fraction
+     * alerts now (an item is otherwise tested at its own records only, and one with no record after this moment
+     * would never alert). The item's hash is computed as the tracker computed it: its seed, its key bytes.
+     */
+    private void alertFractionsHeldAlready(WindowRing ring, int slot, HeavyHitters tracker, long ts) {
+        long n = tracker.totalWeight();
+        for (HeavyHitter h : tracker.heavyHitters(spec.alertFraction)) {
+            if (h.estimate() == 0 || h.estimate() < spec.alertFraction * n) {
+                continue;
+            }
+            Object item = h.item();
+            long hash = item instanceof Long l ? itemHasher.hash(l.longValue())
+                    : item instanceof io.linerate.sketches.hash.FiveTuple t ? itemHasher.hash(t)
+                    : itemHasher.hash((byte[]) item, 0, ((byte[]) item).length);
+            WindowRing.Mark mark = ring.markAlerted(slot, hash, WindowRingSerializer.capacityOf(tracker));
+            if (mark == WindowRing.Mark.SET_FULL) {
+                alertsSuppressed.inc();
+            }
+            if (mark != WindowRing.Mark.ADDED) {
+                continue;
+            }
+            HeavyHitterAlert<K> alert = new HeavyHitterAlert<>();
+            alert.key = currentKey();
+            alert.windowStart = ring.subWindow(slot) * spec.slideMillis;
+            alert.windowEnd = alert.windowStart + spec.slideMillis;
+            alert.timestamp = ts;
+            alert.item = String.valueOf(spec.item.present(item));
+            alert.estimate = h.estimate();
+            alert.windowWeight = n;
+            alert.threshold = (long) Math.ceil(spec.alertFraction * n);
+            alert.kind = HeavyHitterAlert.FRACTION;
+            alertsEmitted.inc();
+            output.collect(alertTag, new StreamRecord<>(alert, ts));
         }
     }
 

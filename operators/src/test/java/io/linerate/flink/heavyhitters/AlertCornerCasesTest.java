@@ -67,4 +67,29 @@ class AlertCornerCasesTest {
             assertThat(op.alertsSuppressed()).isEqualTo(3);
         }
     }
+
+    /**
+     * An item that already holds the fraction when the sub-window's weight reaches minWindowWeight (through other
+     * items' records) alerts at that record, though it has no record of its own afterwards (it never alerted).
+     */
+    @Test
+    void anItemHoldingTheFractionWhenTheMinimumWeightIsReachedAlertsThen() throws Exception {
+        for (boolean spaceSaving : new boolean[] {true, false}) {
+            var b = Fixtures.builder().tumbling(Duration.ofSeconds(1)).phi(0.1).capacity(100).alertAtFraction(0.5, 10);
+            HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector =
+                    (spaceSaving ? b.spaceSaving() : b.countMinHeap()).build();
+            try (var h = Fixtures.harness(detector, 1, 0)) {
+                h.open();
+                for (int i = 0; i < 6; i++) {
+                    h.processElement(new StreamRecord<>(Tuple3.of("a", 1L, 1), 10 + i)); // 6 of item 1: below 10
+                }
+                for (long item = 100; item < 104; item++) {
+                    h.processElement(new StreamRecord<>(Tuple3.of("a", item, 1), 20 + item)); // the 10th is at 123
+                }
+                assertThat(alerts(h)).as(spaceSaving ? "Space-Saving" : "CM-heap").containsExactly("1@123:6/10≥5");
+                h.processElement(new StreamRecord<>(Tuple3.of("a", 1L, 1), 200)); // already alerted: no second alert
+                assertThat(alerts(h)).hasSize(1);
+            }
+        }
+    }
 }
