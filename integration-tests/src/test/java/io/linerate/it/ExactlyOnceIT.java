@@ -133,7 +133,8 @@ class ExactlyOnceIT {
 
   /**
    * Savepoint and rescale: the same input in three parts of a third each; the job at parallelism 2 consumes part
-   * 1 and stops with a savepoint; it starts again from it at parallelism 4 (key groups redistributed over twice the
+   * 1 and stops with a savepoint, taken mid-stream (the part is still being written at a steady pace, records are in
+   * flight and the sinks' transaction is open); it starts again from it at parallelism 4 (key groups redistributed over twice the
    * subtasks, Kafka splits reassigned) for part 2 and stops with a savepoint; then at parallelism 1 for part 3 and
    * the end markers. Windows, flows and dedup generations open across the stops must carry on exactly.
    */
@@ -151,23 +152,47 @@ class ExactlyOnceIT {
     String savepoint = null;
     long written = 0;
     TrafficSource source = w.traffic(units, ReferenceRuns.SEED).source();
+    SplittableRandom random = new SplittableRandom(ReferenceRuns.SEED + 100 + w.ordinal());
     try (InputWriter writer = new InputWriter(KAFKA.bootstrapServers(), topics.input(), Workload.PARTITIONS)) {
+      Future<Long> partOne = null;
       for (int part = 0; part < parallelisms.length; part++) {
         long begin = System.nanoTime();
         boolean last = part == parallelisms.length - 1;
-        written += writer.write(source, last ? Long.MAX_VALUE : units / parallelisms.length, 0);
+        if (part == 1) {
+          written += partOne.get(); // the first part's writer finishes while this part's job reads it
+        }
+        if (part > 0) {
+          written += writer.write(source, last ? Long.MAX_VALUE : units / parallelisms.length, 0);
+        }
         if (last) {
           writer.writeMarkers(w, Workload.endOfTraffic(units) + Workload.MARKER_AHEAD.toMillis());
         }
         try (JobRun run = JobRun.of(cluster, w.job(false), topics).parallelism(parallelisms[part])
             .checkpointDir(checkpoints).fromSavepoint(savepoint).start()) {
-          run.awaitSettled(Duration.ofMinutes(5));
+          boolean midStream = false;
+          if (part == 0) {
+            // the first savepoint is taken mid-stream: while the first part is still being written at a steady pace,
+            // at a seeded moment, with records in flight and the sinks' transaction open
+            run.awaitCheckpointAfter(0, Duration.ofMinutes(2));
+            double partSeconds = scale.feedSeconds / (double) parallelisms.length;
+            partOne = writerThread.submit(() -> writer.write(source, units / parallelisms.length,
+                units / (double) scale.feedSeconds));
+            Thread.sleep((long) (partSeconds * 1000 * (0.2 + 0.5 * random.nextDouble())));
+            midStream = !partOne.isDone();
+            assertThat(midStream).as("the first savepoint is taken while its part is still being written").isTrue();
+          } else {
+            run.awaitSettled(Duration.ofMinutes(5));
+          }
           if (savepoint != null) {
             assertThat(run.restoredCheckpoints()).as("restored from the savepoint").isEqualTo(1);
           }
           String from = savepoint;
           if (!last) {
             savepoint = run.stopWithSavepoint(Files.createDirectories(checkpoints.resolve("savepoints")));
+            if (midStream) {
+              System.out.printf(Locale.ROOT, "[%s] part 1: stopped with a savepoint mid-stream, %s%n", w,
+                  partOne.isDone() ? "its writer done meanwhile" : "its writer still writing");
+            }
           }
           System.out.printf(Locale.ROOT, "[%s] part %d at parallelism %d: %d units written so far, %s%s (%.1f s)%n", w,
               part + 1, parallelisms[part], written, from == null ? "fresh start" : "restored from " + from,
