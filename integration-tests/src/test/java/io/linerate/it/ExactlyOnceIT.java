@@ -231,7 +231,32 @@ class ExactlyOnceIT {
       long restoresBefore = run.restoredCheckpoints();
       long checkpointsBefore = run.completedCheckpoints();
       long restartBegin = System.nanoTime();
+      // that the broker was really gone: its port refuses connections during the restart (probed every 100 ms)
+      java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicBoolean probing = new java.util.concurrent.atomic.AtomicBoolean(true);
+      String[] hostPort = KAFKA.bootstrapServers().split(",")[0].split(":");
+      java.net.InetSocketAddress address = new java.net.InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
+      Thread probe = new Thread(() -> {
+        while (probing.get()) {
+          try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(address, 200);
+          } catch (java.io.IOException e) {
+            refused.incrementAndGet();
+          }
+          try {
+            Thread.sleep(100);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "broker-probe");
+      probe.start();
       KAFKA.broker().restart(Duration.ofSeconds(BROKER_DOWN_SECONDS));
+      probing.set(false);
+      probe.join();
+      if (KAFKA.broker() instanceof io.linerate.jobs.kafka.EmbeddedKafka) { // a container's port may stay proxied
+        assertThat(refused.get()).as("connections refused while the broker was down").isPositive();
+      }
       System.out.printf(Locale.ROOT, "[%s] broker restarted at %d ms (down %d s, back after %.1f s; feeding %s)%n", w,
           (restartBegin - feedBegin) / 1_000_000, BROKER_DOWN_SECONDS, (System.nanoTime() - restartBegin) / 1e9,
           feeding.isDone() ? "done" : "in progress");
