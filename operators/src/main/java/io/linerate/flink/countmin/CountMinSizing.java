@@ -44,7 +44,7 @@ public final class CountMinSizing implements Serializable {
         this.conservative = conservative;
         this.indexing = prototype.indexing();
         // what a state backend stores per key: the serializer's 4-byte length and the sketch image
-        this.stateBytes = Integer.BYTES + (long) prototype.toByteArray().length;
+        this.stateBytes = Integer.BYTES + prototype.imageBytes(); // no image built (up to 2 GiB) to measure it
     }
 
     /**

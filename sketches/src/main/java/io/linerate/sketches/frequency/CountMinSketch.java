@@ -34,8 +34,12 @@ import java.util.Arrays;
 public final class CountMinSketch {
 
     static final int IMAGE_VERSION = 1;
-    /** Upper limit on width × depth: 2<sup>28</sup> counters (2 GiB). */
-    public static final long MAX_COUNTERS = 1L << 28;
+    /**
+     * Upper limit on width × depth: 2<sup>28</sup> − 16 counters (2 GiB less 128 bytes), so that the sketch's image
+     * (its counters and a few dozen bytes of header) still fits a Java array; at 2<sup>28</sup> a sketch built but
+     * could not be serialized (a checkpoint failed).
+     */
+    public static final long MAX_COUNTERS = (1L << 28) - 16;
     public static final int MAX_DEPTH = 64;
 
     private static final double E = Math.E;
@@ -462,8 +466,8 @@ public final class CountMinSketch {
         image(java.util.Objects.requireNonNull(sink, "sink"));
     }
 
-    /** Bytes of this sketch's image. */
-    long imageBytes() {
+    /** Bytes of this sketch's image ({@code toByteArray().length}), without writing it. */
+    public long imageBytes() {
         return ImageWriter.imageBytes(fieldBytes());
     }
 

@@ -440,4 +440,14 @@ class CountMinSketchTest {
         }
         org.assertj.core.api.Assertions.assertThat(cm.failureProbability(0.1)).isBetween(0.0, 1.0);
     }
+
+    /** The largest sketch still has an image a Java array can hold; imageBytes is the image's length. */
+    @org.junit.jupiter.api.Test
+    void theLargestSketchsImageFitsAnArray() {
+        CountMinSketch small = CountMinSketch.withShape(101, 3, 1, RowIndexing.FULL_WIDTH, false);
+        org.assertj.core.api.Assertions.assertThat(small.imageBytes()).isEqualTo(small.toByteArray().length);
+        long largestImage = small.imageBytes() - 8L * 101 * 3 + 8L * CountMinSketch.MAX_COUNTERS;
+        org.assertj.core.api.Assertions.assertThat(largestImage).isLessThanOrEqualTo(Integer.MAX_VALUE - 8);
+        org.assertj.core.api.Assertions.assertThat(largestImage + 8 * 16).isGreaterThan(Integer.MAX_VALUE - 8);
+    }
 }
