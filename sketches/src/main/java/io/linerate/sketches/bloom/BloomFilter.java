@@ -12,7 +12,8 @@ import io.linerate.sketches.hash.ItemHasher;
  * {@link #mightContain(long, long)} with {@code h1 = hasher().hash(item)}, {@code h2 = ItemHasher.h2(h1)}.
  *
  * <p>Variants: {@link StandardBloomFilter}, {@link PartitionedBloomFilter}, {@link BlockedBloomFilter} (all
- * bits of an item in one cache line), {@link BalancedBloomFilter} (Kanizo–Hay–Keslassy, with an overflow
+ * bits of an item in one cache line), {@link SplitBlockBloomFilter} (one bit in each 64-bit word of a 64-byte
+ * block: the README's default), {@link BalancedBloomFilter} (Kanizo–Hay–Keslassy, with an overflow
  * list) and {@link CountingBloomFilter} (deletions). Read any of their images with
  * {@link BloomFilters#fromByteArray(byte[])}.
  *
