@@ -81,8 +81,9 @@ public class FlinkOptions {
   @Option(names = "--parallelism", paramLabel = "N", defaultValue = "1",
       description = "Parallel instances of each operator; at most the task slots free (default: ${DEFAULT-VALUE})")
   void parallelism(int value) {
-    if (value < 1) {
-      throw new ParameterException(spec.commandLine(), "--parallelism must be >= 1, got " + value);
+    if (value < 1 || value > MAX_PARALLELISM) {
+      throw new ParameterException(spec.commandLine(), "--parallelism must be in [1, " + MAX_PARALLELISM
+          + "] (Flink's largest max parallelism), got " + value);
     }
     parallelism = value;
   }
@@ -158,6 +159,9 @@ public class FlinkOptions {
   public String jobName() {
     return jobName;
   }
+
+  /** Flink's upper limit on an operator's max parallelism (2^15), so on its parallelism too. */
+  static final int MAX_PARALLELISM = 1 << 15;
 
   /** {@code transaction.timeout.ms} of the jobs' Kafka sinks. */
   public Duration transactionTimeout() {

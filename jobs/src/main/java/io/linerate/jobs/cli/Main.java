@@ -40,7 +40,8 @@ public final class Main implements Runnable {
     if (demoAvailable()) {
       cl.addSubcommand("demo", new DemoCommand());
       // the README's Maven command passes --duration itself, then -Ddemo.args: a --duration there wins
-      cl.getSubcommands().get("demo").setOverwrittenOptionsAllowed(true);
+      cl.getSubcommands().get("demo").setOverwrittenOptionsAllowed(true)
+          .setCaseInsensitiveEnumValuesAllowed(true); // --job dedup, as generate's --format takes any case
     } else {
       cl.getCommandSpec().usageMessage().footer(
           "", "The demo command is in linerate-jobs-" + version() + "-demo.jar (java -jar ... demo).");

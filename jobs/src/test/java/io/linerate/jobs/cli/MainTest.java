@@ -148,7 +148,7 @@ class MainTest {
   @Test
   void badValuesFailWithTheOptionNamed() {
     String[][] cases = {
-        {"--parallelism", "0"}, {"--parallelism", "two"},
+        {"--parallelism", "0"}, {"--parallelism", "two"}, {"--parallelism", "32769"},
         {"--checkpoint-interval", "5ms"}, {"--checkpoint-interval", "10"}, {"--checkpoint-interval", "soon"},
         {"--state-backend", "memory"},
         {"--checkpoint-dir", "relative/dir"},
@@ -252,5 +252,7 @@ class MainTest {
     CommandLine cl = Main.commandLine();
     CommandLine.ParseResult parsed = cl.parseArgs("demo", "--duration", "60s", "--duration", "5s");
     assertThat(parsed.subcommand().matchedOptionValue("--duration", Duration.ZERO)).isEqualTo(Duration.ofSeconds(5));
+    // and --job takes any case, as generate's --format does
+    Main.commandLine().parseArgs("demo", "--job", "dedup");
   }
 }
