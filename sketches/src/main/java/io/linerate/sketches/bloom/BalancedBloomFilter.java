@@ -513,7 +513,7 @@ public final class BalancedBloomFilter implements BloomFilter {
         int overflowCapacity = in.getInt("overflowCapacity", 0, BalancedParameters.MAX_OVERFLOW_CAPACITY);
         BalancedParameters params = BalancedParameters.explicit(blockBits, sizes, k, h, p, n, budget,
                 overflowCapacity);
-        long used = in.getLong("accessesUsed", 0, Long.MAX_VALUE);
+        long used = in.getLong("accessesUsed", 0, budget); // a put charges accesses only within the budget
         long forced = in.getLong("forcedPlacements", 0, Long.MAX_VALUE);
         int overflowSize = in.getInt("overflowSize", 0, overflowCapacity);
         long[] entries = in.getLongs("overflowEntries", 2L * overflowSize);
