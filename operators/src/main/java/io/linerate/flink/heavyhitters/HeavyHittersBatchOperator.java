@@ -324,25 +324,8 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             long hash = item instanceof Long l ? itemHasher.hash(l.longValue())
                     : item instanceof io.linerate.sketches.hash.FiveTuple t ? itemHasher.hash(t)
                     : itemHasher.hash((byte[]) item, 0, ((byte[]) item).length);
-            WindowRing.Mark mark = ring.markAlerted(slot, hash, WindowRingSerializer.capacityOf(tracker));
-            if (mark == WindowRing.Mark.SET_FULL) {
-                alertsSuppressed.inc();
-            }
-            if (mark != WindowRing.Mark.ADDED) {
-                continue;
-            }
-            HeavyHitterAlert<K> alert = new HeavyHitterAlert<>();
-            alert.key = currentKey();
-            alert.windowStart = ring.subWindow(slot) * spec.slideMillis;
-            alert.windowEnd = alert.windowStart + spec.slideMillis;
-            alert.timestamp = ts;
-            alert.item = String.valueOf(spec.item.present(item));
-            alert.estimate = h.estimate();
-            alert.windowWeight = n;
-            alert.threshold = (long) Math.ceil(spec.alertFraction * n);
-            alert.kind = HeavyHitterAlert.FRACTION;
-            alertsEmitted.inc();
-            output.collect(alertTag, new StreamRecord<>(alert, ts));
+            alert(ring, slot, tracker, hash, spec.item.present(item), h.estimate(), n,
+                    (long) Math.ceil(spec.alertFraction * n), HeavyHitterAlert.FRACTION, ts);
         }
     }
 
@@ -383,9 +366,19 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         } else {
             return;
         }
-        // the slot's own tracker bounds its alerted set (the serializer's limit), even for a ring restored from a
-        // configuration of another capacity
-        WindowRing.Mark mark = ring.markAlerted(slot, tracker.lastItemHash(), WindowRingSerializer.capacityOf(tracker));
+        // itemOf renders as present(trackerItem) does
+        alert(ring, slot, tracker, tracker.lastItemHash(), spec.item.itemOf(element), estimate, n, threshold, kind,
+                ts);
+    }
+
+    /**
+     * Emits one alert for the item of {@code hash} unless the sub-window's alerted set already holds it (or is
+     * full: counted in {@code alertsSuppressed}). The slot's own tracker bounds its alerted set (the serializer's
+     * limit), even for a ring restored from a configuration of another capacity.
+     */
+    private void alert(WindowRing ring, int slot, HeavyHitters tracker, long hash, Object item, long estimate, long n,
+                       long threshold, String kind, long ts) {
+        WindowRing.Mark mark = ring.markAlerted(slot, hash, WindowRingSerializer.capacityOf(tracker));
         if (mark != WindowRing.Mark.ADDED) {
             if (mark == WindowRing.Mark.SET_FULL) {
                 alertsSuppressed.inc();
@@ -397,7 +390,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         alert.windowStart = ring.subWindow(slot) * spec.slideMillis;
         alert.windowEnd = alert.windowStart + spec.slideMillis;
         alert.timestamp = ts;
-        alert.item = String.valueOf(spec.item.itemOf(element)); // renders as present(trackerItem) does
+        alert.item = String.valueOf(item);
         alert.estimate = estimate;
         alert.windowWeight = n;
         alert.threshold = threshold;
