@@ -373,14 +373,19 @@ public final class BalancedBloomFilter implements BloomFilter {
     public int[] blockFill() {
         int[] fill = new int[(int) totalBlocks];
         for (int b = 0; b < fill.length; b++) {
-            int base = b * wordsPerBlock;
-            int set = Long.bitCount(words[base] & ~counterMask);
-            for (int w = 1; w < wordsPerBlock; w++) {
-                set += Long.bitCount(words[base + w]);
-            }
-            fill[b] = set;
+            fill[b] = elementBitsSet(b);
         }
         return fill;
+    }
+
+    /** Element bits set in {@code block}, its counter bits excluded. */
+    private int elementBitsSet(long block) {
+        int base = (int) (block * wordsPerBlock);
+        int set = Long.bitCount(words[base] & ~counterMask);
+        for (int w = 1; w < wordsPerBlock; w++) {
+            set += Long.bitCount(words[base + w]);
+        }
+        return set;
     }
 
     /**
@@ -394,12 +399,8 @@ public final class BalancedBloomFilter implements BloomFilter {
         for (long b = 0; b < totalBlocks; b++) {
             long c = counter(b);
             if (c == counterMask) {
-                int base = (int) (b * wordsPerBlock);
-                int set = Long.bitCount(words[base] & ~counterMask);
-                for (int w = 1; w < wordsPerBlock; w++) {
-                    set += Long.bitCount(words[base + w]);
-                }
-                sum += Math.max(c, -((double) localBits / k) * Math.log1p(-(double) set / localBits));
+                double set = elementBitsSet(b);
+                sum += Math.max(c, -((double) localBits / k) * Math.log1p(-set / localBits));
             } else {
                 sum += c;
             }
