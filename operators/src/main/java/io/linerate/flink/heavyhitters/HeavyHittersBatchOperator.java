@@ -165,8 +165,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             long min = Long.MAX_VALUE;
             boolean any = false;
             for (Long w : watermarkState.get()) {
-                min = Math.min(min, w);
-                any = true;
+                if (w != Long.MAX_VALUE) { // the end of input (a drained savepoint): not a bound for new input
+                    min = Math.min(min, w);
+                    any = true;
+                }
             }
             restoredWatermark = any ? min : Long.MIN_VALUE;
         }
@@ -183,7 +185,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         }
         super.snapshotState(context);
         long current = timers != null ? timers.currentWatermark() : Long.MIN_VALUE; // null if open() failed
-        watermarkState.update(List.of(Math.max(current, restoredWatermark)));
+        long kept = Math.max(current, restoredWatermark);
+        // the end-of-input watermark (a drained savepoint, a finished bounded job) is not kept: a job restored from
+        // it reads new input, which would all be late against Long.MAX_VALUE
+        watermarkState.update(List.of(kept == Long.MAX_VALUE ? Long.MIN_VALUE : kept));
     }
 
     /** Writes back at the end of the input too (a snapshot after {@code finish()} holds what is written). */

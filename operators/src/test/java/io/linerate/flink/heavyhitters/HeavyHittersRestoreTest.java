@@ -248,6 +248,32 @@ class HeavyHittersRestoreTest {
         }
     }
 
+    /**
+     * A savepoint taken after the end-of-input watermark (stop with --drain, a finished bounded job) does not make
+     * every later record late: the end of input is not kept as the restored watermark.
+     */
+    @Test
+    void aDrainedSavepointDoesNotMakeNewInputLate() throws Exception {
+        HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector = Fixtures.builder()
+                .tumbling(java.time.Duration.ofSeconds(1)).phi(0.1).build();
+        OperatorSubtaskState snapshot;
+        try (var h = Fixtures.harness(detector, 1, 0)) {
+            h.open();
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 1L, 1), 100));
+            h.processWatermark(new Watermark(Long.MAX_VALUE));
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = Fixtures.harness(detector, 1, 0)) {
+            h.initializeState(snapshot);
+            h.open();
+            var op = (HeavyHittersOperator<?, ?>) h.getOperator();
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 2L, 1), 5_200));
+            h.processWatermark(new Watermark(5_999));
+            assertThat(op.lateRecords()).isZero();
+            assertThat(h.extractOutputValues()).extracting(r -> r.windowStart).containsExactly(5_000L);
+        }
+    }
+
     private static void feedRouted(
             List<KeyedOneInputStreamOperatorTestHarness<String, Tuple3<String, Long, Integer>, HeavyHitterReport<String>>> hs,
             List<Event> events) throws Exception {
