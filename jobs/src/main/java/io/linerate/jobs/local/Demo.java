@@ -277,10 +277,6 @@ public final class Demo {
     return new Result(feed.sentCount(), flink.status(jobId), drained, false, null);
   }
 
-  /**
-   * Prints the status line (and the job's live view, if it has one) until the time is up, a stop is requested,
-   * or the job leaves RUNNING. On a terminal a live view replaces the status line, which would break its redraw.
-   */
   /** {@code d} in nanoseconds, or Long.MAX_VALUE past 292 years (a run that long is as good as endless). */
   static long nanosOrMax(Duration d) {
     try {
@@ -290,6 +286,10 @@ public final class Demo {
     }
   }
 
+  /**
+   * Prints the status line (and the job's live view, if it has one) until the time is up, a stop is requested,
+   * or the job leaves RUNNING. On a terminal a live view replaces the status line, which would break its redraw.
+   */
   private JobStatus watch(LocalFlink flink, JobID jobId, FeedContext feed, LiveView view) {
     long begin = System.nanoTime();
     long limit = duration.isZero() ? Long.MAX_VALUE : nanosOrMax(duration); // elapsed time: no end to overflow

@@ -431,7 +431,6 @@ final class PacketDecoder {
         return 0;
     }
 
-    /** Bytes of the transport header needed for ports (and TCP flags, ICMP type/code); 0 = none read. */
     /**
      * A TCP data offset below 5 words: the header would be shorter than its fixed 20 bytes (tcpdump: "bad hdr
      * length"). The offset is byte 12, within the 14 bytes read for the flags.
@@ -440,6 +439,7 @@ final class PacketDecoder {
         return (b[tcp + 12] & 0xF0) < 0x50;
     }
 
+    /** Bytes of the transport header needed for ports (and TCP flags, ICMP type/code); 0 = none read. */
     private static int transportBytesNeeded(int protocol) {
         switch (protocol) {
             case TCP:

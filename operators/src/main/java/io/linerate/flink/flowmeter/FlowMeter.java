@@ -209,16 +209,18 @@ public final class FlowMeter<T, K> implements Serializable {
         return (int) Math.min(Integer.MAX_VALUE, stateCacheBytes / tableBytes());
     }
 
-    /** A new, empty table of this meter's configuration. */
     /** The shape of this meter's tables, without building one. */
     FlowTable.Plan tablePlan() {
-        return tableBuilder(capacity, scheme, overflow, keyFormat, stashCapacity, seed, idleTimeout, activeTimeout)
-                .plan();
+        return tables().plan();
     }
 
+    /** A new, empty table of this meter's configuration. */
     FlowTable newTable(FlowExporter exporter) {
-        return tableBuilder(capacity, scheme, overflow, keyFormat, stashCapacity, seed, idleTimeout, activeTimeout)
-                .exporter(exporter).build();
+        return tables().exporter(exporter).build();
+    }
+
+    private FlowTable.Builder tables() {
+        return tableBuilder(capacity, scheme, overflow, keyFormat, stashCapacity, seed, idleTimeout, activeTimeout);
     }
 
     /**

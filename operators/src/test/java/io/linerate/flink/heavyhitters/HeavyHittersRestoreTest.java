@@ -212,7 +212,6 @@ class HeavyHittersRestoreTest {
         return out;
     }
 
-    /** Each record to the subtask owning its key group; every watermark to all. */
     /**
      * After a restore the operator remembers the watermark of the checkpoint: a record of a window reported before
      * it is late at once, not a second, partial report of that window (before the first new watermark arrives).
@@ -222,14 +221,9 @@ class HeavyHittersRestoreTest {
     void aWindowReportedBeforeACheckpointIsNotReopenedAfterTheRestore() throws Exception {
         HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector = Fixtures.builder()
                 .tumbling(java.time.Duration.ofSeconds(1)).phi(0.1).build();
-        OperatorSubtaskState snapshot;
-        try (var h = Fixtures.harness(detector, 1, 0)) {
-            h.open();
-            h.processElement(new StreamRecord<>(Tuple3.of("a", 1L, 1), 100));
-            h.processWatermark(new Watermark(999));
-            assertThat(h.extractOutputValues()).hasSize(1);
-            snapshot = h.snapshot(1, 1);
-        }
+        Snapshot before = oneRecordThenWatermark(detector, 999);
+        assertThat(before.reports()).isEqualTo(1);
+        OperatorSubtaskState snapshot = before.state();
         for (int parallelism : new int[] {1, 2}) {
             int subtask = KeyGroupRangeAssignment.assignKeyToParallelOperator("a", Fixtures.MAX_PARALLELISM,
                     parallelism);
@@ -256,13 +250,7 @@ class HeavyHittersRestoreTest {
     void aDrainedSavepointDoesNotMakeNewInputLate() throws Exception {
         HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector = Fixtures.builder()
                 .tumbling(java.time.Duration.ofSeconds(1)).phi(0.1).build();
-        OperatorSubtaskState snapshot;
-        try (var h = Fixtures.harness(detector, 1, 0)) {
-            h.open();
-            h.processElement(new StreamRecord<>(Tuple3.of("a", 1L, 1), 100));
-            h.processWatermark(new Watermark(Long.MAX_VALUE));
-            snapshot = h.snapshot(1, 1);
-        }
+        OperatorSubtaskState snapshot = oneRecordThenWatermark(detector, Long.MAX_VALUE).state();
         try (var h = Fixtures.harness(detector, 1, 0)) {
             h.initializeState(snapshot);
             h.open();
@@ -274,6 +262,22 @@ class HeavyHittersRestoreTest {
         }
     }
 
+    /** A snapshot, and the reports emitted before it. */
+    private record Snapshot(OperatorSubtaskState state, int reports) {
+    }
+
+    /** A fresh operator given one record of item 1 at 100 ms, then {@code watermark}, snapshotted. */
+    private static Snapshot oneRecordThenWatermark(
+            HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector, long watermark) throws Exception {
+        try (var h = Fixtures.harness(detector, 1, 0)) {
+            h.open();
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 1L, 1), 100));
+            h.processWatermark(new Watermark(watermark));
+            return new Snapshot(h.snapshot(1, 1), h.extractOutputValues().size());
+        }
+    }
+
+    /** Each record to the subtask owning its key group; every watermark to all. */
     private static void feedRouted(
             List<KeyedOneInputStreamOperatorTestHarness<String, Tuple3<String, Long, Integer>, HeavyHitterReport<String>>> hs,
             List<Event> events) throws Exception {
