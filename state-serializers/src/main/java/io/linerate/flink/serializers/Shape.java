@@ -121,6 +121,12 @@ public final class Shape implements Serializable {
             String name = in.readUTF();
             String value = in.readUTF();
             boolean hint = in.readBoolean();
+            if (name.length() > MAX_TEXT_CHARS || value.length() > MAX_TEXT_CHARS) {
+                // the builder's own limit would throw IllegalArgumentException: a corrupt snapshot is an IOException
+                throw new IOException("serializer snapshot corrupt: shape field "
+                        + (name.length() > MAX_TEXT_CHARS ? "name" : name) + " longer than " + MAX_TEXT_CHARS
+                        + " characters");
+            }
             if (b.fields.containsKey(name)) {
                 // a writer records each name once
                 throw new IOException("serializer snapshot corrupt: shape field " + name + " repeated");

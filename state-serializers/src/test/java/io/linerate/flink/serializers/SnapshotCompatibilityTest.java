@@ -1,6 +1,7 @@
 package io.linerate.flink.serializers;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.sketches.bloom.BalancedBloomFilter;
@@ -206,6 +207,20 @@ class SnapshotCompatibilityTest {
         assertThatThrownBy(() -> snapshotShape(new String[] {"width", "2048", "field"},
                 new String[] {"width", "4096", "hint"})).isInstanceOf(IOException.class)
                 .hasMessage("serializer snapshot corrupt: shape field width repeated");
+    }
+
+    @Test
+    void aSnapshotWithAnOverlongNameOrValueIsCorruptNotAnIllegalArgument() {
+        String overlong = "9".repeat(Shape.MAX_TEXT_CHARS + 1);
+        assertThatThrownBy(() -> snapshotShape(new String[] {"width", overlong, "field"}))
+                .isInstanceOf(IOException.class)
+                .hasMessage("serializer snapshot corrupt: shape field width longer than 4096 characters");
+        assertThatThrownBy(() -> snapshotShape(new String[] {overlong, "1", "hint"}))
+                .isInstanceOf(IOException.class)
+                .hasMessage("serializer snapshot corrupt: shape field name longer than 4096 characters");
+        // the limit itself is allowed
+        assertThatCode(() -> snapshotShape(new String[] {"width", overlong.substring(1), "field"}))
+                .doesNotThrowAnyException();
     }
 
     @Test
