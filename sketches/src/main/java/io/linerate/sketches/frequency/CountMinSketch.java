@@ -383,7 +383,14 @@ public final class CountMinSketch {
         return Math.min(1, allRows + rows);
     }
 
-    /** Adds {@code other}'s counters to this sketch's; both must have the same shape, indexing and seed. */
+    /**
+     * Adds {@code other}'s counters to this sketch's; both must have the same shape, indexing and seed.
+     *
+     * <p>Their conservative flags may differ, and this sketch keeps its own for later updates: every counter of
+     * either sketch lies between the true weight of the items mapped to it and the counter a plain update would
+     * have made, so the sums keep both bounds of the point query ({@code estimate ≥ true} and the ε·N bound of
+     * the joint stream).
+     */
     public void merge(CountMinSketch other) {
         if (other.width != width || other.depth != depth) {
             throw new IllegalArgumentException("cannot merge Count-Min sketches of different shape: " + width + "x"

@@ -234,6 +234,31 @@ class CountMinSketchTest {
         }
     }
 
+    /** Merging sketches whose conservative flags differ keeps both bounds of the joint stream (merge's Javadoc). */
+    @Test
+    void mergeOfConservativeAndPlainSketchesKeepsBothBounds() {
+        for (boolean conservativeFirst : new boolean[] {false, true}) {
+            CountMinSketch a = CountMinSketch.withShape(211, 4, 9, RowIndexing.MIXED_32, conservativeFirst);
+            CountMinSketch b = CountMinSketch.withShape(211, 4, 9, RowIndexing.MIXED_32, !conservativeFirst);
+            CountMinSketch plainUnion = CountMinSketch.withShape(211, 4, 9, RowIndexing.MIXED_32, false);
+            long[] truth = new long[5_000];
+            SplittableRandom random = new SplittableRandom(11);
+            for (int i = 0; i < 100_000; i++) {
+                int key = (int) Math.min(truth.length - 1, (long) (1 / Math.pow(random.nextDouble() + 1e-9, 0.9)));
+                long weight = 1 + random.nextInt(1500);
+                truth[key] += weight;
+                (i % 2 == 0 ? a : b).update(key, weight);
+                plainUnion.update(key, weight);
+            }
+            a.merge(b);
+            assertThat(a.isConservative()).isEqualTo(conservativeFirst);
+            assertThat(a.totalWeight()).isEqualTo(plainUnion.totalWeight());
+            for (int key = 0; key < truth.length; key++) {
+                assertThat(a.estimate(key)).as("key %d", key).isBetween(truth[key], plainUnion.estimate(key));
+            }
+        }
+    }
+
     @Test
     void conservativeUpdateNeverUnderestimatesAndNeverHasMoreError() {
         CountMinSketch plain = CountMinSketch.withShape(503, 4, 3, RowIndexing.FULL_WIDTH, false);
