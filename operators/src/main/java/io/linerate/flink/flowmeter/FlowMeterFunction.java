@@ -192,14 +192,22 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
         }
         FlowTable t = table;
         TimerService timers = ctx.timerService();
+        PacketFields p = fields;
         if (t == null) {
+            try { // before building a full-capacity table for a packet it would refuse
+                FlowTable.checkPacket(meter.keyFormat, p.ipv6, p.srcPort, p.dstPort, p.protocol, p.tcpFlags,
+                        p.length);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                reject(packet, e.getMessage());
+                inPacket = false;
+                return;
+            }
             t = meter.newTable(emitter);
             table = t; // written back only once a packet is metered into it
             timers.registerEventTimeTimer(END_OF_INPUT);
         }
         long before = t.now();
         boolean wasEmpty = t.size() == 0;
-        PacketFields p = fields;
         try {
             if (p.ipv6) {
                 t.updateIpv6(p.srcHigh, p.srcLow, p.dstHigh, p.dstLow, p.srcPort, p.dstPort, p.protocol,

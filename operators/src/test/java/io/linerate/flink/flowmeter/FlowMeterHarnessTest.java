@@ -348,6 +348,43 @@ class FlowMeterHarnessTest {
         }
     }
 
+    /**
+     * A packet the table would refuse, as a scope's first, creates no table and no end-of-input timer: an
+     * all-malformed flood over many scopes would otherwise build (and drop) a full-capacity table per packet.
+     */
+    @Test
+    void aRefusedFirstPacketOfAScopeBuildsNoTableAndSetsNoTimer() throws Exception {
+        FlowMeter<Packet, String> meter = Packets.meter().capacity(64)
+                .keyFormat(io.linerate.sketches.flowtable.FlowKeyFormat.IPV4_ONLY)
+                .packets((p, sink) -> {
+                    if (p.protocol == 17) {
+                        sink.ipv6(1, 2, 3, 4, 5000, 53, 17);
+                    } else {
+                        sink.ipv4(p.src, p.dst, (p.src & 0xFF) == 1 ? 70_000 : p.srcPort, p.dstPort, p.protocol);
+                    }
+                }).build();
+        Harnesses.Metrics metrics = new Harnesses.Metrics();
+        try (var h = Harnesses.open(meter, null, 1, 0, metrics)) {
+            h.open();
+            Packet udp = new Packet("a", 2, 0, 80, 1_000);
+            udp.protocol = 17;
+            send(h, udp);
+            send(h, new Packet("b", 1, 0, 60, 1_000)); // flow 1: srcPort 70,000
+            assertThat(h.getSideOutput(meter.malformedTag(PACKET))).extracting(r -> r.getValue().reason)
+                    .satisfiesExactly(r -> assertThat(r).contains("IPV4_ONLY"),
+                            r -> assertThat(r).isEqualTo("srcPort must be in [0, 65535], got 70000"));
+            assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(h.numKeyedStateEntries()).isZero();
+            // a good packet of scope a then builds its table as usual
+            send(h, new Packet("a", 2, 0, 60, 1_000));
+            assertThat(h.numKeyedStateEntries()).isEqualTo(1);
+            assertThat(h.numEventTimeTimers()).isPositive();
+            h.processWatermark(Long.MAX_VALUE);
+            assertThat(h.extractOutputValues()).singleElement().satisfies(f -> assertThat(f.packets).isEqualTo(1));
+            assertThat(metrics.count("malformedRecords")).isEqualTo(2);
+        }
+    }
+
     @Test
     void aTimestampSelectorReplacesTheFlinkTimestamp() throws Exception {
         FlowMeter<Packet, String> meter = Packets.meter().capacity(64).idleTimeout(Duration.ofMillis(IDLE))

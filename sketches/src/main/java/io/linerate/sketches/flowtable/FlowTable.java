@@ -256,6 +256,21 @@ public final class FlowTable {
                         tcpFlags, bytes, timestamp);
     }
 
+    /**
+     * The checks {@link #updateIpv4} and {@link #updateIpv6} make before they change anything, for a caller that
+     * validates a packet before it builds a table (an operator creating a scope's table on its first packet).
+     *
+     * @throws IllegalStateException if {@code ipv6} and {@code keyFormat} is {@link FlowKeyFormat#IPV4_ONLY}
+     * @throws IllegalArgumentException if a port, the protocol, the flags or bytes are out of range
+     */
+    public static void checkPacket(FlowKeyFormat keyFormat, boolean ipv6, int srcPort, int dstPort, int protocol,
+                                   int tcpFlags, long bytes) {
+        if (ipv6) {
+            requireIpv6(keyFormat.keyLongs());
+        }
+        checkPacket(srcPort, dstPort, protocol, tcpFlags, bytes);
+    }
+
     private static void checkPacket(int srcPort, int dstPort, int protocol, int tcpFlags, long bytes) {
         if (((srcPort | dstPort) >>> 16) != 0 || (protocol >>> 8) != 0 || (tcpFlags >>> 16) != 0 || bytes < 0) {
             throw new IllegalArgumentException(packetError(srcPort, dstPort, protocol, tcpFlags, bytes));
@@ -279,6 +294,10 @@ public final class FlowTable {
     }
 
     private void requireIpv6() {
+        requireIpv6(keyLongs);
+    }
+
+    private static void requireIpv6(int keyLongs) {
         if (keyLongs != 5) {
             throw new IllegalStateException("this flow table stores IPv4 keys only (keyFormat IPV4_ONLY); build it "
                     + "with keyFormat(FlowKeyFormat.IPV4_AND_IPV6) to meter IPv6 flows");
