@@ -149,7 +149,8 @@ public final class FiveTuple {
         // only ASCII hex digits, ':' and '.' (an embedded IPv4): no zone id ("%eth0", which would depend on this
         // machine's interfaces), and no non-ASCII digit, which InetAddress would send to the name service
         boolean ipv6 = text.indexOf(':') >= 0 && text.chars().allMatch(c -> c == ':' || c == '.'
-                || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));
+                || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))
+                && text.charAt(0) != '.'; // ".::1" is made of those characters but would go to the name service
         if (!dottedQuad && !ipv6) {
             throw new IllegalArgumentException(field + " must be a literal IPv4 or IPv6 address, got '" + text + "'");
         }
