@@ -86,7 +86,7 @@ public interface BloomFilter {
      * {@link SplitBlockBloomFilter}) first touch the lines of a group of items, so that when the filter is larger
      * than the caches the group's cache misses overlap instead of following one another; the others loop.
      *
-     * @return how many of the puts changed the filter
+     * @return how many of the puts returned {@code true} (the item certainly absent before)
      * @throws IndexOutOfBoundsException if {@code [from, to)} is not a range of {@code items}
      */
     default int putAll(long[] items, int from, int to) {

@@ -235,14 +235,24 @@ public final class CountingBloomFilter implements BloomFilter {
     }
 
     /**
-     * The smallest of the item's counters: an upper bound on how many times it was added (minus removed),
-     * exact unless other items share all its counters or one of them saturated.
+     * The smallest of the item's counters, each divided by how many of the item's k indexes fall on it: an upper
+     * bound on how many times it was added (minus removed), exact unless other items share all its counters or
+     * one of them saturated. (Indexes of one item can coincide, for instance with probability 1/m at k = 2 under
+     * enhanced double hashing; each put then adds that many to the counter.)
      */
     public long count(long h1, long h2) {
         DoubleHashing.indexes(h1, h2, counters, probing, offsets, scratch);
         long min = max;
         for (int i = 0; i < k; i++) {
-            min = Math.min(min, get(scratch[i]));
+            long c = get(scratch[i]);
+            if (c < max) { // a saturated counter stays at max: it no longer knows how many increments it had
+                int times = 0;
+                for (int j = 0; j < k; j++) {
+                    times += scratch[j] == scratch[i] ? 1 : 0;
+                }
+                c /= times;
+            }
+            min = Math.min(min, c);
         }
         return min;
     }
@@ -325,6 +335,8 @@ public final class CountingBloomFilter implements BloomFilter {
         Checks.same("counterBits", counterBits, o.counterBits);
         Checks.same("probing", probing, o.probing);
         Checks.same("seed", hasher.seed(), o.hasher.seed());
+        long otherLost = o.lostIncrements; // read before the loop: other may be this filter
+        long otherRejected = o.rejectedRemovals;
         nonZero = 0;
         saturated = 0;
         for (long i = 0; i < counters; i++) {
@@ -337,8 +349,8 @@ public final class CountingBloomFilter implements BloomFilter {
             nonZero += sum != 0 ? 1 : 0;
             saturated += sum == max ? 1 : 0;
         }
-        lostIncrements += o.lostIncrements;
-        rejectedRemovals += o.rejectedRemovals;
+        lostIncrements += otherLost;
+        rejectedRemovals += otherRejected;
     }
 
     @Override

@@ -302,4 +302,40 @@ class CountingBloomFilterTest {
         assertThat(a.saturatedCounters()).isEqualTo(1);
         assertThat(a.lostIncrements()).isEqualTo(1);
     }
+
+    /** An item whose k = 2 indexes coincide (stride ≡ m − 1 under enhanced double hashing) still counts once. */
+    @Test
+    void anItemWhoseIndexesCoincideCountsEachPutOnce() {
+        long m = 101;
+        CountingBloomFilter f = CountingBloomFilter.withCounters(m, 2, 4, 7);
+        long item = 0;
+        while (DoubleHashing.reduce(ItemHasher.h2(f.hasher().hash(item)), m) != m - 1) {
+            item++;
+        }
+        f.put(item);
+        assertThat(f.count(item)).isEqualTo(1);
+        f.put(item);
+        assertThat(f.count(item)).isEqualTo(2);
+        assertThat(f.bitCount()).isEqualTo(1); // one counter, holding 4
+        assertThat(f.remove(item)).isTrue();
+        assertThat(f.count(item)).isEqualTo(1);
+        // once the shared counter saturates (15 at 4 bits), it is reported as is
+        for (int i = 0; i < 8; i++) {
+            f.put(item);
+        }
+        assertThat(f.count(item)).isEqualTo(15);
+        assertThat(f.saturatedCounters()).isEqualTo(1);
+    }
+
+    @Test
+    void aUnionWithItselfCountsEachLostIncrementOnce() {
+        CountingBloomFilter f = CountingBloomFilter.withCounters(1, 1, 2, 1); // one 2-bit counter, max 3
+        f.put(1L);
+        f.put(2L);
+        f.union(f); // 2 + 2 = 4 > 3: the counter saturates at 3, one increment lost
+        assertThat(f.count(1L)).isEqualTo(3);
+        assertThat(f.lostIncrements()).isEqualTo(1);
+        f.union(f); // 3 + 3: three more lost, and the other side's one lost before, as for any other filter
+        assertThat(f.lostIncrements()).isEqualTo(1 + 1 + 3);
+    }
 }
