@@ -32,8 +32,10 @@ final class EventGenerator implements TrafficSource {
         if (t.count != 0 && events >= t.count) {
             return null;
         }
-        long ts = t.clock == SyntheticTraffic.Clock.WALL ? System.currentTimeMillis()
-                : t.start + (long) (events * 1000.0 / t.eventRate);
+        long ts = t.clock == SyntheticTraffic.Clock.WALL ? System.currentTimeMillis() : t.eventTimeOf(events);
+        if (ts < 0) {
+            return null; // an unbounded stream ends at the latest event time (a bounded one is refused when built)
+        }
         range.add(ts);
         events++;
         long d;

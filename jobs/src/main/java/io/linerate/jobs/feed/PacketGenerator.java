@@ -49,7 +49,7 @@ final class PacketGenerator implements TrafficSource {
             keys[op] = Integer.toString(op).getBytes(StandardCharsets.UTF_8);
         }
         this.batch = new PacketBatch(0, traffic.batchSize);
-        this.injectFrom = traffic.start + traffic.injectAfterMs;
+        this.injectFrom = traffic.injectFrom();
     }
 
     @Override
@@ -59,6 +59,14 @@ final class PacketGenerator implements TrafficSource {
             return null;
         }
         int n = (int) Math.min(t.batchSize, left);
+        if (t.clock == SyntheticTraffic.Clock.EVENT) {
+            while (n > 0 && t.eventTimeOf(packets + n - 1) < 0) {
+                n--; // an unbounded stream ends at the latest event time (a bounded one is refused when built)
+            }
+            if (n == 0) {
+                return null;
+            }
+        }
         int op = (int) (batches++ % t.observationPoints);
         batch.clear(op);
         for (int i = 0; i < n; i++) {
@@ -69,7 +77,7 @@ final class PacketGenerator implements TrafficSource {
 
     private long timestamp(long packet) {
         long ts = t.clock == SyntheticTraffic.Clock.WALL ? System.currentTimeMillis()
-                : t.start + (long) (packet * 1000.0 / t.eventRate);
+                : t.eventTimeOf(packet);
         events.add(ts);
         return ts;
     }

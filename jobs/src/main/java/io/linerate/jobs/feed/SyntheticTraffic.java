@@ -30,7 +30,8 @@ import io.linerate.jobs.local.Feeder;
  * Event time starts at {@code start} and advances by 1/{@code eventRate} s per packet or event, independent of
  * how fast records are written ({@link Clock#EVENT}); {@link Clock#WALL} stamps the wall clock instead (not
  * reproducible). Records are written as fast as possible or paced to {@code rate} packets or events per second of
- * wall clock.
+ * wall clock. Event times stay within [{@code start}, {@link #MAX_EVENT_TIME}]: a {@code count} whose last one
+ * would be stamped later is refused when built, and an unbounded stream ({@code count} 0) ends there.
  */
 public final class SyntheticTraffic implements Feeder {
 
@@ -58,6 +59,9 @@ public final class SyntheticTraffic implements Feeder {
      * bytes stay under Kafka's default 1 MiB record limit ({@code max.request.size}, {@code message.max.bytes}).
      */
     public static final int MAX_BATCH_SIZE = 20_000;
+
+    /** The latest event time stamped: 9999-12-31T23:59:59.999Z, the end of {@code --start}'s range and of the jobs' formats. */
+    public static final long MAX_EVENT_TIME = 253_402_300_799_999L;
 
     private static final Pattern FIELD_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
 
@@ -111,6 +115,20 @@ public final class SyntheticTraffic implements Feeder {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * The event time of packet or event {@code k} (k ≥ 0) on the event clock: start + ⌊k·1000/eventRate⌋ ms, or
+     * −1 if that is after {@link #MAX_EVENT_TIME} (computed without overflow).
+     */
+    long eventTimeOf(long k) {
+        double offset = k * 1000.0 / eventRate;
+        return offset > MAX_EVENT_TIME - start ? -1 : start + (long) offset;
+    }
+
+    /** Event time at which the heavy hitter and the attack begin; {@code Long.MAX_VALUE} if never (no overflow). */
+    long injectFrom() {
+        return injectAfterMs > MAX_EVENT_TIME - start ? Long.MAX_VALUE : start + injectAfterMs;
     }
 
     @Override
@@ -384,7 +402,20 @@ public final class SyntheticTraffic implements Feeder {
                 throw new IllegalArgumentException("--key-field, --scope-field and --timestamp-field must differ, got "
                         + keyField + ", " + scopeField + ", " + timestampField);
             }
-            return new SyntheticTraffic(this);
+            if (clock == Clock.EVENT && format == Format.PACKETS
+                    && (batchSize - 1) * 1000.0 / eventRate + 1 > PacketBatch.MAX_SPAN_MS) {
+                throw new IllegalArgumentException("--event-rate " + eventRate + " is too slow for --batch-size "
+                        + batchSize + ": a batch would span " + (long) Math.ceil((batchSize - 1) * 1000.0 / eventRate)
+                        + " ms of event time, at most " + PacketBatch.MAX_SPAN_MS + " (raise --event-rate or lower"
+                        + " --batch-size)");
+            }
+            SyntheticTraffic traffic = new SyntheticTraffic(this);
+            if (clock == Clock.EVENT && count > 0 && traffic.eventTimeOf(count - 1) < 0) {
+                throw new IllegalArgumentException("--count " + count + " at --event-rate " + eventRate + " from --start "
+                        + java.time.Instant.ofEpochMilli(start) + " would stamp the last one after "
+                        + java.time.Instant.ofEpochMilli(MAX_EVENT_TIME) + " (lower --count or raise --event-rate)");
+            }
+            return traffic;
         }
 
         private static double share(String option, double value) {

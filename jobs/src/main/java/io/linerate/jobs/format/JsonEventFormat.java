@@ -226,7 +226,8 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
             throw fieldError("weight", weightField, "must be an integral number, got " + kind(n) + " " + shown(n));
         }
         if (!n.canConvertToLong()) {
-            throw fieldError("weight", weightField, "must be at most " + Long.MAX_VALUE + ", got " + shown(n));
+            throw fieldError("weight", weightField, (n.bigIntegerValue().signum() < 0 ? "must be >= 0"
+                    : "must be at most " + Long.MAX_VALUE) + ", got " + shown(n));
         }
         long w = n.longValue();
         if (w < 0) {

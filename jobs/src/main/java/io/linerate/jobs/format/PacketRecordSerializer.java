@@ -51,6 +51,12 @@ public final class PacketRecordSerializer extends TypeSerializer<PacketRecord> {
 
     @Override
     public void serialize(PacketRecord p, DataOutputView out) throws IOException {
+        // the fields are packed (both ports in one int, the protocol in a byte): an out-of-range value would come
+        // back as another, valid-looking packet, so it is refused here as on every other path
+        String problem = p.validate();
+        if (problem != null) {
+            throw new IllegalArgumentException("cannot serialize packet record: " + problem);
+        }
         out.writeByte(p.ipv6 ? 6 : 4);
         out.writeLong(p.timestamp);
         out.writeInt(p.observationPoint);

@@ -71,6 +71,52 @@ class SyntheticTrafficTest {
         assertThat((double) scans).isBetween(2000 - 4 * Math.sqrt(1000), 2000 + 4 * Math.sqrt(1000));
     }
 
+    /** Event times stay within the jobs' formats (up to 9999-12-31T23:59:59.999Z) and batches within their span. */
+    @Test
+    void eventTimesStayWithinTheFormatsOrTheSettingsAreRefused() throws Exception {
+        // a batch of 1000 at 0.0004 packets/s would span 2.5e9 ms, over a batch's 2^31 − 1
+        assertThatThrownBy(() -> SyntheticTraffic.builder().count(1000).eventRate(0.0004).build())
+                .hasMessageStartingWith("--event-rate 4.0E-4 is too slow for --batch-size 1000: a batch would span "
+                        + "2497500000 ms of event time");
+        assertThat(SyntheticTraffic.builder().count(1).batchSize(1).eventRate(0.0004).build()).isNotNull();
+        // a count whose last one would be stamped after 9999
+        assertThatThrownBy(() -> SyntheticTraffic.builder().format(SyntheticTraffic.Format.EVENTS).count(3)
+                .eventRate(1e-300).build()).hasMessageStartingWith("--count 3 at --event-rate 1.0E-300 from --start");
+        long lastMs = SyntheticTraffic.MAX_EVENT_TIME - 999;
+        assertThatThrownBy(() -> SyntheticTraffic.builder().format(SyntheticTraffic.Format.EVENTS).count(20_000)
+                .start(lastMs).build()).hasMessageContaining("would stamp the last one after 9999-12-31T23:59:59.999Z");
+        // within the range: every event decodes with the jobs' format; unbounded, the stream ends at the range's end
+        io.linerate.jobs.format.JsonEventFormat f = io.linerate.jobs.format.JsonEventFormat.builder().keyField("id")
+                .timestampField("ts").build();
+        // at 10,000 per second event k is stamped lastMs + ⌊k/10⌋: k ≤ 9,990 fit in the last 999 ms
+        for (long count : new long[] {1000, 0}) {
+            long expected = count == 0 ? 9_991 : count;
+            List<TrafficSource.Record> events = all(SyntheticTraffic.builder().format(SyntheticTraffic.Format.EVENTS)
+                    .count(count).start(lastMs).build());
+            assertThat(events).as("count %d", count).hasSize((int) expected);
+            for (TrafficSource.Record r : events) {
+                assertThat(f.decode(r.value()).timestamp).isBetween(lastMs, SyntheticTraffic.MAX_EVENT_TIME);
+            }
+            List<TrafficSource.Record> batches = all(SyntheticTraffic.builder().count(count).batchSize(300)
+                    .start(lastMs).build());
+            assertThat(batches.stream().mapToLong(TrafficSource.Record::units).sum()).isEqualTo(expected);
+        }
+    }
+
+    /** An --inject-after beyond the range never injects (start + it overflowed and injected from the start). */
+    @Test
+    void aHugeInjectAfterNeverInjects() throws Exception {
+        SyntheticTraffic t = SyntheticTraffic.builder().count(1000).seed(3).heavyHitterShare(0.5)
+                .injectAfter(io.linerate.jobs.cli.DurationConverter.parse("106751991167d")).build();
+        io.linerate.jobs.format.PacketBatch b =
+                io.linerate.jobs.format.PacketBatchCodec.decode(t.source().next().value());
+        int heavy = 0;
+        for (int i = 0; i < b.size(); i++) {
+            heavy += b.get(i).srcIpv4() == PacketGenerator.HEAVY_SRC ? 1 : 0;
+        }
+        assertThat(heavy).isZero();
+    }
+
     @Test
     void zipfProbabilitiesFollowTheFormula() {
         Zipf z = new Zipf(100, 1.0);

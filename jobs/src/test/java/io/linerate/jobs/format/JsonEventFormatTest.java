@@ -153,6 +153,8 @@ class JsonEventFormatTest {
                 .isEqualTo("weight field /bytes must be >= 0, got -3");
         assertThat(malformed(FULL, prefix + "\"bytes\":9223372036854775808,\"ts\":0}").reason())
                 .isEqualTo("weight field /bytes must be at most 9223372036854775807, got 9223372036854775808");
+        assertThat(malformed(FULL, prefix + "\"bytes\":-100000000000000000000,\"ts\":0}").reason())
+                .isEqualTo("weight field /bytes must be >= 0, got -100000000000000000000");
         assertThat(malformed(FULL, prefix + "\"bytes\":1}").reason()).isEqualTo("timestamp field ts is missing");
         assertThat(malformed(FULL, prefix + "\"bytes\":1,\"ts\":\"yesterday\"}").reason())
                 .isEqualTo("timestamp field ts is not an ISO-8601 date-time with an offset: \"yesterday\"");

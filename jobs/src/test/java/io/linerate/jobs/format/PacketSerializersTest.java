@@ -29,6 +29,21 @@ class PacketSerializersTest {
         return back;
     }
 
+    /** Ports share one int and the protocol is a byte: an out-of-range value must not come back as another packet. */
+    @Test
+    void aRecordOutOfRangeIsRefusedNotSerializedAsAnotherPacket() {
+        PacketRecord port = new PacketRecord().setIpv4(1000, 0x0A000001, 0x0A000002, 40000, 65536 + 443, 6, 0, 60, 7);
+        PacketRecord protocol = new PacketRecord().setIpv4(1000, 0x0A000001, 0x0A000002, 40000, 443, 256 + 17, 0, 60, 7);
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        assertThatThrownBy(() -> PacketRecordSerializer.INSTANCE.serialize(port, out))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cannot serialize packet record: dstPort must be in [0, 65535], got 65979");
+        assertThatThrownBy(() -> PacketRecordSerializer.INSTANCE.serialize(protocol, out))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cannot serialize packet record: protocol must be in [0, 255], got 273");
+        assertThat(out.length()).isZero();
+    }
+
     @Test
     void flinkFindsTheTypeInformationThroughTheAnnotations() {
         assertThat(TypeInformation.of(PacketBatch.class)).isEqualTo(PacketBatchTypeInfo.INSTANCE);
