@@ -101,8 +101,8 @@ public final class GenerateCommand implements Callable<Integer> {
     double attackShare;
 
     @Option(names = "--inject-after", paramLabel = "DURATION", defaultValue = "0s", converter = DurationConverter.class,
-        description = "Packets: event time after --start at which the heavy hitter and the attack begin "
-            + "(default: ${DEFAULT-VALUE})")
+        description = "Packets: event time after --start at which the heavy hitter and the attack begin; with "
+            + "--clock wall, time after the generator starts (default: ${DEFAULT-VALUE})")
     Duration injectAfter;
 
     @Option(names = "--duplicate-ratio", paramLabel = "FRACTION", defaultValue = "0.1",

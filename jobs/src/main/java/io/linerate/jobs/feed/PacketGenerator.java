@@ -49,7 +49,7 @@ final class PacketGenerator implements TrafficSource {
             keys[op] = Integer.toString(op).getBytes(StandardCharsets.UTF_8);
         }
         this.batch = new PacketBatch(0, traffic.batchSize);
-        this.injectFrom = traffic.injectFrom();
+        this.injectFrom = traffic.injectFrom(System.currentTimeMillis());
     }
 
     @Override

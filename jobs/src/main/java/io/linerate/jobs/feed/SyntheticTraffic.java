@@ -126,9 +126,14 @@ public final class SyntheticTraffic implements Feeder {
         return offset > MAX_EVENT_TIME - start ? -1 : start + (long) offset;
     }
 
-    /** Event time at which the heavy hitter and the attack begin; {@code Long.MAX_VALUE} if never (no overflow). */
-    long injectFrom() {
-        return injectAfterMs > MAX_EVENT_TIME - start ? Long.MAX_VALUE : start + injectAfterMs;
+    /**
+     * Time at which the heavy hitter and the attack begin, {@code Long.MAX_VALUE} if never (no overflow):
+     * {@code injectAfter} after {@code start} on the event clock, after {@code wallStart} (when the generator
+     * starts) on the wall clock, whose timestamps have nothing to do with {@code start}.
+     */
+    long injectFrom(long wallStart) {
+        long from = clock == Clock.WALL ? wallStart : start;
+        return injectAfterMs > Long.MAX_VALUE - from ? Long.MAX_VALUE : from + injectAfterMs;
     }
 
     @Override
@@ -175,7 +180,7 @@ public final class SyntheticTraffic implements Feeder {
         try (FeedProducer producer = new FeedProducer(bootstrapServers, topic, "linerate-generate", acked)) {
             TrafficSource.Record r;
             while (!stopped.getAsBoolean() && (r = source.next()) != null) {
-                if (!pacer.awaitUnit(units + r.units(), stopped)) {
+                if (!pacer.awaitUnit(units + r.units() - 1, stopped)) { // when the record's last unit is due
                     break;
                 }
                 producer.send(r.key(), r.value(), r.units());

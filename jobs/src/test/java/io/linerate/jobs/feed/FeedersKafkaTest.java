@@ -240,6 +240,11 @@ class FeedersKafkaTest {
         generate(paced, t);
         double seconds = (System.nanoTime() - begin) / 1e9;
         assertThat(seconds).as("3000 packets at 2000/s").isBetween(1.3, 10.0);
+        // a record goes when its last unit is due (unit k at k / rate s): two events at 1/s take 1 s, not 2
+        begin = System.nanoTime();
+        generate(SyntheticTraffic.builder().format(SyntheticTraffic.Format.EVENTS).count(2).rate(1).build(), t);
+        seconds = (System.nanoTime() - begin) / 1e9;
+        assertThat(seconds).as("2 events at 1/s").isBetween(0.99, 1.8);
 
         // the demo's way: unbounded, stopped from another thread; what it counted is what the topic holds
         String fed = topic(1);

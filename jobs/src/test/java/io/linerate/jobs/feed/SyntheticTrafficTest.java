@@ -115,6 +115,21 @@ class SyntheticTrafficTest {
             heavy += b.get(i).srcIpv4() == PacketGenerator.HEAVY_SRC ? 1 : 0;
         }
         assertThat(heavy).isZero();
+        // on the wall clock --inject-after counts from when the generator starts, not from --start (in the past)
+        SyntheticTraffic wall = SyntheticTraffic.builder().count(1000).seed(3).heavyHitterShare(0.5)
+                .clock(SyntheticTraffic.Clock.WALL).injectAfter(java.time.Duration.ofHours(1)).build();
+        b = io.linerate.jobs.format.PacketBatchCodec.decode(wall.source().next().value());
+        for (int i = 0; i < b.size(); i++) {
+            heavy += b.get(i).srcIpv4() == PacketGenerator.HEAVY_SRC ? 1 : 0;
+        }
+        assertThat(heavy).as("wall clock, an hour before injection").isZero();
+        wall = SyntheticTraffic.builder().count(1000).seed(3).heavyHitterShare(0.5)
+                .clock(SyntheticTraffic.Clock.WALL).build();
+        b = io.linerate.jobs.format.PacketBatchCodec.decode(wall.source().next().value());
+        for (int i = 0; i < b.size(); i++) {
+            heavy += b.get(i).srcIpv4() == PacketGenerator.HEAVY_SRC ? 1 : 0;
+        }
+        assertThat(heavy).as("wall clock, injecting from the start: Bin(1000, 0.5) ± 6 sd").isBetween(405, 595);
     }
 
     @Test
