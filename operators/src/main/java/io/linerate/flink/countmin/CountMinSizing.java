@@ -37,14 +37,15 @@ public final class CountMinSizing implements Serializable {
     private final RowIndexing indexing;
     private final long stateBytes;
 
-    private CountMinSizing(CountMinSketch prototype, boolean conservative) {
-        this.width = prototype.width();
-        this.depth = prototype.depth();
-        this.seed = prototype.hasher().seed();
+    // From the size alone: a prototype sketch would allocate up to 2 GiB of counters where the job is built.
+    private CountMinSizing(CountMinSketch.Size size, long seed, RowIndexing indexing, boolean conservative) {
+        this.width = size.width();
+        this.depth = size.depth();
+        this.seed = seed;
         this.conservative = conservative;
-        this.indexing = prototype.indexing();
+        this.indexing = indexing;
         // what a state backend stores per key: the serializer's 4-byte length and the sketch image
-        this.stateBytes = Integer.BYTES + prototype.imageBytes(); // no image built (up to 2 GiB) to measure it
+        this.stateBytes = Integer.BYTES + size.imageBytes();
     }
 
     /**
@@ -59,8 +60,8 @@ public final class CountMinSizing implements Serializable {
         if (!(delta > 0 && delta < 1)) {
             throw new IllegalArgumentException("delta must be in (0, 1), got " + delta);
         }
-        CountMinSketch prototype = CountMinSketch.fromErrors(epsilon, delta, seed);
-        CountMinSizing sizing = new CountMinSizing(prototype, conservative).withRowIndexing(DEFAULT_INDEXING);
+        CountMinSizing sizing = new CountMinSizing(CountMinSketch.sizeFromErrors(epsilon, delta), seed,
+                DEFAULT_INDEXING, conservative);
         if (sizing.failureProbability() > delta) {
             throw new IllegalArgumentException("delta must be ≥ e^-" + CountMinSketch.MAX_DEPTH + " (at most "
                     + CountMinSketch.MAX_DEPTH + " rows), got " + delta);
@@ -81,12 +82,11 @@ public final class CountMinSizing implements Serializable {
             throw new IllegalArgumentException("memory bytes must be ≥ " + least + " (2 counters of 8 bytes per row) for depth "
                     + depth + ", got " + bytes);
         }
-        if (bytes / Long.BYTES > CountMinSketch.MAX_COUNTERS) {
-            throw new IllegalArgumentException("memory bytes must be ≤ " + CountMinSketch.MAX_COUNTERS * Long.BYTES
+        if (bytes > (long) CountMinSketch.MAX_COUNTERS * Long.BYTES) {
+            throw new IllegalArgumentException("memory bytes must be ≤ " + (long) CountMinSketch.MAX_COUNTERS * Long.BYTES
                     + " (" + CountMinSketch.MAX_COUNTERS + " counters), got " + bytes);
         }
-        return new CountMinSizing(CountMinSketch.withMemory(bytes, depth, seed), conservative)
-                .withRowIndexing(DEFAULT_INDEXING);
+        return new CountMinSizing(CountMinSketch.sizeForMemory(bytes, depth), seed, DEFAULT_INDEXING, conservative);
     }
 
     /** The default seed: {@link ItemHasher#DEFAULT_SEED}. */
@@ -114,7 +114,7 @@ public final class CountMinSizing implements Serializable {
         if (rowIndexing == indexing) {
             return this;
         }
-        return new CountMinSizing(CountMinSketch.withShape(width, depth, seed, rowIndexing, false), conservative);
+        return new CountMinSizing(new CountMinSketch.Size(width, depth), seed, rowIndexing, conservative);
     }
 
     /**

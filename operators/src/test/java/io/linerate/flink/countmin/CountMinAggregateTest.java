@@ -119,6 +119,34 @@ class CountMinAggregateTest {
     }
 
     /**
+     * build() works from the size alone: it allocated two or three whole sketches (128 MiB each here) where the job
+     * is built, and a sketch as large as this JVM's heap, which TaskManagers may well hold, failed with
+     * OutOfMemoryError.
+     */
+    @Test
+    void buildAllocatesNoSketch() {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long sketchBytes = 128L << 20;
+        long before = threads.getCurrentThreadAllocatedBytes();
+        CountMinSizing mixed = aggregate().memory(sketchBytes, 4).rowIndexing(RowIndexing.MIXED_32).build().sizing();
+        CountMinSizing byErrors = queries().errors(2e-6, 0.1).build().sizing(); // 2.7M × 14 counters: 304 MB
+        assertThat(threads.getCurrentThreadAllocatedBytes() - before).isLessThan(sketchBytes / 16);
+        assertThat(mixed.width()).isEqualTo(4_194_301); // the largest prime ≤ 2^27 / 8 / 4
+        assertThat(mixed.stateBytesPerKey()).isEqualTo(8L * 4_194_301 * 4 + 48);
+        assertThat(byErrors.width()).isBetween(2_718_282, 2_718_400) // the smallest prime ≥ 2e/ε = 2,718,281.8
+                .isEqualTo(CountMinSketch.sizeFromErrors(2e-6, 0.1).width());
+        assertThat(byErrors.depth()).isEqualTo(14).isEqualTo(CountMinSketch.rowsPerCopy(2e-6));
+        long heap = Runtime.getRuntime().maxMemory();
+        assertThat(aggregate().memory(heap, 4).build().sizing().stateBytesPerKey()).isGreaterThan(heap - 100_000);
+        // the largest budget the limit allows is accepted, one byte more is not
+        long most = 8L * CountMinSketch.MAX_COUNTERS;
+        assertThat(aggregate().memory(most, 64).build().sizing().depth()).isEqualTo(64);
+        assertThatThrownBy(() -> aggregate().memory(most + 1, 64).build())
+                .hasMessage("memory bytes must be ≤ 2147483520 (268435440 counters), got 2147483521");
+    }
+
+    /**
      * The operators keep FULL_WIDTH by default (their state so far holds FULL_WIDTH sketches, and state written before
      * their snapshots recorded the shape restores into any configuration); MIXED_32 is opt-in. After a change of the
      * setting on such state, a merge of a restored sketch and a new one fails naming the setting instead of mixing

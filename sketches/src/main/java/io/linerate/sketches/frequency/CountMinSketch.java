@@ -87,6 +87,28 @@ public final class CountMinSketch {
      *     {@link #MAX_DEPTH} rows (d·r), since fewer rows would not meet δ; or if w·d·r exceeds MAX_COUNTERS
      */
     public static CountMinSketch fromErrors(double epsilon, double delta, long seed) {
+        Size size = sizeFromErrors(epsilon, delta);
+        return new CountMinSketch(ItemHasher.seeded(seed), size.width(), size.depth(), RowIndexing.MIXED_32, false,
+                null);
+    }
+
+    /**
+     * The width and depth of a sketch of w × d counters, without the counters: what a builder needs to validate
+     * and describe a sketch before any is allocated (a sketch may take up to 2 GiB).
+     */
+    public record Size(int width, int depth) {
+        /** Bytes of the {@link #toByteArray() image} of a sketch of this size, as {@link #imageBytes()} gives. */
+        public long imageBytes() {
+            return ImageWriter.imageBytes(fieldBytes(width * (long) depth));
+        }
+    }
+
+    /**
+     * The size {@link #fromErrors} builds, with the same checks and messages, allocating nothing.
+     *
+     * @throws IllegalArgumentException as {@link #fromErrors}
+     */
+    public static Size sizeFromErrors(double epsilon, double delta) {
         checkUnit("epsilon", epsilon);
         checkUnit("delta", delta);
         double minWidth = Math.ceil(2 * E / epsilon);
@@ -111,7 +133,7 @@ public final class CountMinSketch {
             throw new IllegalArgumentException("epsilon=" + epsilon + " and delta=" + delta + " need width " + w
                     + " x depth " + (int) rows + " = " + w * (long) rows + " counters, above the limit of " + MAX_COUNTERS);
         }
-        return new CountMinSketch(ItemHasher.seeded(seed), (int) w, (int) rows, RowIndexing.MIXED_32, false, null);
+        return new Size((int) w, (int) rows);
     }
 
     /** d = ⌈ln(1/(ε(1 − 1/(2e²))))⌉: the depth at which one copy's failure probability is at most ε. */
@@ -131,6 +153,16 @@ public final class CountMinSketch {
      * width = the largest prime ≤ min(bytes / 8 / depth, MAX_COUNTERS / depth).
      */
     public static CountMinSketch withMemory(long bytes, int depth, long seed) {
+        Size size = sizeForMemory(bytes, depth);
+        return withShape(size.width(), depth, seed, RowIndexing.MIXED_32, false);
+    }
+
+    /**
+     * The size {@link #withMemory} builds, with the same checks and messages, allocating nothing.
+     *
+     * @throws IllegalArgumentException as {@link #withMemory}
+     */
+    public static Size sizeForMemory(long bytes, int depth) {
         if (depth < 1 || depth > MAX_DEPTH) {
             throw new IllegalArgumentException("depth must be in [1, " + MAX_DEPTH + "], got " + depth);
         }
@@ -139,7 +171,7 @@ public final class CountMinSketch {
             throw new IllegalArgumentException("bytes must hold at least 2 counters per row: " + bytes + " bytes, depth "
                     + depth + " needs at least " + 2L * Long.BYTES * depth);
         }
-        return withShape(widthForMemory(bytes, depth), depth, seed, RowIndexing.MIXED_32, false);
+        return new Size(widthForMemory(bytes, depth), depth);
     }
 
     /** The width of {@link #withMemory}: bytes and depth already checked. */
@@ -479,7 +511,11 @@ public final class CountMinSketch {
     }
 
     private long fieldBytes() {
-        return 8 + 4 + 4 + 4 + 4 + 8 + 8L * counts.length;
+        return fieldBytes(counts.length);
+    }
+
+    private static long fieldBytes(long counters) {
+        return 8 + 4 + 4 + 4 + 4 + 8 + 8 * counters;
     }
 
     private byte[] image(ImageWriter.Sink sink) {
