@@ -365,8 +365,9 @@ public final class FlowTable {
         long last = entries[counterBase + LAST];
         // first ≤ last ≤ now, so each difference is ≥ 0 but may pass Long.MAX_VALUE (timestamps far apart): compared
         // unsigned, it cannot wrap into "not expired"
-        boolean idle = Long.compareUnsigned(now - last, idleTimeout) >= 0;
-        boolean active = Long.compareUnsigned(now - first, activeTimeout) >= 0;
+        // Long.MAX_VALUE disables a timeout, even for timestamps more than Long.MAX_VALUE apart
+        boolean idle = idleTimeout != Long.MAX_VALUE && Long.compareUnsigned(now - last, idleTimeout) >= 0;
+        boolean active = activeTimeout != Long.MAX_VALUE && Long.compareUnsigned(now - first, activeTimeout) >= 0;
         if (idle && active) {
             // last + idle <= first + active, written without overflow for any timestamps
             long slack = activeTimeout - idleTimeout; // both in [1, MAX]: no overflow
@@ -393,6 +394,15 @@ public final class FlowTable {
             return -1;
         }
         ExportReason expiredReason = expired(victim * stride + keyLongs);
+        if (expiredReason == null && activeTimeout != Long.MAX_VALUE) {
+            // no candidate has idled out (the least recent would have), but one may be past its active timeout
+            int oldest = earliestStarted(h1, h2);
+            ExportReason reason = expired(oldest * stride + keyLongs);
+            if (reason != null) {
+                victim = oldest;
+                expiredReason = reason;
+            }
+        }
         if (expiredReason == null && policy != OverflowPolicy.EVICT_LEAST_RECENT) {
             return -1;
         }
@@ -434,6 +444,29 @@ public final class FlowTable {
             if (stashLast[i] < bestLast) {
                 best = stashBase + i;
                 bestLast = stashLast[i];
+            }
+        }
+        return best;
+    }
+
+    /** The live entry with the smallest first timestamp among the new flow's candidates (there is one: all full). */
+    private int earliestStarted(long h1, long h2) {
+        int best = -1;
+        long bestFirst = 0;
+        int cap = table.bucketCapacity();
+        for (int i = 0; i < table.levels(); i++) {
+            int base = table.bucketSlot(i, h1, h2);
+            for (int s = base; s < base + cap; s++) {
+                if (table.isLive(s) && (best < 0 || entries[s * stride + keyLongs + FIRST] < bestFirst)) {
+                    best = s;
+                    bestFirst = entries[s * stride + keyLongs + FIRST];
+                }
+            }
+        }
+        for (int s = table.stashBase(), end = s + table.stashSize(); s < end; s++) {
+            if (best < 0 || entries[s * stride + keyLongs + FIRST] < bestFirst) {
+                best = s;
+                bestFirst = entries[s * stride + keyLongs + FIRST];
             }
         }
         return best;
@@ -564,7 +597,9 @@ public final class FlowTable {
 
     /**
      * Moves "now" to {@code timestamp} (if later) and examines up to {@code maxSlots} slots for expired
-     * flows; for timers when no packets arrive. Returns the number of flows exported.
+     * flows; for timers when no packets arrive. Returns the number of flows exported. With {@code maxSlots} ≥
+     * {@link #slots()} every live flow is examined once, whatever the sweep's position (a budget of that size
+     * spent from the cursor could re-examine a stash entry moved into a freed slot and miss the last one).
      */
     public int advanceTime(long timestamp, int maxSlots) {
         if (maxSlots < 0) {
@@ -573,7 +608,7 @@ public final class FlowTable {
         if (timestamp > now) {
             now = timestamp;
         }
-        return sweep(maxSlots);
+        return maxSlots >= table.totalSlots() ? sweepAll() : sweep(maxSlots);
     }
 
     private int sweep(int budget) {
@@ -584,18 +619,7 @@ public final class FlowTable {
                 cursor = 0;
             }
             int slot = cursor;
-            int base = slot * stride + keyLongs;
-            // One well-predicted branch per slot: "expired and holds a key" is almost always false, whereas
-            // testing isLive first branches on whether the slot is occupied, a coin flip at usual loads, and
-            // makes the entry loads wait for the state byte. Every live slot has a non-zero meta word (the
-            // version, 4 or 6, is in it), so the result is the same.
-            // differences compared unsigned (as in expired): timestamps far apart must not wrap into "not expired"
-            if (((Long.compareUnsigned(now - entries[base + LAST], idleTimeout) >= 0
-                    | Long.compareUnsigned(now - entries[base + FIRST], activeTimeout) >= 0)
-                    & (entries[base - 1] & KEY_MASK) != 0) && table.isLive(slot)) {
-                ExportReason reason = expired(base);
-                export(slot, reason);
-                removeAt(slot);
+            if (expireAt(slot)) {
                 exported++;
                 if (slot < table.stashBase()) {
                     cursor++;
@@ -605,6 +629,43 @@ public final class FlowTable {
             }
         }
         return exported;
+    }
+
+    /**
+     * One pass over every slot, the stash from its end down: an entry that refills a freed stash slot comes from
+     * the end, already examined.
+     */
+    private int sweepAll() {
+        int exported = 0;
+        int stashBase = table.stashBase();
+        for (int slot = 0; slot < stashBase; slot++) {
+            exported += expireAt(slot) ? 1 : 0;
+        }
+        for (int slot = stashBase + table.stashSize() - 1; slot >= stashBase; slot--) {
+            exported += expireAt(slot) ? 1 : 0;
+        }
+        return exported;
+    }
+
+    /** Exports and removes the flow in {@code slot} if it has expired; true if it did. */
+    private boolean expireAt(int slot) {
+        int base = slot * stride + keyLongs;
+        // One well-predicted branch per slot: "expired and holds a key" is almost always false, whereas
+        // testing isLive first branches on whether the slot is occupied, a coin flip at usual loads, and
+        // makes the entry loads wait for the state byte. Every live slot has a non-zero meta word (the
+        // version, 4 or 6, is in it), so the result is the same.
+        // differences compared unsigned (as in expired): timestamps far apart must not wrap into "not expired"
+        if (((Long.compareUnsigned(now - entries[base + LAST], idleTimeout) >= 0
+                | Long.compareUnsigned(now - entries[base + FIRST], activeTimeout) >= 0)
+                & (entries[base - 1] & KEY_MASK) != 0) && table.isLive(slot)) {
+            ExportReason reason = expired(base); // null where only a disabled (Long.MAX_VALUE) timeout passed
+            if (reason != null) {
+                export(slot, reason);
+                removeAt(slot);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Exports (as {@link ExportReason#REMOVED}) and deletes the flow at once (§5.9). */
@@ -740,12 +801,22 @@ public final class FlowTable {
         return view.at(slot, null);
     }
 
-    /** Calls {@code action} with a view of every live flow (the same view object each time). */
+    /**
+     * Calls {@code action} with a view of every live flow (the same view object each time). The action must not
+     * change the table (an update, removal, expiry or rebuild would move flows under the iteration, which could
+     * then miss or repeat one): such a change fails with {@link java.util.ConcurrentModificationException}.
+     */
     public void forEach(Consumer<FlowRecord> action) {
         int end = table.stashBase() + table.stashSize();
+        long packetsBefore = packets;
+        int sizeBefore = table.size();
+        int lazyBefore = table.lazilyDeleted();
         for (int s = 0; s < end; s++) {
             if (table.isLive(s)) {
                 action.accept(view.at(s, null));
+                if (packets != packetsBefore || table.size() != sizeBefore || table.lazilyDeleted() != lazyBefore) {
+                    throw new java.util.ConcurrentModificationException("the flow table changed during forEach");
+                }
             }
         }
     }

@@ -1,0 +1,99 @@
+package io.linerate.sketches.flowtable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.ConcurrentModificationException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Expiry at the edges of the sweep and of the overflow path: a record's reason must not depend on how far the sweep
+ * has got (docs/flowtable.md, "Time, expiry and export"). One bucket of one slot, so flows 2.. go to the stash.
+ */
+class FlowTableSweepTest {
+
+    private final List<String> exported = new ArrayList<>();
+
+    private FlowTable.Builder oneSlot(int stash) {
+        return FlowTable.builder().capacity(4).scheme(InsertionScheme.STANDARD).buckets(1).stashCapacity(stash)
+                .sweepSlotsPerUpdate(0).exporter(r -> exported.add(r.reason() + " " + r.srcAddress()));
+    }
+
+    /** Flow i's source address is i; all flows share one destination, so they compete for the same bucket. */
+    private static void packet(FlowTable t, int flow, long timestamp) {
+        t.updateIpv4(flow, 9, 1, 1, 6, 0, 10, timestamp);
+    }
+
+    private FlowTable fullStashWithTwoIdleFlows() {
+        FlowTable t = oneSlot(4).idleTimeout(100).activeTimeout(1_000_000).build();
+        packet(t, 1, 1000); // the bucket
+        packet(t, 2, 950); // stash[0], idle from 1050
+        packet(t, 3, 950); // stash[1], idle from 1050
+        packet(t, 4, 1000); // stash[2]
+        packet(t, 5, 1000); // stash[3]: the stash is full
+        assertThat(t.advanceTime(1000, 3)).isZero(); // the cursor is left at stash[2]
+        return t;
+    }
+
+    /**
+     * A budget of slots() spent from the cursor re-examined the stash entry moved into a freed slot (examined before
+     * the wrap) and ran out before the last one: flow 3 stayed, and the end of input flushed it as FLUSHED.
+     */
+    @Test
+    void aSweepOfAllSlotsExportsEveryExpiredFlowWhereverTheCursorIs() {
+        FlowTable t = fullStashWithTwoIdleFlows();
+        assertThat(t.advanceTime(1060, t.slots())).isEqualTo(2);
+        assertThat(exported).containsExactlyInAnyOrder("IDLE_TIMEOUT 2", "IDLE_TIMEOUT 3");
+        t.flush();
+        assertThat(exported).containsExactlyInAnyOrder("IDLE_TIMEOUT 2", "IDLE_TIMEOUT 3", "FLUSHED 1", "FLUSHED 4",
+                "FLUSHED 5");
+    }
+
+    /**
+     * No candidate has idled out, but the bucket's flow is past its active timeout though updated more recently than
+     * the stash's: it leaves with ACTIVE_TIMEOUT, and no live flow is evicted nor the new one turned away.
+     */
+    @Test
+    void aCandidatePastItsActiveTimeoutMakesRoomBeforeThePolicyApplies() {
+        for (OverflowPolicy policy : OverflowPolicy.values()) {
+            exported.clear();
+            FlowTable t = oneSlot(1).idleTimeout(1_000).activeTimeout(100).overflowPolicy(policy).build();
+            packet(t, 1, 0);
+            packet(t, 1, 90);
+            packet(t, 2, 50); // the stash; the least recent candidate, not expired
+            packet(t, 3, 120); // flow 1 started at 0: past its active timeout at 100
+            assertThat(exported).as(policy.name()).containsExactly("ACTIVE_TIMEOUT 1");
+            assertThat(t.evictions()).as(policy.name()).isZero();
+            assertThat(t.size()).as(policy.name()).isEqualTo(2);
+        }
+    }
+
+    /** Long.MAX_VALUE disables a timeout even for timestamps more than Long.MAX_VALUE apart (compared unsigned). */
+    @Test
+    void aDisabledTimeoutNeverFiresHoweverFarApartTheTimestamps() {
+        FlowTable t = oneSlot(2).idleTimeout(Long.MAX_VALUE).activeTimeout(Long.MAX_VALUE).build();
+        packet(t, 1, Long.MIN_VALUE);
+        packet(t, 2, 0);
+        packet(t, 3, Long.MAX_VALUE); // now − first of flow 1 is 2^64 − 1 unsigned
+        assertThat(t.advanceTime(Long.MAX_VALUE, t.slots())).isZero();
+        assertThat(exported).isEmpty();
+        packet(t, 1, Long.MAX_VALUE);
+        assertThat(exported).isEmpty();
+        assertThat(t.size()).isEqualTo(3);
+    }
+
+    @Test
+    void forEachFailsFastWhenItsActionChangesTheTable() {
+        FlowTable t = fullStashWithTwoIdleFlows();
+        assertThatThrownBy(() -> t.forEach(r -> {
+            if (r.srcAddress() == 2) {
+                t.advanceTime(1060, t.slots());
+            }
+        })).isInstanceOf(ConcurrentModificationException.class);
+        List<Integer> seen = new ArrayList<>();
+        t.forEach(r -> seen.add(r.srcAddress()));
+        assertThat(seen).containsExactlyInAnyOrder(1, 4, 5);
+    }
+}
