@@ -1207,8 +1207,10 @@ public final class FlowTable {
         int cursor = in.getInt("cursor", 0, totalSlots);
         int stashSize = in.getInt("stashSize", 0, b.stashCapacity);
         long[] counters = new long[8 + ExportReason.values().length];
-        for (int i = 0; i < counters.length; i++) {
-            counters[i] = in.getLong("counters[" + i + "]", 0, Long.MAX_VALUE);
+        for (int i = 0; i < counters.length; i++) { // named as in docs/STATE-FORMAT.md, so an error says which
+            String name = i < 8 ? "counters[" + i + "] (" + COUNTER_NAMES[i] + ")"
+                    : "exports[" + ExportReason.values()[i - 8] + "]";
+            counters[i] = in.getLong(name, 0, Long.MAX_VALUE);
         }
         byte[] state = in.getBytes("slotStates", totalSlots); // checked against the image before allocating
         int occupied = in.getInt("occupiedSlots", 0, totalSlots);
@@ -1255,6 +1257,10 @@ public final class FlowTable {
         System.arraycopy(counters, 8, t.exports, 0, t.exports.length);
         return t;
     }
+
+    /** The image's eight counters before the exports, in order. */
+    private static final String[] COUNTER_NAMES = {"moves", "overflows", "rebuildMoves", "packets", "newFlows",
+            "summaryLookups", "summaryFalsePositives", "summaryFailures"};
 
     private static void checkStates(byte[] state, int tableSlots, int stashSize, int occupied) {
         int count = 0;

@@ -427,7 +427,9 @@ class FlowTableValidationTest {
         rejectsImage(withInt(image, at.sweep, 1025), "sweepSlotsPerUpdate", "[0, 1024]");
         rejectsImage(withInt(image, at.cursor, at.totalSlots + 1), "cursor", "[0, " + at.totalSlots + "]");
         rejectsImage(withInt(image, at.stashSize, 3), "stashSize", "[0, 2]");
-        rejectsImage(withLong(image, at.counters + 8 * 3, -1), "counters[3]", "is -1");
+        rejectsImage(withLong(image, at.counters + 8 * 3, -1), "counters[3] (packets)", "is -1");
+        rejectsImage(withLong(image, at.counters + 8 * 8, -1), "exports[IDLE_TIMEOUT]", "is -1"); // offset o + 132
+        rejectsImage(withLong(image, at.counters + 8 * 12, -1), "exports[FLUSHED]", "is -1");
         rejectsImage(withInt(image, at.occupied, Integer.MAX_VALUE), "occupiedSlots", "[0, " + at.totalSlots + "]");
         rejectsImage(withInt(image, at.occupied, countOccupied(image, at) - 1), "occupiedSlots", "slot states say");
         // a summary sized for 2^28 flows on a table of a few dozen slots: accepted, but without a huge summary
