@@ -12,6 +12,7 @@ import io.linerate.sketches.flowtable.InsertionScheme;
 import io.linerate.sketches.flowtable.OverflowPolicy;
 import io.linerate.sketches.flowtable.TableLayout;
 import io.linerate.sketches.hash.ItemHasher;
+import io.linerate.sketches.image.ImageWriter;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
@@ -347,7 +348,8 @@ public final class FlowMeter<T, K> implements Serializable {
 
         /**
          * Sizes each scope's table to the largest capacity whose arrays fit in {@code bytes} (instead of
-         * {@link #capacity}); resolved by {@link #build} with the scheme, key format and stash then set.
+         * {@link #capacity}), and whose image once full fits one checkpointed value (2<sup>31</sup> − 9 bytes,
+         * about 29 million IPv4 flows); resolved by {@link #build} with the scheme, key format and stash then set.
          */
         public Builder<T, K> memoryBudget(long bytes) {
             if (bytes <= 0) {
@@ -457,9 +459,10 @@ public final class FlowMeter<T, K> implements Serializable {
                     + (longs == Long.MAX_VALUE ? "more than " + TableLayout.MAX_SLOTS + " slots" : longs
                     + " longs of entries") + " with scheme " + scheme + " and keyFormat " + keyFormat
                     + ", limit is " + MAX_ENTRY_LONGS + " longs");
-            // the table's own setters check the rest with the same names (nothing is allocated here)
+            // the table's own setters check the rest with the same names, and its plan that a full table's image
+            // fits a checkpoint (nothing is allocated here)
             tableBuilder(flows, scheme, overflow, keyFormat, stashCapacity, seed, idleTimeout.toMillis(),
-                    activeTimeout.toMillis());
+                    activeTimeout.toMillis()).plan();
             return new FlowMeter<>(this, flows);
         }
 
@@ -472,13 +475,19 @@ public final class FlowMeter<T, K> implements Serializable {
             while (low < high) { // table bytes grow with capacity: the largest capacity within the budget
                 long mid = (low + high + 1) >>> 1;
                 long bytes = tableBytes(mid, scheme, keyFormat, stashCapacity);
-                if (bytes != Long.MAX_VALUE && bytes <= budget) {
+                if (bytes != Long.MAX_VALUE && bytes <= budget && imageFits(mid)) {
                     low = mid;
                 } else {
                     high = mid - 1;
                 }
             }
             return low;
+        }
+
+        /** Whether a full table of {@code flows} capacity has an image that one checkpointed value can hold. */
+        private boolean imageFits(long flows) {
+            return tableBuilder(flows, scheme, overflow, keyFormat, stashCapacity, seed, 1, 1).fullImageBytes()
+                    <= ImageWriter.MAX_IMAGE_BYTES;
         }
 
         private static void require(boolean ok, String message) {

@@ -53,9 +53,16 @@ class FlowMeterBuilderTest {
         assertThatThrownBy(() -> Packets.meter().capacity(200_000_000).build())
                 .hasMessageContaining("capacity 200000000 is too large for one scope's table: 2313000585 longs of "
                         + "entries with scheme SECOND_CHANCE and keyFormat IPV4_AND_IPV6, limit is 2147483639 longs");
-        // the largest budget gives the largest table the entry array can hold
+        // the largest budget gives the largest table whose image, once full, fits one checkpointed value (2^31 − 9
+        // bytes): 73 bytes per slot (9 longs and a state byte), 1.285 slots per flow, about 22.9 million flows. A
+        // larger table built and ran, then failed every checkpoint once it filled up.
         long most = Packets.meter().memoryBudget(Long.MAX_VALUE).build().capacity();
-        assertThat(most).isGreaterThan(180_000_000L);
+        assertThat(most).isBetween(22_000_000L, 23_500_000L);
+        assertThat(Packets.meter().capacity(most).build().tablePlan().fullImageBytes())
+                .isLessThanOrEqualTo(Integer.MAX_VALUE - 8);
+        assertThatThrownBy(() -> Packets.meter().capacity(most + 1).build())
+                .hasMessageStartingWith("capacity " + (most + 1) + " is too large: a full table's image (its state in a"
+                        + " checkpoint) would have ");
     }
 
     @Test

@@ -45,8 +45,6 @@ public final class FlowTable {
     /** Upper limit on user-defined long slots per entry. */
     public static final int MAX_USER_SLOTS = 16;
     /** Upper limit on the entry array: 2<sup>31</sup> − 8 longs. */
-    static final long MAX_ENTRY_LONGS = Integer.MAX_VALUE - 8;
-
     static final long KEY_MASK = 0xFFFF_FFFF_FFFFL; // the meta word's key bits; bits 48-63 hold TCP flags
     private static final int PACKETS = 0;
     private static final int BYTES = 1;
@@ -105,11 +103,9 @@ public final class FlowTable {
         TableLayout layout = b.layout();
         // every size is checked before anything is allocated (the summary and slot states come first)
         MultilevelTable.check(layout, b.scheme);
+        // the image limit (2^31 − 9 bytes, 8 per long) keeps the entry array far below a Java array's length too
+        checkImageFits(b.capacity, layout, b.keyFormat, b.userSlots);
         long longs = ((long) layout.tableSlots() + layout.stashCapacity() + 1) * stride;
-        if (longs > MAX_ENTRY_LONGS) {
-            throw new IllegalArgumentException("capacity " + b.capacity + " needs " + longs + " longs of entries ("
-                    + stride + " per slot), limit is " + MAX_ENTRY_LONGS + ": lower capacity or userSlots");
-        }
         this.summary = b.summary ? new TypeSummary(layout, b.capacity, b.seed) : null;
         this.table = new MultilevelTable(layout, b.scheme, occupants(), summary);
         this.entries = new long[(int) longs];
@@ -943,6 +939,36 @@ public final class FlowTable {
      */
     public record Plan(InsertionScheme scheme, TableLayout layout, FlowKeyFormat keyFormat, int userSlots,
                        long capacity, long seed) {
+        /** Bytes of the image of such a table with every slot and the stash occupied: the most it can take. */
+        public long fullImageBytes() {
+            return FlowTable.fullImageBytes(layout, keyFormat, userSlots);
+        }
+    }
+
+    private static long fullImageBytes(TableLayout layout, FlowKeyFormat keyFormat, int userSlots) {
+        long slots = (long) layout.tableSlots() + layout.stashCapacity();
+        return ImageWriter.imageBytes(imageFieldBytes(layout.levels(), slots, slots,
+                keyFormat.keyLongs() + COUNTERS + userSlots));
+    }
+
+    /**
+     * Refuses a table whose image, once full, would not fit one image ({@link ImageWriter#MAX_IMAGE_BYTES}): it would
+     * build and run, then fail every checkpoint once it filled up.
+     */
+    private static void checkImageFits(long capacity, TableLayout layout, FlowKeyFormat keyFormat, int userSlots) {
+        long bytes = fullImageBytes(layout, keyFormat, userSlots);
+        if (bytes > ImageWriter.MAX_IMAGE_BYTES) {
+            throw new IllegalArgumentException("capacity " + capacity + " is too large: a full table's image (its state"
+                    + " in a checkpoint) would have " + bytes + " bytes with keyFormat " + keyFormat + " and userSlots "
+                    + userSlots + ", above the " + ImageWriter.MAX_IMAGE_BYTES + " one image may have (a Java array);"
+                    + " lower capacity or userSlots");
+        }
+    }
+
+    /** Bytes of an image's family fields for a table of {@code levels} and {@code slots}, {@code occupied} of them. */
+    private static long imageFieldBytes(int levels, long slots, long occupied, int stride) {
+        return 4L * 4 + 4L * levels + 4 * 4 + 8 + 8 + 8 + 4 + 8 + 8 + 4 + 4
+                + 8L * (8 + ExportReason.values().length) + slots + 4 + occupied * stride * Long.BYTES;
     }
 
     public InsertionScheme scheme() {
@@ -1115,8 +1141,7 @@ public final class FlowTable {
         for (byte b : state) {
             occupied += b & MultilevelTable.OCCUPIED;
         }
-        long fields = 4L * 4 + 4L * levels + 4 * 4 + 8 + 8 + 8 + 4 + 8 + 8 + 4 + 4
-                + 8L * (8 + exports.length) + state.length + 4 + (long) occupied * stride * Long.BYTES;
+        long fields = imageFieldBytes(levels, state.length, occupied, stride);
         ImageWriter w = new ImageWriter(Family.FLOW_TABLE, IMAGE_VERSION, fields, sink);
         w.putInt(table.scheme().ordinal()).putInt(levels).putInt(table.layout().bucketCapacity())
                 .putInt(table.layout().stashCapacity());
@@ -1603,7 +1628,20 @@ public final class FlowTable {
             if (capacity == 0) {
                 throw new IllegalArgumentException("capacity (flows) must be set");
             }
-            return new Plan(scheme, layout(), keyFormat, userSlots, capacity, seed);
+            TableLayout layout = layout();
+            checkImageFits(capacity, layout, keyFormat, userSlots);
+            return new Plan(scheme, layout, keyFormat, userSlots, capacity, seed);
+        }
+
+        /**
+         * Bytes of the image the table would have with every slot and the stash occupied, without building it;
+         * {@link #build} and {@link #plan} refuse a table for which this exceeds {@link ImageWriter#MAX_IMAGE_BYTES}.
+         */
+        public long fullImageBytes() {
+            if (capacity == 0) {
+                throw new IllegalArgumentException("capacity (flows) must be set");
+            }
+            return FlowTable.fullImageBytes(layout(), keyFormat, userSlots);
         }
 
         TableLayout layout() {

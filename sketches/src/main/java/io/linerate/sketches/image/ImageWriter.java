@@ -55,6 +55,9 @@ public final class ImageWriter {
     private final int total;
     private long flushed; // bytes already handed to the sink
 
+    /** The most bytes an image may have: one Java array (the unit Flink state and checkpoints hold). */
+    public static final int MAX_IMAGE_BYTES = Integer.MAX_VALUE - 8;
+
     /** The length of an image whose family fields take {@code fieldBytes}: preamble, fields and trailer. */
     public static long imageBytes(long fieldBytes) {
         return PREAMBLE_BYTES + fieldBytes + TRAILER_BYTES;
@@ -81,9 +84,9 @@ public final class ImageWriter {
      */
     public ImageWriter(Family family, int version, long fieldBytes, Sink sink) {
         long total = imageBytes(fieldBytes);
-        if (total > Integer.MAX_VALUE - 8) {
+        if (total > MAX_IMAGE_BYTES) {
             throw new IllegalArgumentException("image would have " + total + " bytes; a byte[] holds at most "
-                    + (Integer.MAX_VALUE - 8) + ": serialize this structure in parts or shrink it");
+                    + MAX_IMAGE_BYTES + ": serialize this structure in parts or shrink it");
         }
         this.total = (int) total;
         this.sink = sink;

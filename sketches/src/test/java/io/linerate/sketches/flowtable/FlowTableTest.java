@@ -226,4 +226,35 @@ class FlowTableTest {
         restored.updateIpv4(1, 2, 3, 4, 6, 0, 100, 50); // idle for 50 >= 10: the old record is exported first
         assertThat(exported).containsExactly("restored IDLE_TIMEOUT 1");
     }
+
+    /**
+     * A table whose image, once full, would not fit one image (2^31 − 9 bytes, what a checkpoint holds per value) is
+     * refused when built, before anything is allocated: it used to build and run, then fail every checkpoint once
+     * it filled up.
+     */
+    @Test
+    void aTableWhoseFullImageCannotBeCheckpointedIsRefusedWithoutAllocating() {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        // IPv4 keys and 16 user slots: 22 longs and a state byte per slot, 1.285 slots per flow
+        FlowTable.Builder big = FlowTable.builder().capacity(13_000_000).keyFormat(FlowKeyFormat.IPV4_ONLY)
+                .userSlots(16);
+        assertThat(big.fullImageBytes()).isGreaterThan(Integer.MAX_VALUE - 8);
+        long before = threads.getCurrentThreadAllocatedBytes();
+        assertThatThrownBy(big::build).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("capacity 13000000 is too large: a full table's image (its state in a "
+                        + "checkpoint) would have " + big.fullImageBytes() + " bytes with keyFormat IPV4_ONLY and "
+                        + "userSlots 16");
+        assertThatThrownBy(big::plan).hasMessageStartingWith("capacity 13000000 is too large");
+        assertThat(threads.getCurrentThreadAllocatedBytes() - before).isLessThan(1L << 20);
+        // the same capacity without user slots fits: 7 longs and a state byte per slot
+        assertThat(big.userSlots(0).fullImageBytes()).isLessThan(Integer.MAX_VALUE - 8);
+        // and a small table's full image is what it writes when every slot and the stash hold a flow
+        FlowTable small = FlowTable.builder().capacity(40).scheme(InsertionScheme.STANDARD).buckets(8, 4)
+                .stashCapacity(3).keyFormat(FlowKeyFormat.IPV4_ONLY).userSlots(1).build();
+        for (int i = 0; small.size() < small.slots(); i++) {
+            small.updateIpv4(i, 1, 2, 3, 6, 0, 10, 0);
+        }
+        assertThat(small.toByteArray()).hasSize((int) small.plan().fullImageBytes());
+    }
 }

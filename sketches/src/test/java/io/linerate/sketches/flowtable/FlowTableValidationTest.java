@@ -112,11 +112,11 @@ class FlowTableValidationTest {
 
     @Test
     void tablesTooLargeToAllocateFailBeforeAllocating() {
-        // 2^27 flows with 16 user slots: 1.7·10^8 slots of 25 longs, past the long[] limit; with the summary on,
-        // its filters would need ~1 GB on their own: the size check must come first
+        // 2^27 flows with 16 user slots: 1.7·10^8 slots of 25 longs, past the long[] limit and far past what one
+        // image holds; with the summary on, its filters would need ~1 GB on their own: the size check must come first
         for (boolean summary : new boolean[] {false, true}) {
             failsFast(() -> FlowTable.builder().capacity(1 << 27).userSlots(16).summary(summary).build(),
-                    "capacity 134217728 needs", "longs of entries", "lower capacity or userSlots");
+                    "capacity 134217728 is too large: a full table's image", "lower capacity or userSlots");
         }
         failsFast(() -> FlowTable.builder().capacity(1 << 27).summary(true).buckets(1 << 28).build(),
                 "scheme SECOND_CHANCE needs at least 2 levels");
