@@ -72,9 +72,10 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
     private transient Counter flowsExported;
     private transient Counter[] exportsByReason;
     // gauges of the last table touched: plain fields, a reporter may read a slightly stale value
-    private transient int lastActiveFlows;
-    private transient int lastStashSize;
-    private transient long lastStateBytes;
+    // read by metric reporters on their own threads: volatile, and written only when they change (observe)
+    private transient volatile int lastActiveFlows;
+    private transient volatile int lastStashSize;
+    private transient volatile long lastStateBytes;
 
     // the current input record's context, set by processElement before the packets are metered
     private transient Context ctx;
@@ -311,9 +312,19 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
     }
 
     private void observe(FlowTable table) {
-        lastActiveFlows = table.size();
-        lastStashSize = table.stashSize();
-        lastStateBytes = table.memoryBytes();
+        // a volatile read is a plain load; a volatile write is a fence, so it is made only when the value changed
+        int flows = table.size();
+        if (flows != lastActiveFlows) {
+            lastActiveFlows = flows;
+        }
+        int stash = table.stashSize();
+        if (stash != lastStashSize) {
+            lastStashSize = stash;
+        }
+        long bytes = table.memoryBytes();
+        if (bytes != lastStateBytes) {
+            lastStateBytes = bytes;
+        }
     }
 
     private void reject(T packet, String reason) {

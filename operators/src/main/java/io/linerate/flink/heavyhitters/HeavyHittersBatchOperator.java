@@ -84,7 +84,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private transient Counter alertsEmitted;
     private transient Counter alertsSuppressed;
     /** State bytes of the key last opened or reported (the {@code stateBytesPerKey} gauge). */
-    private transient long stateBytes;
+    private transient volatile long stateBytes; // read by metric reporters on their own threads
 
     /** The per-element path, created once in open(): no capturing lambda per batch. */
     private transient Consumer<T> each;
