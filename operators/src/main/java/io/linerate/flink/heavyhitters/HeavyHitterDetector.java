@@ -252,7 +252,17 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
      * of the watermark, at most {@code maxOpenSubWindows}.
      */
     public long trackerBytes() {
-        return newTracker().memoryBytes();
+        return tracker == TrackerKind.SPACE_SAVING ? SpaceSaving.memoryBytesFor(item.keyKind(), capacity)
+                : CountMinHeap.memoryBytesFor(item.keyKind(), capacity, new CountMinSketch.Size(cmWidth, cmDepth));
+    }
+
+    /** What {@link #newTracker()} would check of the sizes, without allocating a tracker. */
+    private void checkTracker() {
+        if (tracker == TrackerKind.SPACE_SAVING) {
+            SpaceSaving.checkCapacity(item.keyKind(), capacity);
+        } else {
+            CountMinHeap.checkShape(item.keyKind(), capacity, new CountMinSketch.Size(cmWidth, cmDepth));
+        }
     }
 
     @Override
@@ -506,7 +516,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
                         + alertMinWeight);
             }
             HeavyHitterDetector<T, K> built = new HeavyHitterDetector<>(this, m, width, depth, maxOpen);
-            built.newTracker(); // the sketch's own limits (width × depth) fail here, at build time
+            built.checkTracker(); // the tracker's own limits (width × depth, its image) fail here, at build time
             return built;
         }
 
@@ -516,29 +526,28 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
 
         /** The shape a per-sub-window budget of {@code bytes} affords; fails if its capacity is below {@code needed}. */
         private Sized capacityFor(long bytes, long needed) {
-            HeavyHitters probe;
+            // sizes only: a tracker of the budget (up to GBs) is not built where the job is built
             int m;
             int width = 0;
             int depth = 0;
             try {
                 if (tracker == TrackerKind.SPACE_SAVING) {
-                    SpaceSaving ss = SpaceSaving.withMemory(item.keyKind(), bytes, seed);
-                    m = ss.capacity();
+                    m = SpaceSaving.capacityForMemory(item.keyKind(), bytes);
                 } else {
-                    CountMinHeap cmh = CountMinHeap.withMemory(item.keyKind(), bytes, seed);
-                    m = cmh.capacity();
-                    width = cmh.sketch().width();
-                    depth = cmh.sketch().depth();
+                    CountMinHeap.Size size = CountMinHeap.sizeForMemory(item.keyKind(), bytes);
+                    m = size.capacity();
+                    width = size.sketch().width();
+                    depth = size.sketch().depth();
                 }
             } catch (IllegalArgumentException e) {
                 m = 0;
             }
             if (m < needed) {
-                probe = SpaceSaving.withCapacity(item.keyKind(), (int) needed, seed);
+                long least = SpaceSaving.memoryBytesFor(item.keyKind(), (int) needed);
                 throw new IllegalArgumentException("memoryBudget of " + bytes + " bytes holds " + m + " "
                         + tracker + " counters, fewer than max(k, ⌊1/phi⌋ + 1) = " + needed + " for k " + k
                         + " and phi " + phi + "; it needs at least " + (tracker == TrackerKind.SPACE_SAVING
-                        ? probe.memoryBytes() + " bytes" : 3 * probe.memoryBytes() + " bytes (a third for candidates)"));
+                        ? least + " bytes" : 3 * least + " bytes (a third for candidates)"));
             }
             return new Sized(m, width, depth);
         }

@@ -3,6 +3,7 @@ package io.linerate.flink.heavyhitters;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.SpaceSaving;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -97,6 +98,30 @@ class HeavyHitterDetectorBuilderTest {
         var cmh = Fixtures.builder().phi(0.01).countMinHeap().memoryBudget(1 << 20).build();
         assertThat(cmh.trackerKind()).isEqualTo(TrackerKind.COUNT_MIN_HEAP);
         assertThat(cmh.trackerBytes()).isLessThanOrEqualTo(1 << 20);
+    }
+
+    /**
+     * build() sizes the trackers from the budget without building one: it built two (the budget's, then one to
+     * check), 256 MiB each here, where the job is built.
+     */
+    @Test
+    void buildAllocatesNoTracker() {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long budget = 256L << 20;
+        for (boolean cm : new boolean[] {false, true}) {
+            var builder = Fixtures.builder().phi(0.001);
+            if (cm) {
+                builder.countMinHeap();
+            }
+            long before = threads.getCurrentThreadAllocatedBytes();
+            HeavyHitterDetector<?, ?> built = builder.memoryBudget(budget).build();
+            assertThat(threads.getCurrentThreadAllocatedBytes() - before).as("cm %s", cm).isLessThan(64L << 20);
+            assertThat(built.trackerBytes()).isLessThanOrEqualTo(budget).isGreaterThan(budget * 9 / 10);
+        }
+        // a tracker whose image could not be checkpointed once full is refused at build time
+        assertThatThrownBy(() -> Fixtures.builder().phi(0.01).countMinHeap((int) (CountMinSketch.MAX_COUNTERS / 4), 4).build())
+                .hasMessageContaining("is too large for");
     }
 
     @Test

@@ -65,8 +65,50 @@ public final class CountMinHeap implements HeavyHitters {
      */
     public static CountMinHeap create(KeyKind kind, int capacity, int width, int depth, boolean conservative,
                                       long seed) {
+        checkShape(kind, capacity, new CountMinSketch.Size(width, depth));
         return new CountMinHeap(kind, capacity,
                 CountMinSketch.withShape(width, depth, seed, RowIndexing.MIXED_32, conservative), capacity);
+    }
+
+    /**
+     * Checks what {@link #create} checks of the sizes, allocating nothing: capacity in [1,
+     * {@link SpaceSaving#MAX_CAPACITY}], the sketch's size (by constructing {@code sketch}), and the image of a
+     * full tracker within {@link ImageWriter#MAX_IMAGE_BYTES} (one checkpointed value): a larger one would run,
+     * then fail to be written once it held enough candidates.
+     *
+     * @throws IllegalArgumentException naming the value and the limit
+     */
+    public static void checkShape(KeyKind kind, int capacity, CountMinSketch.Size sketch) {
+        if (capacity < 1 || capacity > SpaceSaving.MAX_CAPACITY) {
+            throw new IllegalArgumentException("capacity must be in [1, " + SpaceSaving.MAX_CAPACITY + "], got "
+                    + capacity);
+        }
+        long image = fullImageBytes(kind, capacity, sketch);
+        if (image > ImageWriter.MAX_IMAGE_BYTES) {
+            throw new IllegalArgumentException("capacity " + capacity + " with a " + sketch.width() + " x "
+                    + sketch.depth() + " sketch is too large for " + kind + " keys: a full tracker's image would have "
+                    + image + " bytes, above the " + ImageWriter.MAX_IMAGE_BYTES + " one image (one checkpointed "
+                    + "value) may have");
+        }
+    }
+
+    /** Bytes of the image of a tracker holding {@code capacity} candidates: the most it can take. */
+    public static long fullImageBytes(KeyKind kind, int capacity, CountMinSketch.Size sketch) {
+        return ImageWriter.imageBytes(fieldBytes(sketch.imageBytes(), kind.width(), capacity));
+    }
+
+    private static long fieldBytes(long sketchImageBytes, int width, long candidates) {
+        long padded = (sketchImageBytes + 7) / 8 * 8;
+        return 4 + 4 + 4 + 8 + 4 + padded + 4 + candidates * (8L * (width + 2) + 4);
+    }
+
+    /** {@link #memoryBytes()} of a tracker built by {@link #create} with these sizes, without building it. */
+    public static long memoryBytesFor(KeyKind kind, int capacity, CountMinSketch.Size sketch) {
+        return sketch.memoryBytes() + SpaceSaving.memoryBytesFor(kind, capacity);
+    }
+
+    /** The candidates and sketch of a CM-heap ({@link #sizeForMemory}). */
+    public record Size(int capacity, CountMinSketch.Size sketch) {
     }
 
     /**
@@ -79,6 +121,7 @@ public final class CountMinHeap implements HeavyHitters {
         if (sketch.totalWeight() != 0) {
             throw new IllegalArgumentException("sketch must be empty, has total weight " + sketch.totalWeight());
         }
+        checkShape(kind, capacity, new CountMinSketch.Size(sketch.width(), sketch.depth()));
         return new CountMinHeap(kind, capacity, sketch, capacity);
     }
 
@@ -87,14 +130,29 @@ public final class CountMinHeap implements HeavyHitters {
      * by {@link #create}, the rest for a conservative-update sketch of depth 4 and prime width.
      */
     public static CountMinHeap withMemory(KeyKind kind, long bytes, long seed) {
+        Size size = sizeForMemory(kind, bytes);
+        CountMinSketch cu = CountMinSketch.withShape(size.sketch().width(), size.sketch().depth(), seed,
+                RowIndexing.MIXED_32, true);
+        return new CountMinHeap(kind, size.capacity(), cu, size.capacity());
+    }
+
+    /**
+     * The sizes {@link #withMemory} gives, allocating nothing. The budget is first capped just below one image's
+     * limit (a tracker's image is never larger than its memory plus a 92-byte header), so the tracker can always be
+     * written.
+     *
+     * @throws IllegalArgumentException if {@code bytes} cannot hold the smallest sketch after the candidates
+     */
+    public static Size sizeForMemory(KeyKind kind, long bytes) {
+        long budget = Math.min(bytes, ImageWriter.MAX_IMAGE_BYTES - 1024);
         int capacity = SpaceSaving.MAX_CAPACITY;
-        while (capacity > 1 && SpaceSaving.bytesFor(kind, capacity) > bytes / 3) {
-            capacity = SpaceSaving.bytesFor(kind, capacity / 2) > bytes / 3 ? capacity / 2 : capacity - 1;
+        while (capacity > 1 && SpaceSaving.bytesFor(kind, capacity) > budget / 3) {
+            capacity = SpaceSaving.bytesFor(kind, capacity / 2) > budget / 3 ? capacity / 2 : capacity - 1;
         }
-        long rest = bytes - SpaceSaving.bytesFor(kind, capacity);
-        CountMinSketch sketch = CountMinSketch.withMemory(rest, 4, seed);
-        CountMinSketch cu = CountMinSketch.withShape(sketch.width(), 4, seed, RowIndexing.MIXED_32, true);
-        return new CountMinHeap(kind, capacity, cu, capacity);
+        long rest = budget - SpaceSaving.bytesFor(kind, capacity);
+        CountMinSketch.Size sketch = CountMinSketch.sizeForMemory(rest, 4);
+        checkShape(kind, capacity, sketch); // holds by the cap: a broken assumption fails here, not at a checkpoint
+        return new Size(capacity, sketch);
     }
 
     @Override
@@ -321,7 +379,7 @@ public final class CountMinHeap implements HeavyHitters {
         int padded = (cmLength + 7) / 8 * 8;
         int w = candidates.width;
         ImageWriter out = new ImageWriter(Family.COUNT_MIN_HEAP, IMAGE_VERSION,
-                4 + 4 + 4 + 8 + 4 + (long) padded + 4 + (long) candidates.size * (8L * (w + 2) + 4), sink)
+                fieldBytes(cmLength, w, candidates.size), sink)
                 .putInt(candidates.kind.id()).putInt(candidates.kind.maxBytes()).putInt(candidates.capacity)
                 .putLong(unmonitoredBound).putInt(cmLength);
         // the sketch's image, zero-padded to whole longs, streamed into this one (no array of its size)

@@ -55,16 +55,7 @@ public final class CountMinSketch {
 
     private CountMinSketch(ItemHasher hasher, int width, int depth, RowIndexing indexing, boolean conservative,
                            long[] counts) {
-        if (width < 2) {
-            throw new IllegalArgumentException("width must be ≥ 2, got " + width);
-        }
-        if (depth < 1 || depth > MAX_DEPTH) {
-            throw new IllegalArgumentException("depth must be in [1, " + MAX_DEPTH + "], got " + depth);
-        }
-        if ((long) width * depth > MAX_COUNTERS) {
-            throw new IllegalArgumentException("width x depth = " + (long) width * depth + " counters, above the limit of "
-                    + MAX_COUNTERS);
-        }
+        new Size(width, depth); // its checks
         if (indexing == RowIndexing.MOD_PRIME && !Primes.isPrime(width)) {
             throw new IllegalArgumentException("width must be prime for MOD_PRIME row indexing (thesis §3.8.2), got "
                     + width);
@@ -97,6 +88,28 @@ public final class CountMinSketch {
      * and describe a sketch before any is allocated (a sketch may take up to 2 GiB).
      */
     public record Size(int width, int depth) {
+        /**
+         * @throws IllegalArgumentException as the sketch would: width below 2, depth outside [1, MAX_DEPTH], or more
+         *     than {@link #MAX_COUNTERS} counters
+         */
+        public Size {
+            if (width < 2) {
+                throw new IllegalArgumentException("width must be ≥ 2, got " + width);
+            }
+            if (depth < 1 || depth > MAX_DEPTH) {
+                throw new IllegalArgumentException("depth must be in [1, " + MAX_DEPTH + "], got " + depth);
+            }
+            if ((long) width * depth > MAX_COUNTERS) {
+                throw new IllegalArgumentException("width x depth = " + (long) width * depth + " counters, above the "
+                        + "limit of " + MAX_COUNTERS);
+            }
+        }
+
+        /** Bytes of the sketch's counters, as {@link CountMinSketch#memoryBytes()} gives. */
+        public long memoryBytes() {
+            return (long) width * depth * Long.BYTES;
+        }
+
         /** Bytes of the {@link #toByteArray() image} of a sketch of this size, as {@link #imageBytes()} gives. */
         public long imageBytes() {
             return ImageWriter.imageBytes(fieldBytes(width * (long) depth));

@@ -59,7 +59,44 @@ public final class SpaceSaving implements HeavyHitters {
      * and updates never allocate.
      */
     public static SpaceSaving withCapacity(KeyKind kind, int capacity, long seed) {
+        checkCapacity(kind, capacity);
         return new SpaceSaving(kind, capacity, seed, capacity);
+    }
+
+    /**
+     * Checks what {@link #withCapacity} checks, allocating nothing: capacity in [1, {@link #MAX_CAPACITY}], and the
+     * image of a full tracker within {@link ImageWriter#MAX_IMAGE_BYTES} (one checkpointed value): a larger one
+     * would run, then fail to be written once it monitored enough items.
+     *
+     * @throws IllegalArgumentException naming the capacity and the limit
+     */
+    public static void checkCapacity(KeyKind kind, int capacity) {
+        if (capacity < 1 || capacity > MAX_CAPACITY) {
+            throw new IllegalArgumentException("capacity must be in [1, " + MAX_CAPACITY + "], got " + capacity);
+        }
+        long image = fullImageBytes(kind, capacity);
+        if (image > ImageWriter.MAX_IMAGE_BYTES) {
+            throw new IllegalArgumentException("capacity " + capacity + " is too large for " + kind + " keys: a full "
+                    + "tracker's image would have " + image + " bytes, above the " + ImageWriter.MAX_IMAGE_BYTES
+                    + " one image (one checkpointed value) may have");
+        }
+    }
+
+    /** Bytes of the image of a tracker of {@code capacity} monitoring that many items: the most it can take. */
+    public static long fullImageBytes(KeyKind kind, int capacity) {
+        return ImageWriter.imageBytes(fieldBytes(kind.width(), capacity));
+    }
+
+    private static long fieldBytes(int width, long entries) {
+        return 8 + 4 + 4 + 4 + 8 + 8 + 4 + entries * (8L * width + 16 + 4);
+    }
+
+    /** {@link #memoryBytes()} of a tracker built by {@link #withCapacity}, without building it. */
+    public static long memoryBytesFor(KeyKind kind, int capacity) {
+        if (capacity < 1 || capacity > MAX_CAPACITY) {
+            throw new IllegalArgumentException("capacity must be in [1, " + MAX_CAPACITY + "], got " + capacity);
+        }
+        return bytesFor(kind, capacity);
     }
 
     /**
@@ -67,20 +104,34 @@ public final class SpaceSaving implements HeavyHitters {
      * {@link #withCapacity}.
      */
     public static SpaceSaving withMemory(KeyKind kind, long bytes, long seed) {
-        int lo = 1;
-        int hi = MAX_CAPACITY;
+        int capacity = capacityForMemory(kind, bytes);
+        return new SpaceSaving(kind, capacity, seed, capacity);
+    }
+
+    /**
+     * The capacity {@link #withMemory} gives, allocating nothing: the largest whose memory fits in {@code bytes}
+     * and whose full image fits one image ({@link #checkCapacity}; a tracker's image is never larger than its
+     * memory plus a 52-byte header, so the budget is first capped just below the image limit).
+     *
+     * @throws IllegalArgumentException if {@code bytes} cannot hold a single counter
+     */
+    public static int capacityForMemory(KeyKind kind, long bytes) {
         if (bytesFor(kind, 1) > bytes) {
             throw new IllegalArgumentException("bytes=" + bytes + " cannot hold a single counter");
         }
+        long budget = Math.min(bytes, ImageWriter.MAX_IMAGE_BYTES - 1024);
+        int lo = 1;
+        int hi = MAX_CAPACITY;
         while (lo < hi) {
             int mid = (int) (((long) lo + hi + 1) / 2);
-            if (bytesFor(kind, mid) <= bytes) {
+            if (bytesFor(kind, mid) <= budget) {
                 lo = mid;
             } else {
                 hi = mid - 1;
             }
         }
-        return new SpaceSaving(kind, lo, seed, lo);
+        checkCapacity(kind, lo); // holds by the cap: a broken assumption fails here, not at a checkpoint
+        return lo;
     }
 
     static long bytesFor(KeyKind kind, int capacity) {
@@ -307,8 +358,7 @@ public final class SpaceSaving implements HeavyHitters {
 
     private byte[] image(ImageWriter.Sink sink) {
         int w = items.width;
-        ImageWriter out = new ImageWriter(Family.SPACE_SAVING, IMAGE_VERSION,
-                8 + 4 + 4 + 4 + 8 + 8 + 4 + (long) items.size * (8L * w + 16 + 4), sink)
+        ImageWriter out = new ImageWriter(Family.SPACE_SAVING, IMAGE_VERSION, fieldBytes(w, items.size), sink)
                 .putLong(hasher.seed()).putInt(items.kind.id()).putInt(items.kind.maxBytes())
                 .putInt(items.capacity).putLong(totalWeight).putLong(floor).putInt(items.size);
         for (int s = 0; s < items.size; s++) {

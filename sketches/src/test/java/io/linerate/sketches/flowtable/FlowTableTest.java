@@ -246,7 +246,8 @@ class FlowTableTest {
                         + "checkpoint) would have " + big.fullImageBytes() + " bytes with keyFormat IPV4_ONLY and "
                         + "userSlots 16");
         assertThatThrownBy(big::plan).hasMessageStartingWith("capacity 13000000 is too large");
-        assertThat(threads.getCurrentThreadAllocatedBytes() - before).isLessThan(1L << 20);
+        // a few MB for layouts, messages and the assertions' own work; the table would take 2.9 GB
+        assertThat(threads.getCurrentThreadAllocatedBytes() - before).isLessThan(64L << 20);
         // the same capacity without user slots fits: 7 longs and a state byte per slot
         assertThat(big.userSlots(0).fullImageBytes()).isLessThan(Integer.MAX_VALUE - 8);
         // and a small table's full image is what it writes when every slot and the stash hold a flow
