@@ -42,7 +42,7 @@ final class DataSketches9CountMin implements CountMinAdapter {
             problem = "DataSketches 9 jar not found: build with -Pjdk25 or set -D" + JAR_PROPERTY;
         } else {
             try {
-                URLClassLoader loader = new URLClassLoader(new URL[] {jar.toURI().toURL()},
+                URLClassLoader loader = new ChildFirst(jar.toURI().toURL(),
                         DataSketches9CountMin.class.getClassLoader());
                 type = Class.forName(CLASS, true, loader);
                 MethodHandles.Lookup lookup = MethodHandles.publicLookup();
@@ -59,6 +59,36 @@ final class DataSketches9CountMin implements CountMinAdapter {
         UPDATE = update;
         ESTIMATE = estimate;
         PROBLEM = problem;
+    }
+
+    /**
+     * Loads DataSketches' classes from the 9.0.0 jar before asking its parent: the benchmarks jar holds DataSketches
+     * 6.2.0, whose classes of the same names (its {@code hash.MurmurHash3}, {@code common.*}) a parent-first loader
+     * would have given the 9.0.0 sketch. Everything else (the JDK) comes from the parent.
+     */
+    private static final class ChildFirst extends URLClassLoader {
+        private static final String OWN = "org.apache.datasketches.";
+
+        ChildFirst(URL jar, ClassLoader parent) {
+            super(new URL[] {jar}, parent);
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!name.startsWith(OWN)) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> c = findLoadedClass(name);
+                if (c == null) {
+                    c = findClass(name); // only from the 9.0.0 jar: a class it lacks is an error, not 6.2.0's
+                }
+                if (resolve) {
+                    resolveClass(c);
+                }
+                return c;
+            }
+        }
     }
 
     private final Object sketch;
