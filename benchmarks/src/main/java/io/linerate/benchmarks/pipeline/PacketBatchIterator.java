@@ -22,13 +22,16 @@ import java.util.NoSuchElementException;
  * batches of the round already emitted; a restored iterator regenerates that round and skips them.
  *
  * <p>Reports to the run's {@link RunProbe}: the time of its first batch, and the packets and batches emitted,
- * every {@value #REPORT_EVERY} packets or more (so the hot path stays a counter).
+ * every {@value #REPORT_EVERY} packets or more (so the hot path stays a counter), more often in a small run (at
+ * least 64 reports per split, at most one per 1,024 packets) so that its mid-run checkpoint can come mid-run.
  */
 public final class PacketBatchIterator implements Iterator<PacketBatch> {
 
     /** A round holds this many batches' worth of packets per link. */
     static final int ROUND_BATCHES = 4;
     static final int REPORT_EVERY = 1 << 16;
+    /** A split reports at least this often in its run, so a small run's mid-run checkpoint comes mid-run. */
+    private static final int REPORTS_PER_SPLIT = 64;
 
     private final PacketGenerator generator;
     private final RunProbe probe;
@@ -48,6 +51,7 @@ public final class PacketBatchIterator implements Iterator<PacketBatch> {
     private boolean started;
     private long unreportedPackets;
     private long unreportedBatches;
+    private final long reportEvery;
 
     PacketBatchIterator(PacketSplit split) {
         Workload w = split.workload();
@@ -57,6 +61,7 @@ public final class PacketBatchIterator implements Iterator<PacketBatch> {
         this.stride = split.stride();
         this.count = split.count();
         this.batch = w.batch();
+        this.reportEvery = Math.max(1024, Math.min(REPORT_EVERY, count / REPORTS_PER_SPLIT));
         this.roundLength = Math.toIntExact((long) ROUND_BATCHES * w.batch() * w.links());
         this.round = new PacketBatch[Math.toIntExact(Math.min(roundLength, Math.max(count, 1)))];
         this.open = new Packet[w.links()][];
@@ -130,7 +135,7 @@ public final class PacketBatchIterator implements Iterator<PacketBatch> {
         round[next++] = null;
         unreportedBatches++;
         unreportedPackets += b.size();
-        if (unreportedPackets >= REPORT_EVERY) {
+        if (unreportedPackets >= reportEvery) {
             report();
         }
         return b;

@@ -55,7 +55,7 @@ public final class RunProbe {
 
     /**
      * Packets the source has emitted so far (updated every {@value PacketBatchIterator#REPORT_EVERY} packets or so
-     * per subtask).
+     * per subtask, more often in a small run).
      */
     public long emitted() {
         return emitted.sum();

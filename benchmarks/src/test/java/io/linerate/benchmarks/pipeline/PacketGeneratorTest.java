@@ -204,4 +204,27 @@ class PacketGeneratorTest {
         assertThatThrownBy(() -> new Workload(1, 10, 1.1, 1, 1, 1, 0)).hasMessageContaining("batch must be in");
         assertThatThrownBy(() -> SMALL.withBatch(PacketBatch.MAX_SIZE + 1)).hasMessageContaining("batch must be in");
     }
+
+    /**
+     * A small run's source reports its progress often enough that the mid-run checkpoint, triggered at half the
+     * packets, comes mid-run: with reports only every 65,536 packets a 200,000-packet run at parallelism 2 reported
+     * nothing before 65,536 per subtask, and its "mid-run" checkpoint came after the source had finished.
+     */
+    @Test
+    void aSmallRunsSourceReportsItsProgressBeforeItEnds() {
+        String run = "progress-" + System.nanoTime();
+        Workload w = new Workload(200_000, 1_000, 1.1, 7, 1_000_000, 4, 64);
+        try {
+            PacketSplit split = PacketSplit.of(run, w, 2).get(0);
+            PacketBatchIterator it = split.getIterator();
+            long packets = 0;
+            while (packets < split.count() / 2) {
+                packets += it.next().size();
+            }
+            // reports at least 64 times per split: at most count / 64 packets (and a batch) behind
+            assertThat(RunProbe.of(run).emitted()).isGreaterThanOrEqualTo(packets - split.count() / 64 - 64);
+        } finally {
+            RunProbe.remove(run);
+        }
+    }
 }
