@@ -421,15 +421,20 @@ public final class FlowTable {
         return slot;
     }
 
-    /** The live entry with the smallest last timestamp among the new flow's d buckets and the stash. */
+    /**
+     * The live entry with the smallest last timestamp among the new flow's d buckets and the stash; −1 only if none
+     * of them holds a live flow (every candidate bucket lazily deleted and the stash empty).
+     */
     private int leastRecent(long h1, long h2) {
         int best = -1;
-        long bestLast = Long.MAX_VALUE;
+        long bestLast = 0;
         int cap = table.bucketCapacity();
         for (int i = 0; i < table.levels(); i++) {
             int base = table.bucketSlot(i, h1, h2);
             for (int s = base; s < base + cap; s++) {
-                if (table.isLive(s) && entries[s * stride + keyLongs + LAST] < bestLast) {
+                // best < 0: a flow last seen at Long.MAX_VALUE is still a candidate (a strict < against a
+                // MAX_VALUE start turned the new flow away under EVICT_LEAST_RECENT)
+                if (table.isLive(s) && (best < 0 || entries[s * stride + keyLongs + LAST] < bestLast)) {
                     best = s;
                     bestLast = entries[s * stride + keyLongs + LAST];
                 }
@@ -437,7 +442,7 @@ public final class FlowTable {
         }
         int stashBase = table.stashBase();
         for (int i = 0, n = table.stashSize(); i < n; i++) {
-            if (stashLast[i] < bestLast) {
+            if (best < 0 || stashLast[i] < bestLast) {
                 best = stashBase + i;
                 bestLast = stashLast[i];
             }

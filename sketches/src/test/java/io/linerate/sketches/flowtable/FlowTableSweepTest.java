@@ -96,4 +96,17 @@ class FlowTableSweepTest {
         t.forEach(r -> seen.add(r.srcAddress()));
         assertThat(seen).containsExactlyInAnyOrder(1, 4, 5);
     }
+
+    /** Flows last seen at Long.MAX_VALUE are still candidates: EVICT_LEAST_RECENT evicts one, not the new flow. */
+    @Test
+    void flowsLastSeenAtTheLargestTimestampCanStillBeEvicted() {
+        FlowTable t = oneSlot(1).idleTimeout(Long.MAX_VALUE).activeTimeout(Long.MAX_VALUE)
+                .overflowPolicy(OverflowPolicy.EVICT_LEAST_RECENT).build();
+        packet(t, 1, Long.MAX_VALUE);
+        packet(t, 2, Long.MAX_VALUE); // the stash
+        packet(t, 3, Long.MAX_VALUE); // no room: one of flows 1 and 2 is evicted, flow 3 takes its place
+        assertThat(exported).hasSize(1).allMatch(r -> r.equals("EVICTED 1") || r.equals("EVICTED 2"));
+        assertThat(t.size()).isEqualTo(2);
+        assertThat(t.find(io.linerate.sketches.hash.FiveTuple.ipv4(3, 9, 1, 1, 6))).isNotNegative();
+    }
 }
