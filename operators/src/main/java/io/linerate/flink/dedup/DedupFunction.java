@@ -282,13 +282,20 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
         if (epoch <= ring.epoch()) {
             return false;
         }
-        long closing = Math.min(ring.epoch(), sizing.epochOf(now));
         double fpp = ring.estimatedFpp(); // before dropping: the peak a unique item faced in the closing span
-        if (closing > fppEpoch) {
-            fppEpoch = closing;
+        if (now == Long.MIN_VALUE) {
+            // no watermark yet (event time without one, or after a restore): no common clock to file rotations
+            // under, so the gauge shows the latest (filed under the epoch of Long.MIN_VALUE and merged by max, it
+            // stayed at its maximum since open())
             fppOfLatestRotation = fpp;
-        } else if (closing == fppEpoch) {
-            fppOfLatestRotation = Math.max(fppOfLatestRotation, fpp);
+        } else {
+            long closing = Math.min(ring.epoch(), sizing.epochOf(now));
+            if (closing > fppEpoch) {
+                fppEpoch = closing;
+                fppOfLatestRotation = fpp;
+            } else if (closing == fppEpoch) {
+                fppOfLatestRotation = Math.max(fppOfLatestRotation, fpp);
+            }
         }
         overCapacityGenerations.inc(ring.advanceTo(epoch,
                 ring.currentCapacity(sizing.itemsPerGeneration(), sizing.bitsPerGeneration())));

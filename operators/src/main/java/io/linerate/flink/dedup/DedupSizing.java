@@ -94,7 +94,15 @@ public final class DedupSizing implements Serializable {
                     + (long) lowerBoundBytes + " bytes per key");
         }
         // the size alone: a prototype filter would allocate a generation's bits (up to GBs) at build time
-        BlockedBloomFilter.Size prototype = BlockedBloomFilter.size(n, pg, BlockedBloomFilter.DEFAULT_BLOCK_BITS);
+        BlockedBloomFilter.Size prototype;
+        try {
+            prototype = BlockedBloomFilter.size(n, pg, BlockedBloomFilter.DEFAULT_BLOCK_BITS);
+        } catch (IllegalArgumentException e) {
+            // the blocked filter (k ≤ 32 bits in a 512-bit block) can need far more than the lower bound above for
+            // a tiny fpp: say so with the builder's parameters and limit, not the filter's per-generation figures
+            throw new IllegalArgumentException(limitName + " is too small: " + given + " need a filter larger than"
+                    + " any a state value can hold (" + e.getMessage() + ")", e);
+        }
         DedupSizing sizing = new DedupSizing(horizonMillis, generations, span, expectedRate, fpp, n, pg,
                 prototype.bitSize(), prototype.hashCount(), prototype.blockBits(), seed);
         if (sizing.stateBytesPerKey() > limit) {

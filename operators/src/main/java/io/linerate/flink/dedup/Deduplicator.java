@@ -166,7 +166,7 @@ public final class Deduplicator<T, K> implements Serializable {
     /**
      * Scope keys whose rings a subtask keeps live between checkpoints on a state backend that stores values
      * serialized: {@link Builder#stateCacheBytes} over a full ring's heap ({@link DedupSizing#stateBytesPerKey()}
-     * plus the ring's and its filters' object overhead, about 0.9 KB per filter), rounded down.
+     * plus the ring's and its filters' object overhead: 192 bytes, 16 per generation and 720 per filter), rounded down.
      */
     public int cachedScopes() {
         return (int) Math.min(Integer.MAX_VALUE, stateCacheBytes / ringHeapBytes(sizing));
@@ -287,7 +287,9 @@ public final class Deduplicator<T, K> implements Serializable {
          * live between checkpoints when the state backend stores values serialized (RocksDB), where a batch otherwise
          * costs a deserialize and a serialize of its key's whole ring: rings are written back when the cache needs
          * their place and whenever the state is snapshotted ({@link io.linerate.flink.state.WriteBackOperator}). Holds
-         * {@code bytes / stateBytesPerKey} rings; default {@value #DEFAULT_STATE_CACHE_BYTES} bytes, 0 turns it off;
+         * {@code bytes / (stateBytesPerKey + object overhead)} rings ({@link Deduplicator#cachedScopes()}: the
+         * overhead is about 0.2 KB per ring and 0.7 KB per filter, which for small rings is most of it), each
+         * weighed by its heap, so more partly allocated rings fit; default {@value #DEFAULT_STATE_CACHE_BYTES} bytes, 0 turns it off;
          * backends that keep values on the heap (also under the changelog backend) and batch execution ignore it.
          */
         public Builder<T, K> stateCacheBytes(long bytes) {

@@ -354,4 +354,29 @@ class DedupFunctionTest {
         assertThat((Double) ((Gauge<?>) metrics.get("estimatedFpp")).getValue()).isPositive();
         harness.close();
     }
+
+    /**
+     * In event time before any watermark (no watermark strategy, or after a restore until the first one) the
+     * estimatedFpp gauge follows the rate again after an overload: every rotation was filed under the epoch of
+     * Long.MIN_VALUE and merged by max, so one overloaded span pinned the gauge for good.
+     */
+    @Test
+    void withoutWatermarksTheFppGaugeComesBackDownAfterAnOverload() throws Exception {
+        double p = 0.01;
+        var dedup = DedupHarnesses.builder(java.time.Duration.ofSeconds(3), 4).eventTime().expectedRate(1000).fpp(p)
+                .build();
+        DedupHarnesses.Run run = DedupHarnesses.open(dedup);
+        long item = 0;
+        for (long i = 0; i < 15_000; i++) { // 5 s at three times the rate
+            long t = i / 3;
+            run.process(org.apache.flink.api.java.tuple.Tuple3.of("k", item++, t), t);
+        }
+        assertThat(run.function().estimatedFpp()).isGreaterThan(10 * p);
+        for (long t = 5_000; t < 25_000; t++) { // then 20 s at the designed rate
+            run.process(org.apache.flink.api.java.tuple.Tuple3.of("k", item++, t), t);
+        }
+        // at the designed rate a closing generation holds n items: its fpp is p_g ≤ p (1.25 p: sampling slack)
+        assertThat(run.function().estimatedFpp()).isLessThan(1.25 * p);
+        run.close();
+    }
 }

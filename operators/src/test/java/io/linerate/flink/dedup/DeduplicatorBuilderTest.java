@@ -85,4 +85,21 @@ class DeduplicatorBuilderTest {
         assertThatThrownBy(() -> valid().memoryBudget(need - 1).build()).hasMessageContaining("memoryBudget of "
                 + (need - 1) + " bytes per key is too small").hasMessageContaining("need " + need + " bytes per key");
     }
+
+    /**
+     * A tiny fpp passes the standard filter's lower bound but needs a blocked filter (k ≤ 32 bits in a block) beyond
+     * any state value: the error names the builder's parameters and limit, not the filter's per-generation figures.
+     */
+    @Test
+    void aTinyFppFailsNamingTheBuildersParametersAndLimit() {
+        var b = DedupHarnesses.builder(java.time.Duration.ofSeconds(3), 4).processingTime().expectedRate(1)
+                .fpp(1e-100);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.memoryBudget(1_000_000).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("memoryBudget of 1000000 bytes per key is too small: horizon=PT3S, "
+                        + "generations=4, expectedRate=1.0, fpp=1.0E-100 need a filter larger than any");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DedupHarnesses.builder(java.time.Duration.ofSeconds(3),
+                4).processingTime().expectedRate(1).fpp(1e-100).build())
+                .hasMessageStartingWith("the state limit of 2147483639 bytes per key (one state value) is too small");
+    }
 }
