@@ -121,7 +121,8 @@ public final class Deduplicator<T, K> implements Serializable {
      * first-occurrence stream, counted in {@code malformedBatches}; the elements it handed over before failing are
      * processed as usual.
      * An element emitted downstream is copied or serialized by Flink, so a flyweight element
-     * ({@link ElementsOf}) is safe. Event time per element: {@link Builder#timestamps} if set, else the batch
+     * ({@link ElementsOf}) is safe, except under object reuse, where a chained downstream operator gets the object
+     * itself: hand a new element per call there if anything downstream keeps one. Event time per element: {@link Builder#timestamps} if set, else the batch
      * record's Flink timestamp for all its elements.
      */
     public <B> DedupStreams<T> applyToBatches(DataStream<B> batches, KeySelector<B, K> batchScope,

@@ -14,7 +14,9 @@ import java.util.function.Consumer;
  *
  * <p>{@code forEach} may hand the same mutable element object to {@code each} for every element (a flyweight):
  * the operators read the element through their selectors while {@code each} runs and keep no reference to it
- * (an element sent to a side output is copied or serialized by Flink on the way out).
+ * (an element emitted, to a side output or, by the dedup operator, to its main output, is copied or serialized by
+ * Flink on the way out, unless object reuse is enabled and the next operator is chained: then Flink hands over the
+ * object itself, and a flyweight is safe only if nothing downstream keeps it).
  */
 @FunctionalInterface
 public interface ElementsOf<B, T> extends Serializable {
