@@ -148,6 +148,11 @@ public final class DedupJob implements JobLauncher {
         .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout());
   }
 
+  @Override
+  public boolean drains() {
+    return true;
+  }
+
   /**
    * Waits until every fed record has its one output record, committed: a unique event, a probable duplicate, a dead
    * letter or a rejected event (the job writes exactly one per input record), counted with {@code read_committed}.

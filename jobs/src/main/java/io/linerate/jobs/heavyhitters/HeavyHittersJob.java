@@ -213,6 +213,11 @@ public final class HeavyHittersJob implements JobLauncher {
         .terminal(terminal).build();
   }
 
+  @Override
+  public boolean drains() {
+    return true;
+  }
+
   /**
    * As {@link #drain(JobTopics, long, Duration, PrintStream)}, but without waiting when the event times fed show
    * that no window can close: a report fires once the watermark, at most the latest event time fed minus the

@@ -147,20 +147,37 @@ public final class Demo {
     Runtime.getRuntime().addShutdownHook(hook);
     Deque<AutoCloseable> started = new ArrayDeque<>();
     long begin = System.nanoTime();
+    Result result = null;
+    RuntimeException thrown = null;
     try {
-      return runStarted(started);
-    } finally {
-      closeAll(started);
+      result = runStarted(started);
+    } catch (RuntimeException e) {
+      thrown = e;
+    }
+    try {
+      // every step is tried and each failure printed; one does not replace the run's own result or exception
+      RuntimeException teardown = closeAll(started);
+      String whatIsLeft = teardown == null ? "everything it started is stopped and its files removed"
+          : "its teardown failed (above)";
       long end = System.nanoTime();
       long interrupted = interruptedAt;
       if (interrupted != 0) {
-        out.printf(Locale.ROOT, "demo stopped on interrupt after %.1f s (teardown %.1f s); everything it started is "
-            + "stopped and its files removed%n", (end - begin) / 1e9, (end - interrupted) / 1e9);
+        out.printf(Locale.ROOT, "demo stopped on interrupt after %.1f s (teardown %.1f s); %s%n", (end - begin) / 1e9,
+            (end - interrupted) / 1e9, whatIsLeft);
       } else {
-        out.printf(Locale.ROOT, "demo stopped after %.1f s; everything it started is stopped and its files removed%n",
-            (end - begin) / 1e9);
+        out.printf(Locale.ROOT, "demo stopped after %.1f s; %s%n", (end - begin) / 1e9, whatIsLeft);
       }
       out.flush();
+      if (teardown != null) {
+        if (thrown != null) {
+          thrown.addSuppressed(teardown);
+        } else if (result.failure() == null) {
+          result = new Result(result.recordsFed(), result.jobStatus(), result.drained(), result.stoppedEarly(),
+              teardown);
+        }
+      }
+    } finally {
+      // always, or the hook would hold the JVM's exit for its whole wait
       finished.countDown();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -168,6 +185,10 @@ public final class Demo {
         // Ctrl-C: the hook is what waits for this
       }
     }
+    if (thrown != null) {
+      throw thrown;
+    }
+    return result;
   }
 
   private Result runStarted(Deque<AutoCloseable> started) {
@@ -188,6 +209,9 @@ public final class Demo {
     started.push(() -> removeEmptyCheckpointFolder(submitted.get()));
     LocalFlink flink = LocalFlink.builder().slots(slots).configuration(flinkConfiguration).progress(out::println).start();
     started.push(flink);
+    if (stopping()) { // a Ctrl-C during the cluster's start: no job, no feeder
+      return new Result(0, JobStatus.CREATED, false, true, null);
+    }
     StreamExecutionEnvironment env = new StreamExecutionEnvironment(new Configuration(flinkConfiguration));
     job.define(env, topics);
     JobID jobId = flink.submit(env, job.name());
@@ -197,10 +221,26 @@ public final class Demo {
       out.println("job " + job.name() + " " + status);
     });
     try {
+      synchronized (drainLock) {
+        draining = !stopping(); // a Ctrl-C may interrupt this wait as it does a drain
+      }
       flink.awaitStatus(jobId, JobStatus.RUNNING, Duration.ofSeconds(60));
     } catch (InterruptedException e) {
+      if (stopping()) {
+        return new Result(0, flink.status(jobId), false, true, null);
+      }
       Thread.currentThread().interrupt();
-      return new Result(0, flink.status(jobId), false, stopping(), e);
+      return new Result(0, flink.status(jobId), false, false, e);
+    } finally {
+      synchronized (drainLock) {
+        draining = false;
+        if (stopping()) {
+          Thread.interrupted(); // an interrupt meant for the wait must not reach the teardown
+        }
+      }
+    }
+    if (stopping()) {
+      return new Result(0, flink.status(jobId), false, true, null);
     }
     out.println("job " + job.name() + " running (" + jobId + "); see " + flink.webUrl());
 
@@ -238,9 +278,11 @@ public final class Demo {
       out.println("the feeder failed: " + feederFailure.get());
       return new Result(feed.sentCount(), status, false, false, feederFailure.get());
     }
-    if (status != JobStatus.RUNNING) {
-      IllegalStateException failure = new IllegalStateException("job " + job.name() + " is " + status);
-      out.println("the job stopped on its own: " + status);
+    if (status.isGloballyTerminalState()) {
+      String cause = flink.latestFailure(jobId);
+      IllegalStateException failure = new IllegalStateException("job " + job.name() + " is " + status
+          + (cause == null ? "" : ": " + cause));
+      out.println("the job stopped on its own: " + status + (cause == null ? "" : ", after " + firstLine(cause)));
       return new Result(feed.sentCount(), status, false, false, failure);
     }
     if (stopping()) {
@@ -252,8 +294,13 @@ public final class Demo {
       Duration drainTimeout = Duration.ofSeconds(30).plus(
           flinkConfiguration.get(CheckpointingOptions.CHECKPOINTING_INTERVAL,
               Duration.ofSeconds(10)).multipliedBy(3));
-      out.println("draining: waiting up to " + drainTimeout.toSeconds()
-          + " s for the job to commit its output (at its next checkpoint)");
+      if (job.drains()) {
+        out.println("draining: waiting up to " + drainTimeout.toSeconds()
+            + " s for the job to commit its output (at its next checkpoint)");
+      } else {
+        out.println("nothing to drain: stopping the job (its output since its last checkpoint is aborted; flows"
+            + " still open are not written)");
+      }
       synchronized (drainLock) {
         draining = !stopping();
       }
@@ -295,10 +342,16 @@ public final class Demo {
     long limit = duration.isZero() ? Long.MAX_VALUE : nanosOrMax(duration); // elapsed time: no end to overflow
     long tick = terminal ? Duration.ofSeconds(1).toNanos() : progressInterval.toNanos();
     long nextLine = begin + tick;
+    JobStatus last = JobStatus.RUNNING;
     while (true) {
       JobStatus status = flink.status(jobId);
       long now = System.nanoTime();
-      if (status != JobStatus.RUNNING || now - begin >= limit || stopping()) {
+      if (status != last && !status.isGloballyTerminalState() && status != JobStatus.RUNNING) {
+        // a task failed and Flink restarts the job from its last checkpoint (the jobs are built for that): go on
+        out.println((terminal ? "\n" : "") + "job " + status + " after a failure: " + firstLine(flink.latestFailure(jobId)));
+      }
+      last = status;
+      if (status.isGloballyTerminalState() || now - begin >= limit || stopping()) {
         return status;
       }
       if (view != null && view.poll(Duration.ofMillis(100))) {
@@ -335,12 +388,16 @@ public final class Demo {
       return;
     }
     Path base;
-    if (dir.startsWith("file:")) {
-      base = Path.of(URI.create(dir));
-    } else if (dir.startsWith("/")) {
-      base = Path.of(dir);
-    } else {
-      return; // a remote file system: left to its owner
+    try {
+      // parsed as Flink parses it: "file:///a b/c" (a space, unescaped) and "file://localhost/..." are accepted
+      URI uri = new org.apache.flink.core.fs.Path(dir).toUri();
+      if (uri.getScheme() != null && !uri.getScheme().equals("file")) {
+        return; // a remote file system: left to its owner
+      }
+      base = Path.of(uri.getPath());
+    } catch (IllegalArgumentException e) { // also java.nio.file.InvalidPathException
+      out.println("checkpoint folder " + dir + " not cleaned up: " + e.getMessage());
+      return;
     }
     Path jobFolder = base.resolve(jobId.toString());
     if (!Files.isDirectory(jobFolder)) {
@@ -356,6 +413,20 @@ public final class Demo {
     out.println("empty checkpoint folder " + jobFolder + " removed");
   }
 
+  /**
+   * The root cause's line of a stack trace as text (its last "Caused by:", else its first line): Flink wraps a
+   * task's exception, e.g. in the source's "Failed to deserialize consumer record". "(none recorded)" for null.
+   */
+  static String firstLine(String text) {
+    if (text == null) {
+      return "(none recorded)";
+    }
+    int cause = text.lastIndexOf("\nCaused by: ");
+    int start = cause < 0 ? 0 : cause + "\nCaused by: ".length();
+    int end = text.indexOf('\n', start);
+    return (end < 0 ? text.substring(start) : text.substring(start, end)).strip();
+  }
+
   private boolean stopping() {
     return stopRequested.getCount() == 0;
   }
@@ -369,7 +440,8 @@ public final class Demo {
     }
   }
 
-  private void closeAll(Deque<AutoCloseable> started) {
+  /** Closes everything started, last first, printing each failure; returns the first (or null). */
+  private RuntimeException closeAll(Deque<AutoCloseable> started) {
     RuntimeException first = null;
     while (!started.isEmpty()) {
       try {
@@ -384,9 +456,7 @@ public final class Demo {
         }
       }
     }
-    if (first != null) {
-      throw first;
-    }
+    return first;
   }
 
   /** Options of a {@link Demo}. */

@@ -40,6 +40,15 @@ public interface JobLauncher {
   }
 
   /**
+   * Whether {@link #drain} waits for the job's output (the demo then says it is draining); the default, for a job
+   * with nothing to wait for, does not. The flow meter's output for what was fed is not complete at any moment:
+   * flows still open are written when they time out.
+   */
+  default boolean drains() {
+    return false;
+  }
+
+  /**
    * {@link #drain(JobTopics, long, Duration, PrintStream)} with all the feeder reported: what it sent and the event
    * times it spanned ({@link FeedContext#firstEventMillis()}), for a job that can tell from them that waiting is
    * useless. The default passes the count on.

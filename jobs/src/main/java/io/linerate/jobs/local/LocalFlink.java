@@ -122,7 +122,11 @@ public final class LocalFlink implements AutoCloseable {
             + failureOf(job));
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("job " + job + " not " + wanted + " within " + timeout + " (it is " + status + ")");
+        // RUNNING while tasks wait for slots, or RESTARTING while tasks keep failing: say which, and why
+        String failure = latestFailure(job);
+        throw new IllegalStateException("job " + job + " not " + wanted
+            + (status == wanted ? " with all its tasks running" : "") + " within " + timeout + " (it is " + status
+            + "; tasks: " + taskStates(job) + ")" + (failure == null ? "" : "; its latest failure: " + failure));
       }
       Thread.sleep(50);
     }
@@ -185,6 +189,35 @@ public final class LocalFlink implements AutoCloseable {
         && StreamSupport.stream(graph.getAllExecutionVertices().spliterator(), false)
             .allMatch(v -> v.getExecutionState() == ExecutionState.RUNNING
                 || v.getExecutionState() == ExecutionState.FINISHED);
+  }
+
+  /**
+   * The job's latest failure (what made it restart or fail), as Flink's exception history holds it, or null if it
+   * has none (or the graph cannot be read).
+   */
+  public String latestFailure(JobID job) {
+    try {
+      AccessExecutionGraph graph = get(cluster.getExecutionGraph(job), Duration.ofSeconds(10), "read job " + job);
+      org.apache.flink.runtime.executiongraph.ErrorInfo info = graph.getFailureInfo();
+      return info == null ? null : info.getExceptionAsString();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** How many of the job's tasks are in which state, e.g. {@code 1 RUNNING, 1 SCHEDULED}. */
+  private String taskStates(JobID job) {
+    try {
+      AccessExecutionGraph graph = get(cluster.getExecutionGraph(job), Duration.ofSeconds(10), "read job " + job);
+      java.util.Map<ExecutionState, Long> counts = new java.util.EnumMap<>(ExecutionState.class);
+      for (var v : graph.getAllExecutionVertices()) {
+        counts.merge(v.getExecutionState(), 1L, Long::sum);
+      }
+      return counts.isEmpty() ? "none yet" : counts.entrySet().stream().map(e -> e.getValue() + " " + e.getKey())
+          .collect(java.util.stream.Collectors.joining(", "));
+    } catch (RuntimeException e) {
+      return "unknown (" + e.getMessage() + ")";
+    }
   }
 
   private String failureOf(JobID job) {

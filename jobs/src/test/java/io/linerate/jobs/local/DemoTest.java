@@ -56,7 +56,9 @@ class DemoTest {
     List<String> output = new ArrayList<>();
     List<String> bootstrap = new ArrayList<>();
 
-    Demo.Result result = Demo.builder(new PassThroughJob(), new PassThroughFeeder(500))
+    // the task fails once, at its 300th record: Flink restarts the job from its last checkpoint (the status goes
+    // through RESTARTING), the demo goes on, and the output is still every record exactly once
+    Demo.Result result = Demo.builder(new PassThroughJob(300), new PassThroughFeeder(500))
         .flinkConfiguration(conf)
         .slots(2)
         .partitions(2)
@@ -84,6 +86,8 @@ class DemoTest {
     assertThat(output).as("output read with read_committed").containsExactlyElementsOf(expected);
 
     assertThat(text).contains("pass-through demo until the heavy-hitters job lands");
+    assertThat(text).contains("after a failure: java.lang.IllegalStateException: transient failure (first attempt only)")
+        .doesNotContain("the job stopped on its own");
     assertThat(text).containsPattern("fed [\\d,]+ records  job RUNNING  checkpoints \\d+");
     assertThat(text).contains("each fed record copied once");
 
@@ -112,12 +116,14 @@ class DemoTest {
   void stopEndsARunWithoutDurationAndRemovesEverything() throws Exception {
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(new Tee(captured, System.out), true, StandardCharsets.UTF_8);
-    Path checkpoints = Files.createTempDirectory("linerate-demo-test-checkpoints-");
+    // a space in the folder, written unescaped after file:// as users type it (and Flink accepts): the demo's
+    // clean-up of the job's folder threw on it, which replaced the run's result and held the JVM's exit 60 s
+    Path checkpoints = Files.createTempDirectory("linerate demo test checkpoints ");
     Configuration conf = new Configuration();
     conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
     conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
     conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-    conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+    conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, "file://" + checkpoints);
     Demo demo = Demo.builder(new PassThroughJob(), new PassThroughFeeder(200))
         .flinkConfiguration(conf).slots(1).partitions(1).terminal(false).out(out).build();
     java.util.concurrent.CompletableFuture<Demo.Result> run =
@@ -134,7 +140,8 @@ class DemoTest {
     assertThat(result.stoppedEarly()).isTrue();
     assertThat(result.succeeded()).isTrue();
     assertThat(result.recordsFed()).isPositive();
-    assertThat(text).contains("stopped before the end").doesNotContain("draining");
+    assertThat(text).contains("stopped before the end").doesNotContain("draining")
+        .contains("everything it started is stopped and its files removed");
     assertThat(Path.of(first(text, "data in (\\S+) \\(started"))).doesNotExist();
     assertThat(Path.of(first(text, "files in (\\S+) \\(started"))).doesNotExist();
     assertBindable(Integer.parseInt(first(text, "web UI and REST API on http://127\\.0\\.0\\.1:(\\d+)")));
@@ -143,6 +150,37 @@ class DemoTest {
       assertThat(inside.collect(Collectors.toList())).isEmpty();
     }
     Files.delete(checkpoints);
+  }
+
+  /**
+   * A stop (Ctrl-C) while the Flink cluster starts: once the start returns, the demo submits no job, feeds nothing
+   * and tears down (it went on to submit the job, wait for it to run and start the feeder).
+   */
+  @Test
+  void aStopDuringTheClusterStartSubmitsNoJobAndFeedsNothing() {
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    java.util.concurrent.atomic.AtomicReference<Demo> demo = new java.util.concurrent.atomic.AtomicReference<>();
+    OutputStream trigger = new OutputStream() {
+      @Override
+      public void write(int b) {
+        captured.write(b);
+        System.out.write(b);
+        if (b == '\n' && captured.toString(StandardCharsets.UTF_8).contains("local Flink cluster 2")) {
+          demo.get().stop(); // as the shutdown hook does on a Ctrl-C during the cluster's start
+        }
+      }
+    };
+    Configuration conf = new Configuration();
+    conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
+    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
+    demo.set(Demo.builder(new PassThroughJob(), new PassThroughFeeder(200)).flinkConfiguration(conf).slots(1)
+        .partitions(1).terminal(false).out(new PrintStream(trigger, true, StandardCharsets.UTF_8)).build());
+    Demo.Result result = demo.get().run();
+    String text = captured.toString(StandardCharsets.UTF_8);
+    assertThat(result.stoppedEarly()).isTrue();
+    assertThat(result.succeeded()).isFalse(); // no job ran
+    assertThat(result.recordsFed()).isZero();
+    assertThat(text).doesNotContain("job pass-through running").contains("everything it started is stopped");
   }
 
   /**

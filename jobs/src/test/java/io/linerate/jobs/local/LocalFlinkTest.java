@@ -54,6 +54,27 @@ class LocalFlinkTest {
       JobID running = flink.submit(unbounded, "unbounded");
       flink.awaitStatus(running, JobStatus.RUNNING, Duration.ofSeconds(60));
       assertThat(flink.cancel(running, Duration.ofSeconds(60))).isEqualTo(JobStatus.CANCELED);
+
+      // a job whose task fails on every start never reaches RUNNING (with checkpointing on, Flink restarts it
+      // without end): the timeout says so, with the task states and the failure
+      Configuration checkpointing = new Configuration();
+      checkpointing.set(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL,
+          Duration.ofSeconds(1));
+      StreamExecutionEnvironment failing = new StreamExecutionEnvironment(checkpointing);
+      failing.fromSequence(1, Long.MAX_VALUE).map(new FailsOnOpen()).sinkTo(new DiscardingSink<>());
+      JobID broken = flink.submit(failing, "failing");
+      assertThatThrownBy(() -> flink.awaitStatus(broken, JobStatus.RUNNING, Duration.ofSeconds(6)))
+          .hasMessageContaining("not RUNNING").hasMessageContaining("tasks: ")
+          .hasMessageContaining("its latest failure: java.lang.IllegalStateException: boom: the task cannot open");
+      flink.cancel(broken, Duration.ofSeconds(60));
+      // a job that cannot get its slots is RUNNING while its tasks wait: the timeout does not say "not RUNNING
+      // (it is RUNNING)"
+      StreamExecutionEnvironment wide = new StreamExecutionEnvironment(new Configuration());
+      wide.fromSequence(1, Long.MAX_VALUE).setParallelism(3).sinkTo(new DiscardingSink<>()).setParallelism(3);
+      JobID waiting = flink.submit(wide, "too wide");
+      assertThatThrownBy(() -> flink.awaitStatus(waiting, JobStatus.RUNNING, Duration.ofSeconds(3)))
+          .hasMessageContaining("not RUNNING with all its tasks running within PT3S (it is RUNNING; tasks: ");
+      flink.cancel(waiting, Duration.ofSeconds(60));
     } finally {
       flink.close();
     }
@@ -70,6 +91,19 @@ class LocalFlinkTest {
       left.removeIf(t -> !t.isAlive());
     }
     assertThat(left.stream().map(Thread::getName).collect(Collectors.toList())).isEmpty();
+  }
+
+  /** A task that cannot start. */
+  static final class FailsOnOpen extends org.apache.flink.api.common.functions.RichMapFunction<Long, Long> {
+    @Override
+    public void open(org.apache.flink.api.common.functions.OpenContext context) {
+      throw new IllegalStateException("boom: the task cannot open");
+    }
+
+    @Override
+    public Long map(Long value) {
+      return value;
+    }
   }
 
   private static String get(String url) throws Exception {

@@ -30,6 +30,18 @@ public final class PassThroughJob implements JobLauncher {
   /** The transaction timeout of the sink: the broker's maximum (15 min) is far above any demo checkpoint interval. */
   private static final Duration TRANSACTION_TIMEOUT = Duration.ofMinutes(5);
 
+  /** Records after which the task's first attempt fails once (0: never). */
+  private final int failOnceAfter;
+
+  public PassThroughJob() {
+    this(0);
+  }
+
+  /** A pass-through whose task fails once, in its first attempt, at record {@code failOnceAfter}. */
+  PassThroughJob(int failOnceAfter) {
+    this.failOnceAfter = failOnceAfter;
+  }
+
   @Override
   public String name() {
     return "pass-through";
@@ -53,7 +65,30 @@ public final class PassThroughJob implements JobLauncher {
         .topic(topics.output())
         .jobName(name())
         .transactionTimeout(TRANSACTION_TIMEOUT)
-        .sinkTo(in);
+        .sinkTo(failOnceAfter > 0 ? in.map(new FailOnce(failOnceAfter)) : in);
+  }
+
+  /** Fails once, in the first attempt of the task, at its n-th record: a transient fault the job recovers from. */
+  private static final class FailOnce extends org.apache.flink.api.common.functions.RichMapFunction<String, String> {
+    private final int n;
+    private int seen;
+
+    FailOnce(int n) {
+      this.n = n;
+    }
+
+    @Override
+    public String map(String value) {
+      if (getRuntimeContext().getTaskInfo().getAttemptNumber() == 0 && ++seen == n) {
+        throw new IllegalStateException("transient failure (first attempt only)");
+      }
+      return value;
+    }
+  }
+
+  @Override
+  public boolean drains() {
+    return true;
   }
 
   @Override
