@@ -30,8 +30,9 @@ import org.apache.flink.util.OutputTag;
  * > N/m is monitored and every reported item has {@code lowerBound ≤ true ≤ upperBound}, {@code upperBound −
  * lowerBound ≤ N/m} (Metwally et al. 2005). The default m = c · max(k, ⌈1/φ⌉) with c = {@value #CAPACITY_FACTOR}, so
  * no item of weight ≥ φ·N is missed and the bounds are within φ·N/4. A sliding window merges its sub-windows'
- * summaries (Agarwal et al. 2012); its bounds stay valid, and the report states the largest weight an unlisted
- * item can have ({@link HeavyHitterReport#unmonitoredBound}) and whether the list is complete.
+ * summaries (Agarwal et al. 2012); its bounds stay valid, and the report states the largest weight an unmonitored
+ * item can have ({@link HeavyHitterReport#unmonitoredBound}; an unlisted monitored item is below φ·N) and whether the
+ * list is complete.
  *
  * <p>Usage: {@code detector.apply(keyedStream)}; then {@code getSideOutput(detector.lateTag(inputType))},
  * {@code getSideOutput(Rejected.tag(inputType))} and {@code getSideOutput(detector.alertTag(keyType))}. For batch

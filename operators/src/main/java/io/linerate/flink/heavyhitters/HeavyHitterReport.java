@@ -14,8 +14,10 @@ import org.apache.flink.api.java.typeutils.PojoTypeInfo;
  * watermark passes {@code windowEnd − 1}.
  *
  * <p>{@code items} holds the top {@code k} items (ranked by guaranteed weight) and every item whose upper bound is
- * ≥ φ·N, heaviest first. Every item not listed weighs at most {@code unmonitoredBound} in the window; so when
- * {@code complete} ({@code unmonitoredBound < φ·N}) no item of true weight ≥ φ·N is missing. With Space-Saving of
+ * ≥ φ·N, heaviest first. Every item the tracker does not monitor weighs at most {@code unmonitoredBound} in the
+ * window, and an item it monitors but does not list (outside the top k) has an upper bound below φ·N, so every item
+ * not listed weighs at most max({@code unmonitoredBound}, φ·N); when {@code complete}
+ * ({@code unmonitoredBound < φ·N}) no item of true weight ≥ φ·N is missing. With Space-Saving of
  * capacity m on a tumbling window, {@code unmonitoredBound ≤ N/m}.
  *
  * <p>A Flink POJO of plain fields; {@link #typeInfo} gives its type information with the key's own type
@@ -33,7 +35,10 @@ public final class HeavyHitterReport<K> {
     public long totalWeight;
     /** The φ the report was built with. */
     public double phi;
-    /** The largest weight any item not in {@code items} can have in the window. */
+    /**
+     * The largest weight an item the tracker does not monitor can have in the window; an unlisted item it monitors is
+     * below φ·N (else it would be listed).
+     */
     public long unmonitoredBound;
     /** Whether no item of true weight ≥ φ·N can be missing ({@code unmonitoredBound < φ·N}). */
     public boolean complete;

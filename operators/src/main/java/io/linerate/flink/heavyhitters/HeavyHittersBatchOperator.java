@@ -284,7 +284,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         boolean opened = slot < 0;
         if (opened) {
             if (!ring.canOpen(spec.maxOpenSubWindows)) {
-                rejectOverLimit(element, ts, sub, ring.slots());
+                rejectOverLimit(element, ts, sub, ring.openCount()); // not slots(): a restored ring may have more
                 return;
             }
             slot = ring.open(sub, spec.newTracker());

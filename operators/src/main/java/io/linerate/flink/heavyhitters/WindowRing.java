@@ -51,16 +51,18 @@ public final class WindowRing {
      * {@code maxSlots}.
      */
     boolean canOpen(int maxSlots) {
-        if (subWindows.length < maxSlots) {
-            return true;
-        }
+        return subWindows.length < maxSlots || openCount() < maxSlots;
+    }
+
+    /** Sub-windows open now (slots holding one). */
+    int openCount() {
         int open = 0;
         for (long s : subWindows) {
             if (s != FREE) {
                 open++;
             }
         }
-        return open < maxSlots;
+        return open;
     }
 
     /** Opens a slot for sub-window {@code sub} holding {@code tracker} (growing by one if none is free). */
