@@ -389,12 +389,18 @@ public final class BalancedBloomFilter implements BloomFilter {
     }
 
     /**
-     * Elements stored: exact ({@link #storedElements()}) while no block's counter is saturated; a saturated block
+     * Elements stored: exact ({@link #storedElements()}) while nothing was forced into a block; after forced
+     * placements, a block whose counter is at its maximum
      * counts for the larger of its counter and the estimate from its fill, −(L/k)·ln(1 − X/L) for X of its L
      * element bits set (infinite when all are set).
      */
     @Override
     public double approximateElementCount() {
+        if (forcedPlacements == 0) {
+            // no block went past h + 1: every counter is exact, even one at its maximum (when 2^b − 1 = h + 1 a
+            // full counter is an ordinary load, which the fill estimate below overstated)
+            return storedElements();
+        }
         double sum = overflow.size();
         for (long b = 0; b < totalBlocks; b++) {
             long c = counter(b);

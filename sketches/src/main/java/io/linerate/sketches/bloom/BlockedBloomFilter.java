@@ -116,7 +116,9 @@ public final class BlockedBloomFilter extends BitArrayFilter {
                 bestK = k;
             }
         }
-        if (bestBlocks > MAX_BITS / blockBits) {
+        // at the floor the model missed fpp even there: the size is only a lower bound of the need, which may still
+        // pass the limit (n = 1 in 64-bit blocks: 6.4·10^10 bits), so it is refused whatever the block count
+        if (bestBlocks > MAX_BITS / blockBits || bestLambda <= BloomSizing.MIN_ITEMS_PER_BLOCK) {
             throw Checks.tooManyBits(expectedItems, fpp, bestBlocks * blockBits,
                     bestLambda <= BloomSizing.MIN_ITEMS_PER_BLOCK);
         }

@@ -34,7 +34,12 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
 
     public static PartitionedBloomFilter create(long expectedItems, double fpp, long seed) {
         long bits = BloomSizing.optimalBits(expectedItems, fpp);
-        return withBits(bits, BloomSizing.optimalHashCount(expectedItems, bits), seed);
+        int k = BloomSizing.optimalHashCount(expectedItems, bits);
+        long p = Primes.nextPrime((bits + k - 1) / k);
+        if (p * k > MAX_BITS) { // the rounding to k prime partitions passed the limit: say it with the caller's values
+            throw Checks.tooManyBits(expectedItems, fpp, (double) p * k, false);
+        }
+        return withBits(bits, k, seed);
     }
 
     /** k partitions of the smallest prime p ≥ ⌈bits/k⌉ bits each. */

@@ -55,7 +55,7 @@ public final class SplitBlockBloomFilter extends BitArrayFilter {
         Checks.fpp(fpp);
         double itemsPerBlock = BloomSizing.maxItemsPerBlock(SplitBlockBloomFilter::falsePositiveProbability, BLOCK_BITS, fpp);
         double blocks = Math.max(1, Math.ceil(expectedItems / itemsPerBlock));
-        if (blocks > MAX_BITS / BLOCK_BITS) {
+        if (blocks > MAX_BITS / BLOCK_BITS || itemsPerBlock <= BloomSizing.MIN_ITEMS_PER_BLOCK) {
             throw Checks.tooManyBits(expectedItems, fpp, blocks * BLOCK_BITS,
                     itemsPerBlock <= BloomSizing.MIN_ITEMS_PER_BLOCK);
         }
@@ -141,22 +141,32 @@ public final class SplitBlockBloomFilter extends BitArrayFilter {
     }
 
     /**
-     * Σ over words of ln(1 − X<sub>w</sub>/64) / ln(1 − 1/64), divided by the 8 words of a block: every item
+     * Σ over blocks of the mean over the block's words of ln(1 − X<sub>w</sub>/64) / ln(1 − 1/64): every item
      * sets one uniformly drawn bit in each word of its block, so each word is a one-hash filter of 64 bits
-     * holding that block's items (the Swamidass–Baldi estimate per word).
+     * holding that block's items (the Swamidass–Baldi estimate per word). A word with all 64 bits set tells nothing
+     * of its count, so the block's other words (the same items) estimate it; infinite only when some block has all
+     * eight words full (a single full word, a few of which appear at 2.5 times the design load, made it infinite).
      */
     @Override
     public double approximateElementCount() {
         double perItem = Math.log1p(-1.0 / 64);
         double sum = 0;
-        for (long word : words) {
-            int set = Long.bitCount(word);
-            if (set == 64) {
+        for (int b = 0; b < words.length; b += HASH_COUNT) {
+            double block = 0;
+            int informative = 0;
+            for (int j = b; j < b + HASH_COUNT; j++) {
+                int set = Long.bitCount(words[j]);
+                if (set < 64) {
+                    block += Math.log1p(-set / 64.0) / perItem;
+                    informative++;
+                }
+            }
+            if (informative == 0) {
                 return Double.POSITIVE_INFINITY;
             }
-            sum += Math.log1p(-set / 64.0) / perItem;
+            sum += block / informative;
         }
-        return sum / HASH_COUNT;
+        return sum;
     }
 
     /** For the current state: the mean over blocks of Π<sub>j</sub> X<sub>j</sub>/64, X<sub>j</sub> the set bits of word j. */
