@@ -10,7 +10,9 @@ import java.net.UnknownHostException;
  * bits of {@code low}), so the hot path ({@link ItemHasher#hashIpv4}/{@link ItemHasher#hashIpv6}) can
  * hash packets without creating this object at all. Equality and hashing are by value.
  */
-public final class FiveTuple {
+public final class FiveTuple implements java.io.Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     private final boolean ipv6;
     private final long srcHigh;

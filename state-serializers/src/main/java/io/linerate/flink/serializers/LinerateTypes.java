@@ -59,6 +59,8 @@ public final class LinerateTypes {
         m.put(SpaceSaving.class, SpaceSavingTypeInfo.Factory.class);
         m.put(CountMinHeap.class, CountMinHeapTypeInfo.Factory.class);
         m.put(FlowTable.class, FlowTableTypeInfo.Factory.class);
+        // not a structure: the 5-tuple key of flow records and 5-tuple items (a user's record with one stays a POJO)
+        m.put(io.linerate.sketches.hash.FiveTuple.class, FiveTupleTypeInfo.Factory.class);
         return Collections.unmodifiableMap(m);
     }
 
@@ -102,7 +104,7 @@ public final class LinerateTypes {
         return config;
     }
 
-    /** Every structure class and its type-information factory. */
+    /** Every structure class, and {@link io.linerate.sketches.hash.FiveTuple}, with its type-information factory. */
     public static Map<Class<?>, Class<? extends TypeInfoFactory<?>>> factoryClasses() {
         return FACTORIES;
     }
