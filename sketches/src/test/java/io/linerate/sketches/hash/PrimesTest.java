@@ -93,4 +93,28 @@ class PrimesTest {
                             .hasMessageContaining("got " + n));
         }
     }
+
+    /**
+     * The fixed-base Miller–Rabin agrees with BigInteger's on random longs, and rejects strong pseudoprimes to the
+     * smaller bases (3215031751 to bases 2, 3, 5, 7; 3825123056546413051 to every base up to 23) and Carmichael
+     * numbers.
+     */
+    @Test
+    void isPrimeIsExactOnPseudoprimesAndAgreesOnRandomLongs() {
+        for (long n : new long[] {3_215_031_751L, 2_152_302_898_747L, 3_474_749_660_383L, 341_550_071_728_321L,
+                3_825_123_056_546_413_051L, 561L * 1_000_003L, 9_999_999_967L * 3}) {
+            assertThat(Primes.isPrime(n)).as("%d", n).isFalse();
+        }
+        assertThat(Primes.isPrime(Primes.LARGEST_LONG_PRIME)).isTrue();
+        assertThat(Primes.isPrime(1_000_000_007L)).isTrue();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(17);
+        int primes = 0;
+        for (int i = 0; i < 20_000; i++) {
+            long n = random.nextLong(1_000_000, Long.MAX_VALUE) | 1;
+            boolean expected = BigInteger.valueOf(n).isProbablePrime(100);
+            assertThat(Primes.isPrime(n)).as("%d", n).isEqualTo(expected);
+            primes += expected ? 1 : 0;
+        }
+        assertThat(primes).isPositive();
+    }
 }

@@ -56,7 +56,10 @@ final class SerializerFixtures {
                         BlockedCountMinSketchSerializer::expecting),
                 image("space-saving", SerializerFixtures::spaceSaving, SpaceSavingSerializer::expecting),
                 image("count-min-heap", SerializerFixtures::countMinHeap, CountMinHeapSerializer::expecting),
-                image("flow-table", SerializerFixtures::flowTable, FlowTableSerializer::expecting));
+                image("flow-table", SerializerFixtures::flowTable, FlowTableSerializer::expecting),
+                SnapshotFixture.of("five-tuple", FiveTupleSerializer.INSTANCE,
+                        () -> io.linerate.sketches.hash.FiveTuple.ipv6(0x20010DB800000000L, 1, 0x20010DB800000000L, 2,
+                                40000, 443, 6), Object::toString));
     }
 
     private interface Expecting<T> {
