@@ -148,10 +148,10 @@ public final class Demo {
     Deque<AutoCloseable> started = new ArrayDeque<>();
     long begin = System.nanoTime();
     Result result = null;
-    RuntimeException thrown = null;
+    Throwable thrown = null; // unchecked only: runStarted throws no checked exception
     try {
       result = runStarted(started);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       thrown = e;
     }
     try {
@@ -185,8 +185,11 @@ public final class Demo {
         // Ctrl-C: the hook is what waits for this
       }
     }
+    if (thrown instanceof Error error) {
+      throw error;
+    }
     if (thrown != null) {
-      throw thrown;
+      throw (RuntimeException) thrown;
     }
     return result;
   }

@@ -44,7 +44,6 @@ public final class FlowTable {
     static final int IMAGE_VERSION = 1;
     /** Upper limit on user-defined long slots per entry. */
     public static final int MAX_USER_SLOTS = 16;
-    /** Upper limit on the entry array: 2<sup>31</sup> − 8 longs. */
     static final long KEY_MASK = 0xFFFF_FFFF_FFFFL; // the meta word's key bits; bits 48-63 hold TCP flags
     private static final int PACKETS = 0;
     private static final int BYTES = 1;
