@@ -98,7 +98,7 @@ public final class PcapReplay implements Feeder {
 
     @Override
     public String description() {
-        String pace = rate > 0 ? String.format(Locale.ROOT, "at %.0f packets/s", rate)
+        String pace = rate > 0 ? String.format(Locale.ROOT, rate >= 10 ? "at %.0f packets/s" : "at %.3g packets/s", rate)
                 : speed > 0 ? String.format(Locale.ROOT, "at %sx the capture's pace", speed) : "as fast as possible";
         String times = loops == 0 ? ", looping until stopped" : loops > 1 ? ", " + loops + " times" : "";
         return "replay of " + files + " (observation point " + observationPoint + (perInterface ? " + interface id" : "")
@@ -345,12 +345,18 @@ public final class PcapReplay implements Feeder {
         /** Paces, then returns the batch the packet goes to (sending it first if the packet would overstretch it). */
         PacketBatch prepare(long timestampNanos) {
             long ms = millis(timestampNanos);
-            if (ms < 0) {
+            // before 1970 in the capture, whatever the pass: a later pass's shift must not let it through
+            if (Math.floorDiv(timestampNanos, 1_000_000L) < 0) {
                 count(NEGATIVE_TIMESTAMP, 1);
                 return null;
             }
+            long point = (long) observationPoint + (perInterface ? reader.interfaceId() : 0);
+            if (point > Integer.MAX_VALUE) { // would wrap to a negative observation point
+                count(OUT_OF_RANGE, 1);
+                return null;
+            }
             pace(timestampNanos + pass * shiftMs * 1_000_000L);
-            int op = observationPoint + (perInterface ? reader.interfaceId() : 0);
+            int op = (int) point;
             PacketBatch b = last;
             if (b == null || b.observationPoint() != op) {
                 b = batches.get(op);

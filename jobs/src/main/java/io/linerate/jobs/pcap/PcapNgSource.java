@@ -1,6 +1,7 @@
 package io.linerate.jobs.pcap;
 
 import java.io.IOException;
+import java.math.BigInteger;
 import java.util.Arrays;
 
 /**
@@ -265,6 +266,24 @@ final class PcapNgSource implements RecordSource {
      * @throws ArithmeticException if the result does not fit a signed 64-bit count of nanoseconds (past 2262)
      */
     private long nanos(int id, long units) {
+        try {
+            return fastNanos(id, units);
+        } catch (ArithmeticException beyondALong) {
+            // the product alone does not fit (or the units are above 2^63), but a negative if_tsoffset may bring the
+            // sum back: the same floor, exactly (rare, so allocation does not matter)
+            return exactNanos(id, units);
+        }
+    }
+
+    private long exactNanos(int id, long units) {
+        int e = binaryExponents[id];
+        BigInteger u = new BigInteger(Long.toUnsignedString(units));
+        BigInteger n = e >= 0 ? u.multiply(BigInteger.valueOf(NANOS)).shiftRight(e)
+                : u.multiply(BigInteger.valueOf(multipliers[id])).divide(BigInteger.valueOf(divisors[id]));
+        return n.add(BigInteger.valueOf(offsetsNanos[id])).longValueExact(); // ArithmeticException: past 2262
+    }
+
+    private long fastNanos(int id, long units) {
         int e = binaryExponents[id];
         long n;
         if (e < 0) {
