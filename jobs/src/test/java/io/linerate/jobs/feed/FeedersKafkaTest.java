@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -547,5 +548,60 @@ class FeedersKafkaTest {
                 other.toString());
         assertThat(code).isEqualTo(1);
         assertThat(err.toString()).contains("replay: no packet was sent: all 30 records of the capture were skipped");
+    }
+
+    // ------------------------------------------------------------------ replay corner cases
+
+    /**
+     * A packet stamped before 1970 is skipped as NEGATIVE_TIMESTAMP in every pass, not only the first: the later
+     * passes are the same capture shifted past the first, so they hold the same packets, and no packet of a later
+     * pass lies within the first pass's event time (docs/feeding.md, "Looping").
+     */
+    @Test
+    void aPacketBeforeNineteenSeventyIsSkippedInEveryPass() throws Exception {
+        // if_tsoffset −1 s: the packets are at −0.5 s, 0 s and +2 s of epoch time
+        Path file = dir.resolve("before-1970.pcapng");
+        Files.write(file, PcapngBytes.pcapng(1, -1, 500_000, 1_000_000, 3_000_000));
+        String t = topic(1);
+        FeedSummary s = PcapReplay.builder(List.of(file)).loops(2).build()
+                .run(KAFKA.bootstrapServers(), t, () -> false, n -> { });
+        List<PacketRecord> sent = RawTopic.packets(RawTopic.read(KAFKA.bootstrapServers(), t));
+        List<Long> times = new ArrayList<>();
+        for (PacketRecord p : sent) {
+            times.add(p.timestamp());
+        }
+        long shift = 2000 + 1; // span of the first pass (0 .. 2000 ms) + 1
+        assertThat(times).as("event times of both passes").containsExactly(0L, 2000L, shift, 2000 + shift);
+        assertThat(s.units()).isEqualTo(4);
+        assertThat(s.skipped()).containsExactly(Map.entry(PcapReplay.NEGATIVE_TIMESTAMP, 2L));
+    }
+
+    /**
+     * {@code --observation-point} + the interface id past {@link Integer#MAX_VALUE} wrapped to a negative observation
+     * point, which the option itself refuses (it must be ≥ 0): such a packet cannot be given its observation point.
+     */
+    @Test
+    void anObservationPointBeyondTheIntRangeIsNotWrappedToANegativeOne() throws Exception {
+        Path file = dir.resolve("two-interfaces.pcapng");
+        Files.write(file, PcapngBytes.pcapng(2, 0, 1_000_000, 1_000_001));
+        String t = topic(1);
+        FeedSummary s = PcapReplay.builder(List.of(file)).observationPoint(Integer.MAX_VALUE).perInterface(true)
+                .build().run(KAFKA.bootstrapServers(), t, () -> false, n -> { });
+        List<RawTopic.Raw> records = RawTopic.read(KAFKA.bootstrapServers(), t);
+        assertThat(records).allSatisfy(r -> assertThat(Long.parseLong(r.keyText())).isNotNegative());
+        assertThat(RawTopic.packets(records)).allSatisfy(p -> assertThat(p.observationPoint()).isNotNegative());
+        assertThat(s.units()).isEqualTo(1);
+        assertThat(s.skipped()).containsExactly(Map.entry(PcapReplay.OUT_OF_RANGE, 1L));
+    }
+
+    /** A rate below 1 packet/s was described as "at 0 packets/s". */
+    @Test
+    void aSlowRateIsDescribedAsItIs() throws Exception {
+        Path file = dir.resolve("one.pcapng");
+        Files.write(file, PcapngBytes.pcapng(1, 0, 1_000_000));
+        assertThat(PcapReplay.builder(List.of(file)).rate(0.25).build().description())
+                .contains("at 0.250 packets/s").doesNotContain("at 0 packets/s");
+        assertThat(PcapReplay.builder(List.of(file)).rate(250_000).build().description())
+                .contains("at 250000 packets/s");
     }
 }
