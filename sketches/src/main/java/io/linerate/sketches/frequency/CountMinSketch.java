@@ -43,6 +43,12 @@ public final class CountMinSketch {
     public static final int MAX_DEPTH = 64;
 
     private static final double E = Math.E;
+    /**
+     * Rounding slack of the copies' ratio ln(1/δ)/ln(1/ε) (at most a few ulps off, and at most 64 where it counts):
+     * a ratio within it above an integer takes that integer, which misses ε^r ≤ δ by a relative 10<sup>−9</sup>·ln(1/ε)
+     * at most, far below what the bound can tell.
+     */
+    private static final double COPIES_SLACK = 1e-9;
 
     private final ItemHasher hasher;
     private final int width;
@@ -133,8 +139,11 @@ public final class CountMinSketch {
                     + " (the smallest prime ≥ 2e/epsilon), above the limit of " + MAX_COUNTERS + " counters");
         }
         int perCopy = rowsPerCopy(epsilon);
-        // a double, not an int: for ε near 1 and tiny δ the count of copies does not fit in an int
-        double copies = Math.max(1, Math.ceil(Math.log(1 / delta) / Math.log(1 / epsilon)));
+        // a double, not an int: for ε near 1 and tiny δ the count of copies does not fit in an int. The ratio is
+        // an integer k exactly when δ = ε^k, where the two logarithms' rounding often leaves it an ulp or two above k
+        // (ln(125)/ln(5) = 3.0000000000000004): a ceiling without slack took a copy more than ε^k ≤ δ needs (0.2 and
+        // 0.008 got 8 rows for 6) and refused the δ = ε^⌊64/d⌋ its own message names as the least allowed
+        double copies = Math.max(1, Math.ceil(Math.log(1 / delta) / Math.log(1 / epsilon) - COPIES_SLACK));
         double rows = perCopy * copies;
         if (rows > MAX_DEPTH) {
             int maxCopies = MAX_DEPTH / perCopy;
@@ -485,8 +494,17 @@ public final class CountMinSketch {
         return (long) counts.length * Long.BYTES;
     }
 
-    /** Counter {@code column} of row {@code row}, for inspection and tests. */
+    /**
+     * Counter {@code column} of row {@code row}, for inspection and tests.
+     *
+     * @throws IndexOutOfBoundsException if row is outside [0, depth) or column outside [0, width) (the flat index
+     *     alone would read another row's counter for a column past the width)
+     */
     public long counter(int row, int column) {
+        if (row < 0 || row >= depth || column < 0 || column >= width) {
+            throw new IndexOutOfBoundsException("counter (row " + row + ", column " + column + ") outside the "
+                    + depth + " rows of " + width + " columns");
+        }
         return counts[row * width + column];
     }
 
