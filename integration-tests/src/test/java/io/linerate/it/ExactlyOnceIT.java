@@ -186,6 +186,11 @@ class ExactlyOnceIT {
           if (savepoint != null) {
             assertThat(run.restoredCheckpoints()).as("restored from the savepoint").isEqualTo(1);
           }
+          // the rescale really happened: every vertex runs at this part's parallelism (a job or operator that set
+          // its own would run 2 -> 2 -> 2 and compare equal all the same)
+          int expectedParallelism = parallelisms[part];
+          assertThat(run.vertexParallelisms()).as("parallelism of the job's vertices in part %d", part + 1)
+              .isNotEmpty().allSatisfy((vertex, p) -> assertThat(p).as(vertex).isEqualTo(expectedParallelism));
           String from = savepoint;
           if (!last) {
             savepoint = run.stopWithSavepoint(Files.createDirectories(checkpoints.resolve("savepoints")));

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -104,6 +105,18 @@ public final class JobRun implements AutoCloseable {
       }
     }
     return hosts;
+  }
+
+  /**
+   * The parallelism of each of the job's vertices (operator chains), by vertex id and name: what the job really runs
+   * at, which may differ from what {@link Builder#parallelism} asked for (an operator or the job can set its own).
+   */
+  public Map<String, Integer> vertexParallelisms() throws Exception {
+    Map<String, Integer> out = new TreeMap<>();
+    for (var v : cluster.getExecutionGraph(id()).get(30, TimeUnit.SECONDS).getVerticesTopologically()) {
+      out.put(v.getName() + " (" + v.getJobVertexId() + ")", v.getParallelism());
+    }
+    return out;
   }
 
   /** Times the job was restored from a checkpoint (or savepoint). */
