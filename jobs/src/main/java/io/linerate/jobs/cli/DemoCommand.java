@@ -85,6 +85,10 @@ public final class DemoCommand implements Callable<Integer> {
     if (value.isNegative() || value.isZero()) {
       throw new ParameterException(spec.commandLine(), "--window must be > 0s, got " + value);
     }
+    if (value.toNanos() % 1_000_000 != 0) { // the job's windows are in event-time milliseconds
+      throw new ParameterException(spec.commandLine(), "--window must be a whole number of milliseconds, got "
+          + value);
+    }
     window = value;
   }
 

@@ -102,8 +102,9 @@ public class FlinkOptions {
 
   @Option(names = "--transaction-timeout", paramLabel = "DURATION", defaultValue = "10m",
       converter = DurationConverter.class,
-      description = "transaction.timeout.ms of the exactly-once Kafka sinks: longer than --checkpoint-interval, at most "
-          + "15m (the brokers' default transaction.max.timeout.ms) (default: ${DEFAULT-VALUE})")
+      description = "transaction.timeout.ms of the exactly-once Kafka sinks: at least 30s and --checkpoint-interval "
+          + "plus 20s, at most 15m (the brokers' default transaction.max.timeout.ms); also bounds the checkpoint "
+          + "timeout (default: ${DEFAULT-VALUE})")
   void transactionTimeout(Duration value) {
     Duration max = ExactlyOnceSink.DEFAULT_BROKER_MAX_TRANSACTION_TIMEOUT;
     if (value.isNegative() || value.isZero() || value.compareTo(max) > 0) {
@@ -175,6 +176,12 @@ public class FlinkOptions {
    * @throws ParameterException naming both options and the limit
    */
   public void validate() {
+    if (transactionTimeout.compareTo(ExactlyOnceSink.MIN_TRANSACTION_TIMEOUT) < 0) {
+      throw new ParameterException(spec.commandLine(), "--transaction-timeout must be at least "
+          + DurationConverter.format(ExactlyOnceSink.MIN_TRANSACTION_TIMEOUT) + ", got "
+          + DurationConverter.format(transactionTimeout) + ": a transaction can live through two checkpoints (the "
+          + "next one waits for a slow one), each needs at least 10s, and a margin of at least 10s stays free");
+    }
     if (ExactlyOnceSink.checkpointTimeoutFor(checkpointInterval, transactionTimeout)
         .compareTo(ExactlyOnceSink.MIN_CHECKPOINT_TIMEOUT) < 0) {
       throw new ParameterException(spec.commandLine(), "--checkpoint-interval must be shorter than "

@@ -276,22 +276,43 @@ public final class ExactlyOnceSink {
   public static final Duration MIN_CHECKPOINT_TIMEOUT = Duration.ofSeconds(10);
 
   /**
-   * The longest a checkpoint may take so that no transaction outlives {@code transactionTimeout}: a transaction
-   * opens at one checkpoint's barrier and commits when the next checkpoint completes, up to the interval plus that
-   * checkpoint's duration later. What is left after a margin (a tenth of the timeout, at least 10 s, for the
-   * commit's own latency and the broker's clock) is the checkpoint's budget.
+   * The shortest transaction timeout that leaves a checkpoint {@link #MIN_CHECKPOINT_TIMEOUT} (two checkpoints of
+   * that length and the margin of {@link #checkpointTimeoutFor} fit in it).
+   */
+  public static final Duration MIN_TRANSACTION_TIMEOUT = Duration.ofSeconds(30);
+
+  /**
+   * The longest a checkpoint may take so that no transaction outlives {@code transactionTimeout}, with checkpoints
+   * every {@code interval} and no minimum pause between them: {@link #checkpointTimeoutFor(Duration, Duration,
+   * Duration)}.
    */
   public static Duration checkpointTimeoutFor(Duration interval, Duration transactionTimeout) {
+    return checkpointTimeoutFor(interval, Duration.ZERO, transactionTimeout);
+  }
+
+  /**
+   * The longest a checkpoint may take so that no transaction outlives {@code transactionTimeout}. A transaction
+   * opens when the barrier of checkpoint n passes the sink and commits when checkpoint n+1 completes. Checkpoint
+   * n+1 starts {@code interval} after checkpoint n started, but not before checkpoint n has completed (one
+   * checkpoint at a time) plus {@code minPause}: so a transaction lives up to max(interval, timeout + minPause) +
+   * timeout. What the transaction timeout leaves after a margin (a tenth of it, at least 10 s, for the commit's own
+   * latency and the broker's clock) must hold that: the budget is the smaller of (timeout − margin − interval) and
+   * (timeout − margin − minPause) / 2.
+   */
+  public static Duration checkpointTimeoutFor(Duration interval, Duration minPause, Duration transactionTimeout) {
     Duration margin = transactionTimeout.dividedBy(10);
     if (margin.compareTo(Duration.ofSeconds(10)) < 0) {
       margin = Duration.ofSeconds(10);
     }
-    return transactionTimeout.minus(interval).minus(margin);
+    Duration life = transactionTimeout.minus(margin);
+    Duration onTime = life.minus(interval);
+    Duration afterASlowOne = life.minus(minPause).dividedBy(2);
+    return onTime.compareTo(afterASlowOne) < 0 ? onTime : afterASlowOne;
   }
 
   /**
-   * Checks that the job's checkpointing suits a transactional sink: on, exactly-once, and an interval that leaves
-   * a checkpoint at least {@link #MIN_CHECKPOINT_TIMEOUT} ({@link #checkpointTimeoutFor}); lowers the checkpoint
+   * Checks that the job's checkpointing suits a transactional sink: on, exactly-once, and an interval and min pause
+   * that leave a checkpoint at least {@link #MIN_CHECKPOINT_TIMEOUT} ({@link #checkpointTimeoutFor}); lowers the checkpoint
    * timeout to {@link #checkpointTimeoutFor} when it is longer (Flink's default is 10 minutes, as long as the
    * default transaction timeout), logged: a checkpoint that completed later would commit transactions the broker
    * had already aborted, and their records would be lost.
@@ -312,7 +333,14 @@ public final class ExactlyOnceSink {
       throw new IllegalArgumentException("execution.checkpointing.interval (" + interval + ") must be shorter than "
           + "the sink's transactionTimeout (" + transactionTimeout + "), or transactions time out before they commit");
     }
-    Duration budget = checkpointTimeoutFor(interval, transactionTimeout);
+    Duration minPause = Duration.ofMillis(checkpoints.getMinPauseBetweenCheckpoints());
+    Duration budget = checkpointTimeoutFor(interval, minPause, transactionTimeout);
+    if (checkpointTimeoutFor(Duration.ZERO, minPause, transactionTimeout).compareTo(MIN_CHECKPOINT_TIMEOUT) < 0) {
+      throw new IllegalArgumentException("the sink's transactionTimeout (" + transactionTimeout + ") must be at least "
+          + MIN_TRANSACTION_TIMEOUT + (minPause.isZero() ? "" : " plus the checkpoints' min pause (" + minPause + ")")
+          + ": a transaction can live through two checkpoints (the next one waits for a slow one), and each needs "
+          + "at least " + MIN_CHECKPOINT_TIMEOUT + " to complete");
+    }
     if (budget.compareTo(MIN_CHECKPOINT_TIMEOUT) < 0) {
       throw new IllegalArgumentException("execution.checkpointing.interval (" + interval + ") must be shorter than "
           + "the sink's transactionTimeout (" + transactionTimeout + ") by at least " + MIN_CHECKPOINT_TIMEOUT
