@@ -150,6 +150,13 @@ public final class CountMinHeap implements HeavyHitters {
             capacity = SpaceSaving.bytesFor(kind, capacity / 2) > budget / 3 ? capacity / 2 : capacity - 1;
         }
         long rest = budget - SpaceSaving.bytesFor(kind, capacity);
+        long smallestSketch = 2L * Long.BYTES * 4; // 2 counters per row, depth 4
+        if (rest < smallestSketch) {
+            // named by the caller's bytes: the sketch's own message would name what is left after the candidates
+            throw new IllegalArgumentException("bytes=" + bytes + " cannot hold one " + kind + " candidate ("
+                    + SpaceSaving.bytesFor(kind, 1) + " bytes) and the smallest sketch (2 x 4 counters, "
+                    + smallestSketch + " bytes): needs at least " + (SpaceSaving.bytesFor(kind, 1) + smallestSketch));
+        }
         CountMinSketch.Size sketch = CountMinSketch.sizeForMemory(rest, 4);
         checkShape(kind, capacity, sketch); // holds by the cap: a broken assumption fails here, not at a checkpoint
         return new Size(capacity, sketch);
