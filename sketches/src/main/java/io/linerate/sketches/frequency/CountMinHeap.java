@@ -231,8 +231,13 @@ public final class CountMinHeap implements HeavyHitters {
         return unmonitoredBound;
     }
 
-    /** Whether {@link #heavyHitters(double)} is certain to contain every item of weight ≥ φN. */
+    /**
+     * Whether {@link #heavyHitters(double)} is certain to contain every item of weight ≥ φN.
+     *
+     * @throws IllegalArgumentException if φ is not in (0, 1), as {@link #heavyHitters(double)} would
+     */
     public boolean isComplete(double phi) {
+        HeavyHitters.checkPhi(phi);
         return phi * sketch.totalWeight() > unmonitoredBound;
     }
 

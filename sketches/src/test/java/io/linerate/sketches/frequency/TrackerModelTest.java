@@ -1,6 +1,7 @@
 package io.linerate.sketches.frequency;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.sketches.hash.FiveTuple;
 import java.math.BigInteger;
@@ -492,11 +493,23 @@ class TrackerModelTest {
         long least = SpaceSaving.bytesFor(KeyKind.longs(), 1) + 64; // one candidate, a 2 x 4 sketch
         assertThat(CountMinHeap.withMemory(KeyKind.longs(), least, 1).memoryBytes()).isEqualTo(least);
         for (long bytes : new long[] {10, 100, least - 1}) {
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> CountMinHeap.withMemory(KeyKind.longs(), bytes, 1))
+            assertThatThrownBy(() -> CountMinHeap.withMemory(KeyKind.longs(), bytes, 1))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("bytes=" + bytes + " ")
                     .hasMessageContaining("at least " + least);
         }
+    }
+
+    /** isComplete(φ) refuses the φ that heavyHitters(φ) refuses (it answered true for φ ≥ 1). */
+    @Test
+    void countMinHeapIsCompleteRefusesAPhiOutsideTheUnitInterval() {
+        CountMinHeap h = CountMinHeap.create(KeyKind.longs(), 4, 101, 4, false, 1);
+        h.update(7L, 10);
+        for (double phi : new double[] {0, 1, 1.5, -0.1, Double.NaN}) {
+            assertThatThrownBy(() -> h.isComplete(phi))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("phi must be in (0, 1), got " + phi);
+        }
+        assertThat(h.isComplete(0.5)).isTrue();
     }
 
     /** N past Long.MAX_VALUE (each item's weight still fits): N saturates, every item's bounds still hold. */
