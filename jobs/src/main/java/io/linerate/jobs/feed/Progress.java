@@ -6,7 +6,7 @@ import java.util.Locale;
 /**
  * Progress of a replay: on a terminal a bar redrawn in place with {@code \r} (percent of bytes, packets/s, ETA) at
  * most 5 times a second; otherwise a plain line every {@code interval}. The percent and ETA need the total; when it
- * is unknown (looping forever) only the bytes of the current pass are shown.
+ * is unknown (looping forever) only the bytes read so far, over all passes, are shown.
  */
 final class Progress {
 
