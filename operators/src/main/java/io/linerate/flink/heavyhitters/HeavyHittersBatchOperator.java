@@ -329,8 +329,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             long hash = item instanceof Long l ? itemHasher.hash(l.longValue())
                     : item instanceof io.linerate.sketches.hash.FiveTuple t ? itemHasher.hash(t)
                     : itemHasher.hash((byte[]) item, 0, ((byte[]) item).length);
-            alert(ring, slot, tracker, hash, spec.item.present(item), h.estimate(), n,
-                    (long) Math.ceil(spec.alertFraction * n), HeavyHitterAlert.FRACTION, ts);
+            if (markAlerted(ring, slot, tracker, hash)) {
+                alert(ring, slot, spec.item.present(item), h.estimate(), n, (long) Math.ceil(spec.alertFraction * n),
+                        HeavyHitterAlert.FRACTION, ts);
+            }
         }
     }
 
@@ -371,25 +373,30 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         } else {
             return;
         }
-        // itemOf renders as present(trackerItem) does
-        alert(ring, slot, tracker, tracker.lastItemHash(), spec.item.itemOf(element), estimate, n, threshold, kind,
-                ts);
+        // the item is built (boxed, copied, rendered) only for an alert that is emitted: an item that has alerted in
+        // this sub-window crosses the threshold again at every one of its records, the heaviest items' most of all
+        if (markAlerted(ring, slot, tracker, tracker.lastItemHash())) {
+            alert(ring, slot, spec.item.itemOf(element), estimate, n, threshold, kind, ts); // renders as present()
+        }
     }
 
     /**
-     * Emits one alert for the item of {@code hash} unless the sub-window's alerted set already holds it (or is
-     * full: counted in {@code alertsSuppressed}). The slot's own tracker bounds its alerted set (the serializer's
-     * limit), even for a ring restored from a configuration of another capacity.
+     * Adds the item of {@code hash} to the sub-window's alerted set; true if it was not there, so the caller emits
+     * its one alert ({@link #alert}). False if the set already holds it, or is full (counted in
+     * {@code alertsSuppressed}). The slot's own tracker bounds its alerted set (the serializer's limit), even for a
+     * ring restored from a configuration of another capacity.
      */
-    private void alert(WindowRing ring, int slot, HeavyHitters tracker, long hash, Object item, long estimate, long n,
-                       long threshold, String kind, long ts) {
+    private boolean markAlerted(WindowRing ring, int slot, HeavyHitters tracker, long hash) {
         WindowRing.Mark mark = ring.markAlerted(slot, hash, WindowRingSerializer.capacityOf(tracker));
-        if (mark != WindowRing.Mark.ADDED) {
-            if (mark == WindowRing.Mark.SET_FULL) {
-                alertsSuppressed.inc();
-            }
-            return;
+        if (mark == WindowRing.Mark.SET_FULL) {
+            alertsSuppressed.inc();
         }
+        return mark == WindowRing.Mark.ADDED;
+    }
+
+    /** Emits the alert of an item just added to the alerted set ({@link #markAlerted}). */
+    private void alert(WindowRing ring, int slot, Object item, long estimate, long n, long threshold, String kind,
+                       long ts) {
         HeavyHitterAlert<K> alert = new HeavyHitterAlert<>();
         alert.key = currentKey();
         alert.windowStart = ring.subWindow(slot) * spec.slideMillis;

@@ -104,6 +104,9 @@ abstract class BitArrayFilter implements BloomFilter {
      * items are hashed again by the probes: measured cheaper than keeping the hashes in an array.
      */
     private void touchLines(long[] items, int from, int to) {
+        if (lineWord(0) < 0) {
+            return; // a variant that does not keep an item in one line: nothing to touch, and no item to hash for it
+        }
         long sum = 0;
         for (int i = from; i < to; i++) {
             int w = lineWord(hasher.hash(items[i]));

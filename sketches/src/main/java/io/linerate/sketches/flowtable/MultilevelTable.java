@@ -373,6 +373,7 @@ final class MultilevelTable {
         int bestLevel = -1;
         int bestZ = z0;
         int bestTarget = -1;
+        long bestH1 = 0; // the chosen occupant's h1, kept: hashing it again to move it was a second hash
         // only occupants left of z0 can improve on placing x at z0 (with insertions only, z_i > i)
         for (int i = 0; i < z0; i++) {
             int y = bucketSlot(i, h1, h2);
@@ -390,14 +391,14 @@ final class MultilevelTable {
                     bestLevel = i;
                     bestZ = k;
                     bestTarget = target;
+                    bestH1 = yh1;
                     break;
                 }
             }
         }
         if (bestLevel >= 0) {
             int y = bucketSlot(bestLevel, h1, h2);
-            long yh1 = occupants.hashOf(y);
-            relocate(y, bestTarget, yh1, ItemHasher.h2(yh1), bestLevel, bestZ);
+            relocate(y, bestTarget, bestH1, ItemHasher.h2(bestH1), bestLevel, bestZ);
             return y;
         }
         return z0 < levels ? freeSlot(bucketSlot(z0, h1, h2)) : -1;
