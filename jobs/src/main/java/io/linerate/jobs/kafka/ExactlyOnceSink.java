@@ -291,23 +291,39 @@ public final class ExactlyOnceSink {
   }
 
   /**
-   * The longest a checkpoint may take so that no transaction outlives {@code transactionTimeout}. A transaction
-   * opens when the barrier of checkpoint n passes the sink and commits when checkpoint n+1 completes. Checkpoint
-   * n+1 starts {@code interval} after checkpoint n started, but not before checkpoint n has completed (one
-   * checkpoint at a time) plus {@code minPause}: so a transaction lives up to max(interval, timeout + minPause) +
-   * timeout. What the transaction timeout leaves after a margin (a tenth of it, at least 10 s, for the commit's own
-   * latency and the broker's clock) must hold that: the budget is the smaller of (timeout − margin − interval) and
-   * (timeout − margin − minPause) / 2.
+   * {@link #checkpointTimeoutFor(Duration, Duration, int, Duration)} with no failed checkpoint tolerated (Flink's
+   * default, and the jobs' setting).
    */
   public static Duration checkpointTimeoutFor(Duration interval, Duration minPause, Duration transactionTimeout) {
+    return checkpointTimeoutFor(interval, minPause, 0, transactionTimeout);
+  }
+
+  /**
+   * The longest a checkpoint may take so that no transaction outlives {@code transactionTimeout}. A transaction
+   * opens when the barrier of checkpoint n passes the sink and commits when a later checkpoint completes: n+1, or,
+   * when up to {@code tolerableFailures} checkpoints in a row fail without failing the job
+   * ({@code execution.checkpointing.tolerable-failed-checkpoints}), the first of the following ones that completes.
+   * Each checkpoint starts {@code interval} after the one before started, but not before that one has ended (one
+   * checkpoint at a time) plus {@code minPause}. So with f = {@code tolerableFailures} a transaction lives up to
+   * (f + 1)·max(interval, timeout + minPause) + timeout. What the transaction timeout leaves after a margin (a tenth
+   * of it, at least 10 s, for the commit's own latency and the broker's clock) must hold that: the budget is the
+   * smaller of (life − (f + 1)·interval) and (life − (f + 1)·minPause) / (f + 2), life = transaction timeout − margin
+   * (f = 0: the smaller of life − interval and (life − minPause) / 2).
+   */
+  public static Duration checkpointTimeoutFor(Duration interval, Duration minPause, int tolerableFailures,
+      Duration transactionTimeout) {
+    if (tolerableFailures < 0) {
+      throw new IllegalArgumentException("tolerableFailures must be ≥ 0, got " + tolerableFailures);
+    }
     Duration margin = transactionTimeout.dividedBy(10);
     if (margin.compareTo(Duration.ofSeconds(10)) < 0) {
       margin = Duration.ofSeconds(10);
     }
+    long spans = tolerableFailures + 1L;
     Duration life = transactionTimeout.minus(margin);
-    Duration onTime = life.minus(interval);
-    Duration afterASlowOne = life.minus(minPause).dividedBy(2);
-    return onTime.compareTo(afterASlowOne) < 0 ? onTime : afterASlowOne;
+    Duration onTime = life.minus(interval.multipliedBy(spans));
+    Duration afterSlowOnes = life.minus(minPause.multipliedBy(spans)).dividedBy(spans + 1);
+    return onTime.compareTo(afterSlowOnes) < 0 ? onTime : afterSlowOnes;
   }
 
   /**
@@ -334,7 +350,16 @@ public final class ExactlyOnceSink {
           + "the sink's transactionTimeout (" + transactionTimeout + "), or transactions time out before they commit");
     }
     Duration minPause = Duration.ofMillis(checkpoints.getMinPauseBetweenCheckpoints());
-    Duration budget = checkpointTimeoutFor(interval, minPause, transactionTimeout);
+    int tolerable = Math.max(0, checkpoints.getTolerableCheckpointFailureNumber()); // negative: unset, none
+    if (tolerable > 0 && checkpointTimeoutFor(Duration.ZERO, minPause, tolerable, transactionTimeout)
+        .compareTo(MIN_CHECKPOINT_TIMEOUT) < 0) {
+      throw new IllegalArgumentException("execution.checkpointing.tolerable-failed-checkpoints (" + tolerable
+          + ") is too many for the sink's transactionTimeout (" + transactionTimeout + "): a transaction lives until a "
+          + "checkpoint completes, through every failed one before it, and " + (tolerable + 2) + " checkpoints of at "
+          + "least " + MIN_CHECKPOINT_TIMEOUT + " and the margin do not fit in it (tolerate fewer failures, or raise "
+          + "the transaction timeout)");
+    }
+    Duration budget = checkpointTimeoutFor(interval, minPause, tolerable, transactionTimeout);
     if (checkpointTimeoutFor(Duration.ZERO, minPause, transactionTimeout).compareTo(MIN_CHECKPOINT_TIMEOUT) < 0) {
       throw new IllegalArgumentException("the sink's transactionTimeout (" + transactionTimeout + ") must be at least "
           + MIN_TRANSACTION_TIMEOUT + (minPause.isZero() ? "" : " plus the checkpoints' min pause (" + minPause + ")")
@@ -344,8 +369,11 @@ public final class ExactlyOnceSink {
     if (budget.compareTo(MIN_CHECKPOINT_TIMEOUT) < 0) {
       throw new IllegalArgumentException("execution.checkpointing.interval (" + interval + ") must be shorter than "
           + "the sink's transactionTimeout (" + transactionTimeout + ") by at least " + MIN_CHECKPOINT_TIMEOUT
-          + " plus a margin of a tenth of the timeout (at least 10 s): a transaction lives from one checkpoint to the"
-          + " completion of the next, and a checkpoint needs time to complete");
+          + " plus a margin of a tenth of the timeout (at least 10 s)"
+          + (tolerable > 0 ? ", once for each of the " + (tolerable + 1) + " checkpoints a transaction can span with "
+              + "execution.checkpointing.tolerable-failed-checkpoints " + tolerable : "")
+          + ": a transaction lives from one checkpoint to the completion of the next, and a checkpoint needs time to "
+          + "complete");
     }
     Duration timeout = Duration.ofMillis(checkpoints.getCheckpointTimeout());
     if (timeout.compareTo(budget) > 0) {
