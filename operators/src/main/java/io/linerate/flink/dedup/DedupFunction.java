@@ -65,8 +65,10 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
     private transient Counter malformedBatchRecords;
     private transient Counter lateRecords;
     private transient Counter overCapacityGenerations;
-    /** Epoch whose rotations {@link #fppOfLatestRotation} covers. */
+    /** Latest epoch a rotation was filed under; {@link #fppAtEpoch} and {@link #fppAtEpochBefore} are its maxima. */
     private transient long fppEpoch;
+    private transient double fppAtEpoch;       // largest estimate filed under fppEpoch
+    private transient double fppAtEpochBefore; // largest estimate filed under fppEpoch - 1
     private transient volatile double fppOfLatestRotation; // read by metric reporters
 
     // the batch being processed: set before elements.forEach, read by each (no capturing lambda per batch)
@@ -289,14 +291,27 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
             // stayed at its maximum since open())
             fppOfLatestRotation = fpp;
         } else {
+            // A key running ahead of the watermark closes the epoch the watermark is in, while the keys on time
+            // close the one before it (their rotation timers fire as the watermark leaves it): the gauge keeps the
+            // largest of the latest two epochs, so the key ahead does not hide the others for half of every span.
             long closing = Math.min(ring.epoch(), sizing.epochOf(now));
             if (closing > fppEpoch) {
+                fppAtEpochBefore = closing - 1 == fppEpoch ? fppAtEpoch : 0.0;
                 fppEpoch = closing;
-                fppOfLatestRotation = fpp;
+                fppAtEpoch = fpp;
             } else if (closing == fppEpoch) {
-                fppOfLatestRotation = Math.max(fppOfLatestRotation, fpp);
+                fppAtEpoch = Math.max(fppAtEpoch, fpp);
+            } else if (closing == fppEpoch - 1) {
+                fppAtEpochBefore = Math.max(fppAtEpochBefore, fpp);
+            } else {
+                return advance(ring, epoch);
             }
+            fppOfLatestRotation = Math.max(fppAtEpoch, fppAtEpochBefore);
         }
+        return advance(ring, epoch);
+    }
+
+    private boolean advance(GenerationRing ring, long epoch) {
         overCapacityGenerations.inc(ring.advanceTo(epoch,
                 ring.currentCapacity(sizing.itemsPerGeneration(), sizing.bitsPerGeneration())));
         return true;

@@ -83,7 +83,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private transient Counter reportsEmitted;
     private transient Counter alertsEmitted;
     private transient Counter alertsSuppressed;
-    /** State bytes of the key last opened or reported (the {@code stateBytesPerKey} gauge). */
+    /** State bytes of the key last opened or reported, or first counted after a restart ({@code stateBytesPerKey}). */
     private transient volatile long stateBytes; // read by metric reporters on their own threads
 
     /** The per-element path, created once in open(): no capturing lambda per batch. */
@@ -303,6 +303,11 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         ringChanged = true;
         if (opened) {
             timers.registerEventTimeTimer(VoidNamespace.INSTANCE, firstEnd - 1);
+        }
+        if (opened || stateBytes == 0) {
+            // also the first record after a restart, counted into a sub-window the restored ring already had open:
+            // else the gauge read 0 until some key opened a sub-window or a window was reported (O(slots), so not
+            // on every record)
             stateBytes = ring.memoryBytes();
         }
         if (spec.alerts()) {
