@@ -234,7 +234,9 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
             lateRecords.inc();
         }
         dirty |= rotate(ring, sizing.epochOf(clock), eventTime ? watermark : processingTime);
-        int result = ring.testAndPut(h1, ItemHasher.h2(h1), sizing);
+        // into the generation of the record's own time: a straggler of a closed span loads that span's generation,
+        // not the current one, so each generation holds the distinct items of its span (guarantee 2 at the rate)
+        int result = ring.testAndPut(h1, ItemHasher.h2(h1), sizing, eventTime ? sizing.epochOf(time) : ring.epoch());
         if ((result & GenerationRing.SEEN) != 0) {
             duplicatesFlagged.inc();
             ctx.output(duplicates, element);

@@ -47,7 +47,8 @@ import org.apache.flink.util.OutputTag;
  *       too.</li>
  *   <li><i>Bounded false positives.</i> While a key receives at most {@code expectedRate} distinct items per
  *       second (so at most n = ⌈rate·S⌉ distinct items in any span S; repeats do not count, since a generation
- *       takes at most one insertion per distinct item), a record whose item is new is flagged with probability at
+ *       takes at most one insertion per distinct item, and an item goes into the generation of its own timestamp,
+ *       so out-of-order records load their own span's), a record whose item is new is flagged with probability at
  *       most p: each of the ≤ g generations it is tested against holds ≤ n items and is sized for false-positive
  *       probability p<sub>g</sub> = 1 − (1 − p)<sup>1/g</sup>, so P(flagged) ≤ 1 − (1 − p<sub>g</sub>)<sup>g</sup>
  *       = p.</li>

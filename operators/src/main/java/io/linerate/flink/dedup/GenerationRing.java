@@ -6,10 +6,11 @@ import io.linerate.sketches.bloom.BlockedBloomFilter;
  * A key's deduplication state: a ring of g Bloom-filter generations plus the rotation bookkeeping, held as one
  * keyed {@code ValueState} (serialized by {@link GenerationRingSerializer}).
  *
- * <p>Slot {@code e mod g} holds generation e, the items inserted while the key's clock was in epoch e
- * (time [e·S, (e+1)·S)). The ring keeps epochs {@code epoch − g + 1 … epoch}; an empty generation is
- * {@code null} (no bits allocated), so an idle key costs a few bytes. A query tests every kept generation;
- * an insert goes to the current one. Advancing the ring to a later epoch drops the generations that fall out.
+ * <p>Slot {@code e mod g} holds generation e, the items whose records were stamped in epoch e (time
+ * [e·S, (e+1)·S)); in processing time, and for records in order, that is the epoch the key's clock was in. The ring
+ * keeps epochs {@code epoch − g + 1 … epoch}; an empty generation is {@code null} (no bits allocated), so an idle
+ * key costs a few bytes. A query tests every kept generation; an insert goes to the generation of the record's own
+ * time, within the ring. Advancing the ring to a later epoch drops the generations that fall out.
  *
  * <p>Not thread-safe: it belongs to one key of one operator instance.
  */
@@ -44,43 +45,60 @@ public final class GenerationRing {
         this.timerAt = timerAt;
     }
 
+    /** {@link #testAndPut(long, long, DedupSizing, long)} into the current generation (processing time). */
+    int testAndPut(long h1, long h2, DedupSizing sizing) {
+        return testAndPut(h1, h2, sizing, epoch);
+    }
+
     /**
-     * Tests the item (h1, h2) and makes sure the current generation answers "present" for it from now on:
+     * Tests the item (h1, h2) and makes sure the generation of its own time answers "present" for it from now on.
+     * That generation is {@code timeEpoch}'s, the epoch of the record's timestamp (the current one unless the
+     * record is behind its key's clock), kept within the ring: the current one for a later epoch, the oldest kept
+     * one for an earlier one (a record so far behind is late).
      * <ol>
-     *   <li>If the current generation probably holds it ({@code mightContain}), it is a duplicate and nothing is
-     *       written: the current generation already answers "present" for it, and a filter's bits are only
+     *   <li>If that generation probably holds it ({@code mightContain}), it is a duplicate and nothing is
+     *       written: the generation already answers "present" for it, and a filter's bits are only
      *       cleared when its whole generation is dropped, so an insert would change nothing (every bit it would
      *       set is set) and the item is remembered exactly as long as if it had been inserted. This is also the
-     *       case of a false positive in the current generation: the answer is "present" all the same, so
+     *       case of a false positive in that generation: the answer is "present" all the same, so
      *       the no-false-negative guarantee does not depend on it. One cache line, no write.</li>
-     *   <li>Otherwise the older generations are tested, and the item is inserted into the current one (creating
+     *   <li>Otherwise the other generations are tested, and the item is inserted into that one (creating
      *       it with {@code sizing} if it is empty): a repeat found only in an older generation is refreshed.</li>
      * </ol>
-     * Hence a generation receives at most one insertion per distinct item during its span: its load is the
-     * number of distinct items seen in the span, whatever the number of records.
+     * Hence a generation receives at most one insertion per distinct item whose timestamp falls in its span: its
+     * load is the number of distinct items of the span, whatever the number of records, and out-of-order records
+     * of a span that has closed load their own generation, not the current one.
      *
      * @return {@link #SEEN} if some generation probably holds the item, or-ed with {@link #CHANGED} if the
      *     ring changed
      */
-    int testAndPut(long h1, long h2, DedupSizing sizing) {
+    int testAndPut(long h1, long h2, DedupSizing sizing, long timeEpoch) {
+        int g = generations.length;
         int current = slot(epoch);
-        BlockedBloomFilter f = generations[current];
+        int target;
+        if (timeEpoch >= epoch) {
+            target = current;
+        } else {
+            long behind = epoch - timeEpoch; // negative only if it overflowed: then far more than g
+            target = behind > 0 && behind < g ? slot(timeEpoch) : (current + 1) % g; // the oldest kept: epoch − g + 1
+        }
+        BlockedBloomFilter f = generations[target];
         if (f != null && f.mightContain(h1, h2)) {
             return SEEN;
         }
         boolean seen = false;
-        for (int i = 0; i < generations.length; i++) {
-            BlockedBloomFilter older = generations[i];
-            if (i != current && older != null) {
-                seen |= older.mightContain(h1, h2);
+        for (int i = 0; i < g; i++) {
+            BlockedBloomFilter other = generations[i];
+            if (i != target && other != null) {
+                seen |= other.mightContain(h1, h2);
             }
         }
         if (f == null) {
             f = sizing.newGeneration();
-            generations[current] = f;
+            generations[target] = f;
         }
         f.put(h1, h2); // sets at least one bit: the filter did not answer "present"
-        inserted[current]++;
+        inserted[target]++;
         return (seen ? SEEN : 0) | CHANGED;
     }
 

@@ -39,8 +39,9 @@ class DedupFunctionTest {
     private static final int G = 4; // span S = 1 s
 
     /**
-     * The exact model: an item is in the ring iff its latest occurrence was inserted at a key clock T with
-     * ⌊T/S⌋ &gt; ⌊clock/S⌋ − g. In the ring it must be flagged (Bloom filters have no false negatives); outside,
+     * The exact model: each occurrence leaves its item present in the generation of its own timestamp's epoch,
+     * kept within the ring [⌊T/S⌋ − g + 1, ⌊T/S⌋] at the key clock T it was processed at; an item is in the ring
+     * iff the latest such epoch e has e &gt; ⌊clock/S⌋ − g. In the ring it must be flagged (Bloom filters have no false negatives); outside,
      * a flag is a false positive. Independently, guarantee 1: an earlier occurrence with timestamp ≥ clock − H
      * must make the record flagged.
      */
@@ -49,7 +50,7 @@ class DedupFunctionTest {
         final int g;
         final long horizon;
         final Map<String, Long> clock = new HashMap<>();
-        final Map<String, Long> insertedAt = new HashMap<>(); // key|item -> key clock at the latest occurrence
+        final Map<String, Long> insertedAt = new HashMap<>(); // key|item -> latest epoch it was made present in
         final Map<String, Long> latestTs = new HashMap<>();   // key|item -> largest timestamp among occurrences
         long watermark = Long.MIN_VALUE;
         long uniques;
@@ -67,7 +68,8 @@ class DedupFunctionTest {
             clock.put(key, c);
             String id = key + "|" + item;
             Long at = insertedAt.get(id);
-            boolean inRing = at != null && Math.floorDiv(at, span) > Math.floorDiv(c, span) - g;
+            long now = Math.floorDiv(c, span);
+            boolean inRing = at != null && at > now - g;
             Long prevTs = latestTs.get(id);
             boolean guaranteed = prevTs != null && prevTs >= c - horizon;
             assertThat(!guaranteed || inRing).as("theory: an occurrence within H of the clock is in the ring").isTrue();
@@ -75,13 +77,14 @@ class DedupFunctionTest {
                 mustFlag++;
             }
             if (inRing) {
-                assertThat(flagged).as("item %s of key %s at %d is in the ring (inserted at %d), clock %d", item, key,
+                assertThat(flagged).as("item %s of key %s at %d is in the ring (present in epoch %d), clock %d", item, key,
                         ts, at, c).isTrue();
             } else {
                 uniques++;
                 falsePositives += flagged ? 1 : 0;
             }
-            insertedAt.put(id, c);
+            long own = Math.max(Math.min(Math.floorDiv(ts, span), now), now - g + 1);
+            insertedAt.merge(id, own, Math::max);
             latestTs.merge(id, ts, Math::max);
         }
 
