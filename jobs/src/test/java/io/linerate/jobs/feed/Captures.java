@@ -129,14 +129,25 @@ final class Captures {
 
     /** A pcapng file with {@code interfaces} Ethernet interfaces (microseconds); packet i goes to interface i % n. */
     static void writePcapNg(Path file, List<Packet> packets, int interfaces) throws IOException {
+        writePcapNg(file, packets, interfaces, 0);
+    }
+
+    /** The same, each interface with if_tsoffset {@code offsetSeconds} (an option only when it is not 0). */
+    static void writePcapNg(Path file, List<Packet> packets, int interfaces, long offsetSeconds) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteBuffer shb = le(28);
         shb.putInt(0x0A0D0D0A).putInt(28).putInt(0x1A2B3C4D).putShort((short) 1).putShort((short) 0).putLong(-1L)
                 .putInt(28);
         out.writeBytes(shb.array());
         for (int i = 0; i < interfaces; i++) {
-            ByteBuffer idb = le(20);
-            idb.putInt(1).putInt(20).putShort((short) 1).putShort((short) 0).putInt(0).putInt(20);
+            int length = offsetSeconds == 0 ? 20 : 20 + 12 + 4;
+            ByteBuffer idb = le(length);
+            idb.putInt(1).putInt(length).putShort((short) 1).putShort((short) 0).putInt(0);
+            if (offsetSeconds != 0) {
+                idb.putShort((short) 14).putShort((short) 8).putLong(offsetSeconds); // if_tsoffset
+                idb.putInt(0); // opt_endofopt
+            }
+            idb.putInt(length);
             out.writeBytes(idb.array());
         }
         for (int i = 0; i < packets.size(); i++) {
@@ -152,6 +163,15 @@ final class Captures {
             out.writeBytes(epb.array());
         }
         Files.write(file, out.toByteArray());
+    }
+
+    /** UDP/IPv4 packets 10.0.0.1:1000+i → 10.0.0.2:53 with no payload, packet i at {@code micros[i]}. */
+    static List<Packet> udpAt(long... micros) {
+        List<Packet> out = new java.util.ArrayList<>();
+        for (int i = 0; i < micros.length; i++) {
+            out.add(new Packet(micros[i], new byte[] {10, 0, 0, 1}, new byte[] {10, 0, 0, 2}, UDP, 1000 + i, 53, 0, 0));
+        }
+        return out;
     }
 
     private static ByteBuffer le(int size) {

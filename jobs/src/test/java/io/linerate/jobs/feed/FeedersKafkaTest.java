@@ -8,7 +8,6 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -561,7 +560,7 @@ class FeedersKafkaTest {
     void aPacketBeforeNineteenSeventyIsSkippedInEveryPass() throws Exception {
         // if_tsoffset −1 s: the packets are at −0.5 s, 0 s and +2 s of epoch time
         Path file = dir.resolve("before-1970.pcapng");
-        Files.write(file, PcapngBytes.pcapng(1, -1, 500_000, 1_000_000, 3_000_000));
+        Captures.writePcapNg(file, Captures.udpAt(500_000, 1_000_000, 3_000_000), 1, -1);
         String t = topic(1);
         FeedSummary s = PcapReplay.builder(List.of(file)).loops(2).build()
                 .run(KAFKA.bootstrapServers(), t, () -> false, n -> { });
@@ -583,7 +582,7 @@ class FeedersKafkaTest {
     @Test
     void anObservationPointBeyondTheIntRangeIsNotWrappedToANegativeOne() throws Exception {
         Path file = dir.resolve("two-interfaces.pcapng");
-        Files.write(file, PcapngBytes.pcapng(2, 0, 1_000_000, 1_000_001));
+        Captures.writePcapNg(file, Captures.udpAt(1_000_000, 1_000_001), 2, 0);
         String t = topic(1);
         FeedSummary s = PcapReplay.builder(List.of(file)).observationPoint(Integer.MAX_VALUE).perInterface(true)
                 .build().run(KAFKA.bootstrapServers(), t, () -> false, n -> { });
@@ -598,7 +597,7 @@ class FeedersKafkaTest {
     @Test
     void aSlowRateIsDescribedAsItIs() throws Exception {
         Path file = dir.resolve("one.pcapng");
-        Files.write(file, PcapngBytes.pcapng(1, 0, 1_000_000));
+        Captures.writePcapNg(file, Captures.udpAt(1_000_000), 1, 0);
         assertThat(PcapReplay.builder(List.of(file)).rate(0.25).build().description())
                 .contains("at 0.250 packets/s").doesNotContain("at 0 packets/s");
         assertThat(PcapReplay.builder(List.of(file)).rate(250_000).build().description())

@@ -4,7 +4,6 @@ import static io.linerate.flink.dedup.DedupHarnesses.TYPE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.linerate.flink.rejects.Rejected;
-import io.linerate.flink.state.WriteBackOperator;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,7 +13,6 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Queue;
 import java.util.SplittableRandom;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateBackend;
@@ -214,18 +212,8 @@ class DedupModelTest {
 
     static Harness open(Deduplicator<Tuple3<String, Long, Long>, String> dedup, OperatorSubtaskState state,
                         StateBackend backend) throws Exception {
-        var fn = dedup.function(TYPE);
-        var harness = new KeyedOneInputStreamOperatorTestHarness<>(new WriteBackOperator<>(fn), dedup.scope(),
-                Types.STRING, DedupHarnesses.MAX_PARALLELISM, 1, 0);
-        if (backend != null) {
-            harness.setStateBackend(backend);
-        }
-        harness.setup();
-        if (state != null) {
-            harness.initializeState(state);
-        }
-        harness.open();
-        return new Harness(harness, fn);
+        DedupHarnesses.Run run = DedupHarnesses.open(dedup, 1, 0, state, backend);
+        return new Harness(run.harness(), run.function());
     }
 
     private static int drain(Queue<?> q) {
