@@ -14,6 +14,7 @@ import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
@@ -61,6 +62,9 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
     // the scopes' tables: on a heap backend (or without FlowMeter's operator) straight from the ValueState; on
     // RocksDB the tables of recent scopes stay live between checkpoints (FlowMeter.Builder#stateCacheBytes)
     private transient WriteBackCache<K, FlowTable> tables;
+    // the now of a scope whose table a timer freed (8 bytes instead of a full-capacity table): its next table starts
+    // there, so late packets are judged against the scope's now and not against their own timestamps
+    private transient ValueState<Long> freedNow;
     private transient WriteBackCache.KeyContext<K> keys;
     private transient PacketFields fields;
     private transient Emitter emitter;
@@ -104,6 +108,7 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
                 FlowTableSerializer.expecting(meter.tablePlan()))); // no full-capacity table built to say it
         tables = new WriteBackCache<>(state, keys, meter.cachedScopes(),
                 "flow tables of " + meter.tableBytes() + " bytes");
+        freedNow = getRuntimeContext().getState(new ValueStateDescriptor<>("freedNow", Types.LONG));
         fields = new PacketFields();
         emitter = new Emitter();
         meterPacket = this::meterPacket;
@@ -204,6 +209,10 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
                 return;
             }
             t = meter.newTable(emitter);
+            Long now = readFreedNow();
+            if (now != null) {
+                t.advanceTime(now, 0); // the scope's now, kept when a timer freed its last table
+            }
             table = t; // written back only once a packet is metered into it
             timers.registerEventTimeTimer(END_OF_INPUT);
         }
@@ -236,6 +245,19 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
             }
         }
         inPacket = false;
+    }
+
+    /** The now a freed table of this scope left, removed from state (the new table holds it from here on). */
+    private Long readFreedNow() {
+        try {
+            Long now = freedNow.value();
+            if (now != null) {
+                freedNow.clear();
+            }
+            return now;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** Reads the packet's fields into {@link #fields}; the reason it is malformed, or null. */
@@ -291,6 +313,7 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
                 // table); its next packet creates a new table, and the end-of-input timer finds none
                 observe(table);
                 tables.clear();
+                freedNow.update(table.now());
                 ctx.timerService().deleteEventTimeTimer(END_OF_INPUT);
                 return;
             }
