@@ -965,7 +965,7 @@ public final class FlowTable {
             throw new IllegalArgumentException("capacity " + capacity + " is too large: a full table's image (its state"
                     + " in a checkpoint) would have " + bytes + " bytes with keyFormat " + keyFormat + " and userSlots "
                     + userSlots + ", above the " + ImageWriter.MAX_IMAGE_BYTES + " one image may have (a Java array);"
-                    + " lower capacity or userSlots");
+                    + (userSlots > 0 ? " lower capacity or userSlots" : " lower capacity"));
         }
     }
 

@@ -118,6 +118,9 @@ class FlowTableValidationTest {
             failsFast(() -> FlowTable.builder().capacity(1 << 27).userSlots(16).summary(summary).build(),
                     "capacity 134217728 is too large: a full table's image", "lower capacity or userSlots");
         }
+        // without user slots the hint names only what can be lowered (the flow meter has no user slots)
+        assertThatThrownBy(() -> FlowTable.builder().capacity(1L << 26).build())
+                .hasMessageContaining("is too large: a full table's image").hasMessageEndingWith(" lower capacity");
         failsFast(() -> FlowTable.builder().capacity(1 << 27).summary(true).buckets(1 << 28).build(),
                 "scheme SECOND_CHANCE needs at least 2 levels");
     }
