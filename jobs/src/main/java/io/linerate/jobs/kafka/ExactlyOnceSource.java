@@ -1,11 +1,17 @@
 package io.linerate.jobs.kafka;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
@@ -15,8 +21,13 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Builds the Kafka source of a linerate job for exactly-once processing.
@@ -115,8 +126,9 @@ public final class ExactlyOnceSource {
     }
 
     /**
-     * Stops at the end offsets the partitions have when the job starts, so the job ends when it has read them
-     * (tests, replays of a fixed topic). Default: unbounded.
+     * Stops at the end offsets the partitions have for a {@code read_committed} reader when the job starts (each
+     * partition's last stable offset: a transaction still open then is not waited for, its records are not read),
+     * so the job ends when it has read them (tests, replays of a fixed topic). Default: unbounded.
      */
     public Builder<T> bounded() {
       this.bounded = true;
@@ -169,7 +181,9 @@ public final class ExactlyOnceSource {
       properties.forEach(builder::setProperty);
       builder.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
       if (bounded) {
-        builder.setBounded(OffsetsInitializer.latest());
+        Map<String, String> admin = new HashMap<>(properties);
+        admin.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        builder.setBounded(new CommittedEndOffsets(admin));
       }
       return builder.build();
     }
@@ -197,6 +211,49 @@ public final class ExactlyOnceSource {
         default:
           return OffsetsInitializer.earliest();
       }
+    }
+  }
+
+  /**
+   * The end offsets a {@code read_committed} reader sees: each partition's last stable offset. The connector's
+   * {@link OffsetsInitializer#latest()} asks for the high watermark, which lies past a transaction still open at
+   * the start (an upstream exactly-once job between two checkpoints, or a crashed one whose transaction waits for its
+   * timeout): the reader cannot pass the open transaction, so the bounded job would wait until it ends, and then
+   * read records committed after the start.
+   */
+  static final class CommittedEndOffsets implements OffsetsInitializer {
+    private static final long serialVersionUID = 1L;
+    private static final long TIMEOUT_MS = 60_000;
+    private final HashMap<String, String> adminProperties;
+
+    CommittedEndOffsets(Map<String, String> adminProperties) {
+      this.adminProperties = new HashMap<>(adminProperties);
+    }
+
+    @Override
+    public Map<TopicPartition, Long> getPartitionOffsets(Collection<TopicPartition> partitions,
+        PartitionOffsetsRetriever retriever) {
+      if (partitions.isEmpty()) {
+        return Map.of();
+      }
+      Map<String, Object> config = new HashMap<>(adminProperties);
+      try (Admin admin = Admin.create(config)) {
+        return admin.listOffsets(
+                partitions.stream().collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest())),
+                new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+            .all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS)
+            .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+      } catch (ExecutionException | TimeoutException e) {
+        throw new IllegalStateException("cannot read the committed end offsets of " + partitions, e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while reading the committed end offsets of " + partitions, e);
+      }
+    }
+
+    @Override
+    public OffsetResetStrategy getAutoOffsetResetStrategy() {
+      return OffsetResetStrategy.LATEST;
     }
   }
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -24,6 +25,7 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -154,5 +156,60 @@ class ExactlyOnceKafkaJobTest {
     public void notifyCheckpointComplete(long checkpointId) {
       CHECKPOINTED.set(true);
     }
+  }
+
+  /**
+   * A bounded source stops at the end offsets the partitions have when the job starts, as a {@code read_committed}
+   * reader sees them: a transaction left open on the input (an upstream exactly-once job between two checkpoints,
+   * or one that crashed and whose transaction waits for its timeout) neither holds the bounded job back until the
+   * transaction ends (it did: the connector's latest() offsets are read_uncommitted), nor lets records committed
+   * after the start in.
+   */
+  @Test
+  void aBoundedSourceEndsAtTheCommittedEndDespiteAnOpenTransaction() throws Exception {
+    String topic = "bounded-open-tx";
+    KAFKA.broker().createTopic(topic, 1);
+    try (KafkaProducer<String, String> committed = producer("bounded-committed");
+        KafkaProducer<String, String> open = producer("bounded-open")) {
+      committed.initTransactions();
+      committed.beginTransaction();
+      committed.send(new ProducerRecord<>(topic, "c1"));
+      committed.send(new ProducerRecord<>(topic, "c2"));
+      committed.commitTransaction();
+      open.initTransactions();
+      open.beginTransaction();
+      open.send(new ProducerRecord<>(topic, "open")).get(); // written, not committed: stays open during the job
+
+      StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+      env.setParallelism(1);
+      CloseableIterator<String> out = ExactlyOnceSource.builder(new SimpleStringSchema())
+          .bootstrapServers(KAFKA.bootstrapServers())
+          .topics(topic)
+          .jobName("bounded-open-tx")
+          .bounded()
+          .fromSource(env, WatermarkStrategy.noWatermarks())
+          .collectAsync();
+      JobClient job = env.executeAsync("bounded read with an open transaction");
+      List<String> read = new ArrayList<>();
+      try {
+        job.getJobExecutionResult().get(20, TimeUnit.SECONDS);
+        out.forEachRemaining(read::add);
+      } catch (TimeoutException e) {
+        job.cancel().get(10, TimeUnit.SECONDS);
+        throw new AssertionError("the bounded job did not end within 20 s while a transaction was open on its input", e);
+      } finally {
+        out.close();
+        open.abortTransaction();
+      }
+      assertThat(read).containsExactly("c1", "c2");
+    }
+  }
+
+  private static KafkaProducer<String, String> producer(String transactionalId) {
+    return new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
+        ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId,
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()));
   }
 }
