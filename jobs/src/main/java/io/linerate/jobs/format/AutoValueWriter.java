@@ -3,6 +3,8 @@ package io.linerate.jobs.format;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.linerate.sketches.hash.FiveTuple;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 
 /**
  * {@link ValueWriter#auto()}: one instance (an enum, so it stays the one instance when Flink ships a schema holding
@@ -20,6 +22,10 @@ enum AutoValueWriter implements ValueWriter<Object> {
             g.writeNumber(((Number) value).longValue());
         } else if (value instanceof Double || value instanceof Float) {
             g.writeNumber(((Number) value).doubleValue());
+        } else if (value instanceof BigInteger i) {
+            g.writeNumber(i);
+        } else if (value instanceof BigDecimal d) {
+            g.writeNumber(d);
         } else if (value instanceof Boolean b) {
             g.writeBoolean(b);
         } else if (value instanceof String s) {

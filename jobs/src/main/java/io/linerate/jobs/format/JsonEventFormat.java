@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -147,6 +148,8 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
                     .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                     .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                     .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                    // keep a number's digits as sent (1.0 stays 1.0, not 1), so that a reason quotes the value given
+                    .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
                     .build();
         }
         return m;
@@ -167,6 +170,11 @@ public final class JsonEventFormat implements BytesDecoder<Event> {
             throw new MalformedRecordException("bad JSON: " + e.getOriginalMessage(), offset);
         } catch (IOException e) {
             throw new MalformedRecordException("bad JSON: " + e.getMessage(), MalformedRecordException.NO_OFFSET);
+        } catch (NumberFormatException e) {
+            // valid JSON, but a number no BigDecimal holds (an exponent beyond an int: 1e2147483648), anywhere in
+            // the event: Jackson throws this unchecked when it builds the tree
+            throw new MalformedRecordException("bad JSON: a number out of range: " + e.getMessage(),
+                    MalformedRecordException.NO_OFFSET);
         }
         if (root == null || root.isMissingNode()) {
             throw new MalformedRecordException("bad JSON: empty value", 0);
