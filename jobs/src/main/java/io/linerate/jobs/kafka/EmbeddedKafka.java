@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
@@ -82,14 +83,17 @@ public final class EmbeddedKafka implements KafkaBroker {
   private final Consumer<String> progress;
   /** The JVM shutdown hook that closes this broker; {@code null} when the owner closes it on shutdown. */
   private final Thread shutdownHook;
+  /** Removes {@link #progress} from the consumers of the JVM-exit guard ({@link #guardJvmExit}). */
+  private final Runnable unguard;
   private volatile Duration startupTime = Duration.ZERO;
   private Admin admin;
   private boolean closed;
 
   private EmbeddedKafka(
       KafkaRaftServer server, KafkaConfig config, Duration restartBindWindow, Path folder, int brokerPort,
-      int controllerPort, Consumer<String> progress, boolean withShutdownHook) {
+      int controllerPort, Consumer<String> progress, Runnable unguard, boolean withShutdownHook) {
     this.server = server;
+    this.unguard = unguard;
     this.config = config;
     this.restartBindWindow = restartBindWindow;
     this.folder = folder;
@@ -292,6 +296,7 @@ public final class EmbeddedKafka implements KafkaBroker {
     try {
       shutdownServer();
     } finally {
+      unguard.run(); // after the shutdown: a fatal fault while stopping still reaches this broker's progress
       deleteFolder(folder);
     }
     progress.accept(String.format(Locale.ROOT, "embedded Kafka broker on %s stopped%s in %.1f s, %s removed",
@@ -411,11 +416,12 @@ public final class EmbeddedKafka implements KafkaBroker {
     }
 
     private EmbeddedKafka startOnce(long begin) {
-      guardJvmExit(progress);
+      Runnable unguard = guardJvmExit(progress);
       Path folder;
       try {
         folder = Files.createTempDirectory("linerate-kafka-");
       } catch (IOException e) {
+        unguard.run();
         throw new UncheckedIOException("cannot create the embedded Kafka broker's temporary folder", e);
       }
       KafkaRaftServer server = null;
@@ -429,16 +435,20 @@ public final class EmbeddedKafka implements KafkaBroker {
         server = new KafkaRaftServer(config, Time.SYSTEM);
         server.startup();
         kafka = new EmbeddedKafka(server, config, restartBindWindow, folder, ports[0], ports[1], progress,
-            shutdownHook);
+            unguard, shutdownHook);
         kafka.awaitReady();
       } catch (RuntimeException | Error e) {
         try {
           if (kafka != null) {
             kafka.close();
           } else {
-            if (server != null) {
-              server.shutdown();
-              server.awaitShutdown();
+            try {
+              if (server != null) {
+                server.shutdown();
+                server.awaitShutdown();
+              }
+            } finally {
+              unguard.run();
             }
             deleteFolder(folder);
           }
@@ -456,29 +466,48 @@ public final class EmbeddedKafka implements KafkaBroker {
 
   private static final int BIND_ATTEMPTS = 3;
   private static final AtomicBoolean EXIT_GUARDED = new AtomicBoolean();
+  /** The progress consumers of the brokers of this JVM that are started and not closed. */
+  private static final List<Consumer<String>> EXIT_LISTENERS = new CopyOnWriteArrayList<>();
 
   /**
    * Kafka's server code ends the process on a fatal fault ({@code Exit.exit(1)}, or {@code Exit.halt(1)}, which
    * skips shutdown hooks and prints nothing). In-process, that would take the demo or the whole test JVM (and its
    * Flink cluster) down with no trace. Once per JVM, before the first broker starts, both are replaced by a
    * procedure that prints the status, the message and the stack of the caller to standard error and on the
-   * progress consumer, then throws an {@link IllegalStateException} into the caller: the broker fails, the JVM
-   * stays, and the failure can be read. Kafka's clients never call these.
+   * progress consumers of the brokers running in this JVM (Kafka's {@code Exit} is JVM-global: it cannot tell
+   * which broker asked), then throws an {@link IllegalStateException} into the caller: the broker fails, the JVM
+   * stays, and the failure can be read. Kafka's clients never call these. Every broker registers its consumer here;
+   * the returned action removes it (when the broker is closed).
    */
-  static void guardJvmExit(Consumer<String> progress) {
-    if (!EXIT_GUARDED.compareAndSet(false, true)) {
-      return;
+  static Runnable guardJvmExit(Consumer<String> progress) {
+    Objects.requireNonNull(progress, "progress");
+    synchronized (EXIT_GUARDED) { // a second broker starting at the same time must not start unguarded
+      if (EXIT_GUARDED.compareAndSet(false, true)) {
+        Exit.setExitProcedure((status, message) -> refuseExit("exit", status, message));
+        Exit.setHaltProcedure((status, message) -> refuseExit("halt", status, message));
+      }
     }
-    Exit.setExitProcedure((status, message) -> refuseExit("exit", status, message, progress));
-    Exit.setHaltProcedure((status, message) -> refuseExit("halt", status, message, progress));
+    EXIT_LISTENERS.add(progress);
+    AtomicBoolean removed = new AtomicBoolean();
+    return () -> {
+      if (removed.compareAndSet(false, true)) {
+        EXIT_LISTENERS.remove(progress);
+      }
+    };
   }
 
-  private static void refuseExit(String kind, int status, String message, Consumer<String> progress) {
+  private static void refuseExit(String kind, int status, String message) {
     IllegalStateException e = new IllegalStateException("the embedded Kafka broker asked to " + kind
         + " the JVM with status " + status + (message == null ? "" : ": " + message)
         + "; refused (an embedded broker must not end its host process)");
     e.printStackTrace();
-    progress.accept(e.getMessage());
+    for (Consumer<String> progress : EXIT_LISTENERS) {
+      try {
+        progress.accept(e.getMessage());
+      } catch (RuntimeException failed) {
+        e.addSuppressed(failed); // the refusal is what the caller must get
+      }
+    }
     throw e;
   }
   private static final Duration RESTART_BIND_WINDOW = Duration.ofSeconds(10);

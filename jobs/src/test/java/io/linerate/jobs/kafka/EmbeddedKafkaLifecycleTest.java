@@ -27,13 +27,18 @@ class EmbeddedKafkaLifecycleTest {
   @Test
   void aFatalFaultOfTheBrokerCannotEndTheJvm() {
     java.util.List<String> lines = new java.util.ArrayList<>();
-    EmbeddedKafka.guardJvmExit(lines::add);
-    org.assertj.core.api.Assertions.assertThatThrownBy(
-        () -> org.apache.kafka.common.utils.Exit.halt(1, "fatal fault in the metadata loader"))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("halt the JVM with status 1: fatal fault in the metadata loader");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> org.apache.kafka.common.utils.Exit.exit(1))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("exit the JVM with status 1");
+    Runnable unguard = EmbeddedKafka.guardJvmExit(lines::add);
+    try {
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+          () -> org.apache.kafka.common.utils.Exit.halt(1, "fatal fault in the metadata loader"))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("halt the JVM with status 1: fatal fault in the metadata loader");
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> org.apache.kafka.common.utils.Exit.exit(1))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("exit the JVM with status 1");
+      assertThat(lines).hasSize(2);
+    } finally {
+      unguard.run();
+    }
   }
 
   @Test
