@@ -93,12 +93,8 @@ class FlowMeterModelTest {
     record Event(MPacket p, long wm) {
     }
 
-    static FlowMeter<MPacket, String> meter(long capacity, int stash, OverflowPolicy policy, long cacheBytes) {
-        return meter(capacity, stash, policy, cacheBytes, IDLE, ACTIVE, TICK);
-    }
-
-    static FlowMeter<MPacket, String> meter(long capacity, int stash, OverflowPolicy policy, long cacheBytes,
-                                            long idle, long active, long tick) {
+    /** The builder every case starts from: scope, 5-tuple (IPv4 or IPv6), bytes and TCP flags of an MPacket. */
+    static FlowMeter.Builder<MPacket, String> meterOf() {
         return FlowMeter.<MPacket>builder()
                 .scope(p -> p.scope, Types.STRING)
                 .packets((p, s) -> {
@@ -108,8 +104,16 @@ class FlowMeterModelTest {
                         s.ipv4((int) p.sl, (int) p.dl, p.sp, p.dp, p.proto);
                     }
                 })
-                .bytes(p -> p.len)
-                .tcpFlags(p -> p.flags)
+                .bytes(p -> p.len).tcpFlags(p -> p.flags);
+    }
+
+    static FlowMeter<MPacket, String> meter(long capacity, int stash, OverflowPolicy policy, long cacheBytes) {
+        return meter(capacity, stash, policy, cacheBytes, IDLE, ACTIVE, TICK);
+    }
+
+    static FlowMeter<MPacket, String> meter(long capacity, int stash, OverflowPolicy policy, long cacheBytes,
+                                            long idle, long active, long tick) {
+        return meterOf()
                 .capacity(capacity)
                 .stashCapacity(stash)
                 .overflow(policy)
@@ -466,6 +470,7 @@ class FlowMeterModelTest {
 
     // ------------------------------------------------------------------ checks
 
+
     /** With room for every flow: the records are the model's, each emitted within its documented window. */
     @ParameterizedTest(name = "seed {0}, {1}, start {2}")
     @CsvSource({
@@ -552,16 +557,7 @@ class FlowMeterModelTest {
                                    io.linerate.sketches.flowtable.InsertionScheme scheme, int stash, long capacity)
             throws Exception {
         List<Event> events = stream(seed, 6_000, 3, 60, start, jitter, 700);
-        FlowMeter<MPacket, String> meter = FlowMeter.<MPacket>builder()
-                .scope(p -> p.scope, Types.STRING)
-                .packets((p, s) -> {
-                    if (p.v6) {
-                        s.ipv6(p.sh, p.sl, p.dh, p.dl, p.sp, p.dp, p.proto);
-                    } else {
-                        s.ipv4((int) p.sl, (int) p.dl, p.sp, p.dp, p.proto);
-                    }
-                })
-                .bytes(p -> p.len).tcpFlags(p -> p.flags)
+        FlowMeter<MPacket, String> meter = meterOf()
                 .capacity(capacity).stashCapacity(stash).overflow(policy).scheme(scheme)
                 .idleTimeout(Duration.ofMillis(IDLE)).activeTimeout(Duration.ofMillis(ACTIVE))
                 .tick(Duration.ofMillis(TICK)).stateCacheBytes(1L << 20).seed(seed).build();
@@ -815,16 +811,7 @@ class FlowMeterModelTest {
     static final TypeInformation<MBatch> BATCH_TYPE = TypeInformation.of(MBatch.class);
 
     static FlowMeter<MPacket, String> timedMeter(long capacity, int stash) {
-        return FlowMeter.<MPacket>builder()
-                .scope(p -> p.scope, Types.STRING)
-                .packets((p, s) -> {
-                    if (p.v6) {
-                        s.ipv6(p.sh, p.sl, p.dh, p.dl, p.sp, p.dp, p.proto);
-                    } else {
-                        s.ipv4((int) p.sl, (int) p.dl, p.sp, p.dp, p.proto);
-                    }
-                })
-                .bytes(p -> p.len).tcpFlags(p -> p.flags).timestamps(p -> p.ts)
+        return meterOf().timestamps(p -> p.ts)
                 .capacity(capacity).stashCapacity(stash)
                 .idleTimeout(Duration.ofMillis(IDLE)).activeTimeout(Duration.ofMillis(ACTIVE))
                 .tick(Duration.ofMillis(TICK)).seed(11).build();
@@ -920,16 +907,7 @@ class FlowMeterModelTest {
     @CsvSource({"41, heap", "42, rocksdb"})
     void ipv4OnlyTablesRejectIpv6AndMeterTheRest(long seed, String backend) throws Exception {
         List<Event> events = stream(seed, 4_000, 3, 30, 500_000, 1_500, 700);
-        FlowMeter<MPacket, String> meter = FlowMeter.<MPacket>builder()
-                .scope(p -> p.scope, Types.STRING)
-                .packets((p, s) -> {
-                    if (p.v6) {
-                        s.ipv6(p.sh, p.sl, p.dh, p.dl, p.sp, p.dp, p.proto);
-                    } else {
-                        s.ipv4((int) p.sl, (int) p.dl, p.sp, p.dp, p.proto);
-                    }
-                })
-                .bytes(p -> p.len).tcpFlags(p -> p.flags)
+        FlowMeter<MPacket, String> meter = meterOf()
                 .keyFormat(io.linerate.sketches.flowtable.FlowKeyFormat.IPV4_ONLY)
                 .capacity(4_096).idleTimeout(Duration.ofMillis(IDLE)).activeTimeout(Duration.ofMillis(ACTIVE))
                 .tick(Duration.ofMillis(TICK)).seed(11).build();
