@@ -164,17 +164,21 @@ public final class TopKView implements LiveView {
           r.phi(), r.complete() ? "complete" : "INCOMPLETE (an unlisted item may weigh up to "
               + r.unmonitoredBound() + ")"));
       int width = 4;
+      int estimateWidth = 14; // wider where an estimate needs it (bytes of a long window), so the columns stay aligned
       int shown = Math.min(rows, r.items().size());
       for (int i = 0; i < shown; i++) {
         width = Math.max(width, r.items().get(i).item().length());
+        estimateWidth = Math.max(estimateWidth,
+            String.format(Locale.ROOT, "%,d", r.items().get(i).estimate()).length());
       }
-      out.append(String.format(Locale.ROOT, "  %3s  %-" + width + "s  %14s  %7s  %s%n", "#", "item", "estimate",
-          "share", "bounds"));
+      out.append(String.format(Locale.ROOT, "  %3s  %-" + width + "s  %" + estimateWidth + "s  %7s  %s%n", "#",
+          "item", "estimate", "share", "bounds"));
       for (int i = 0; i < shown; i++) {
         Item item = r.items().get(i);
         double share = r.totalWeight() == 0 ? 0 : 100.0 * item.estimate() / r.totalWeight();
-        out.append(String.format(Locale.ROOT, "  %3d  %-" + width + "s  %,14d  %6.2f%%  [%,d .. %,d]%s%n", i + 1,
-            item.item(), item.estimate(), share, item.lowerBound(), item.upperBound(), item.heavy() ? " heavy" : ""));
+        out.append(String.format(Locale.ROOT, "  %3d  %-" + width + "s  %," + estimateWidth
+            + "d  %6.2f%%  [%,d .. %,d]%s%n", i + 1, item.item(), item.estimate(), share, item.lowerBound(),
+            item.upperBound(), item.heavy() ? " heavy" : ""));
       }
       if (shown == 0) {
         out.append("  (no items)\n");

@@ -71,4 +71,26 @@ class TopKViewTest {
     assertThat(blocks).doesNotContain("\u001b").contains("heavy\n\nobservation point 0");
     assertThat(blocks.indexOf("  a  ")).isLessThan(blocks.indexOf("  b  "));
   }
+
+  /** The columns stay aligned when an estimate is wider than the header's 14 characters. */
+  @Test
+  void theShareColumnStaysAlignedWithEstimatesOfOver100GB() {
+    // --weight bytes, 1 minute at 100 Gbit/s: 750 GB in a window, "750,000,000,000" is 15 characters
+    long n = 1_500_000_000_000L;
+    String json = "{\"type\":\"heavy_hitter_report\",\"scope\":0,\"window_start\":0,\"window_end\":60000,"
+        + "\"total_weight\":" + n + ",\"phi\":0.01,\"unmonitored_bound\":3,\"complete\":true,\"items\":["
+        + "{\"item\":\"a\",\"estimate\":750000000000,\"lower_bound\":750000000000,\"upper_bound\":750000000000,"
+        + "\"heavy\":true},"
+        + "{\"item\":\"b\",\"estimate\":15000,\"lower_bound\":15000,\"upper_bound\":15000,\"heavy\":false}]}";
+    TopKView view = TopKView.offline().terminal(false).build();
+    view.accept(json);
+    String[] lines = view.render().split("\n");
+    // header, then the two rows: "share" ends where each row's '%' is
+    int shareEnd = lines[1].indexOf("share") + "share".length();
+    assertThat(lines[2].indexOf('%') + 1).as(lines[1] + "\n" + lines[2]).isEqualTo(shareEnd);
+    assertThat(lines[3].indexOf('%') + 1).as(lines[1] + "\n" + lines[3]).isEqualTo(shareEnd);
+    int estimateEnd = lines[1].indexOf("estimate") + "estimate".length();
+    assertThat(lines[2].indexOf("750,000,000,000") + 15).isEqualTo(estimateEnd);
+    assertThat(lines[3].indexOf("15,000") + 6).isEqualTo(estimateEnd);
+  }
 }
