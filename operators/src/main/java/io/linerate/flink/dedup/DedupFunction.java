@@ -244,6 +244,9 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
             out.collect(element);
         }
         dirty |= (result & GenerationRing.CHANGED) != 0;
+        if ((result & GenerationRing.OVER_CAPACITY) != 0) {
+            overCapacityGenerations.inc();
+        }
     }
 
     @Override

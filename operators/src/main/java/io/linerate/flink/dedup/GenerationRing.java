@@ -23,6 +23,11 @@ public final class GenerationRing {
     static final int SEEN = 1;
     /** {@link #testAndPut} result bit: the ring changed. */
     static final int CHANGED = 2;
+    /**
+     * {@link #testAndPut} result bit: an older generation (closed, so not judged by {@link #advanceTo}) just took
+     * its (capacity + 1)-th distinct item, with an out-of-order or late record.
+     */
+    static final int OVER_CAPACITY = 4;
 
     private final long seed;
     private final BlockedBloomFilter[] generations;
@@ -99,7 +104,12 @@ public final class GenerationRing {
         }
         f.put(h1, h2); // sets at least one bit: the filter did not answer "present"
         inserted[target]++;
-        return (seen ? SEEN : 0) | CHANGED;
+        // a generation that closed within capacity can still grow (stragglers of its span, late records in the
+        // oldest): count it when it goes over, once; the current one is judged when it closes (advanceTo)
+        int over = target != current
+                && inserted[target] == capacityOf(f, sizing.itemsPerGeneration(), sizing.bitsPerGeneration()) + 1
+                ? OVER_CAPACITY : 0;
+        return (seen ? SEEN : 0) | CHANGED | over;
     }
 
     /**
@@ -108,7 +118,10 @@ public final class GenerationRing {
      * rate changed, the bits per item being the same).
      */
     long currentCapacity(long capacity, long bits) {
-        BlockedBloomFilter f = generations[slot(epoch)];
+        return capacityOf(generations[slot(epoch)], capacity, bits);
+    }
+
+    private static long capacityOf(BlockedBloomFilter f, long capacity, long bits) {
         if (f == null || f.bitSize() == bits) {
             return capacity;
         }
