@@ -583,19 +583,9 @@ class FlowMeterModelTest {
         }
         Map<String, long[]> got = new HashMap<>();
         for (MeteredFlow<String> f : all) {
-            MPacket k = new MPacket();
-            k.scope = f.scope;
-            k.v6 = f.ipv6;
-            k.sh = f.srcHigh;
-            k.sl = f.srcLow;
-            k.dh = f.dstHigh;
-            k.dl = f.dstLow;
-            k.sp = f.srcPort;
-            k.dp = f.dstPort;
-            k.proto = f.protocol;
             assertThat(f.packets).as("%s", f).isPositive();
             assertThat(f.firstTimestamp).as("%s", f).isLessThanOrEqualTo(f.lastTimestamp);
-            long[] a = got.computeIfAbsent(k.flowKey(), x -> new long[3]);
+            long[] a = got.computeIfAbsent(sameKey(f), x -> new long[3]);
             a[0] += f.packets;
             a[1] += f.bytes;
             a[2] |= f.tcpFlags;
