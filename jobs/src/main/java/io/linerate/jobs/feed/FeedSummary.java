@@ -19,15 +19,24 @@ import java.util.stream.Collectors;
  *     {@link #NO_EVENT_TIME} when none was; a run stopped early may count the one record it made and then did
  *     not send
  * @param lastEventMillis the latest such event time, or {@link #NO_EVENT_TIME}
+ * @param lastRecordEventMillis the latest event time of a Kafka record as the jobs stamp it (a packet batch: its
+ *     earliest packet; an event: its own), or {@link #NO_EVENT_TIME}; the jobs' watermarks stay below it
  */
 public record FeedSummary(long units, long records, long kafkaBytes, long inputBytes, Map<String, Long> skipped,
-                          double seconds, long firstEventMillis, long lastEventMillis) {
+                          double seconds, long firstEventMillis, long lastEventMillis, long lastRecordEventMillis) {
 
     /** The event times of a run that sent nothing. */
     public static final long NO_EVENT_TIME = Long.MIN_VALUE;
 
     public FeedSummary {
         skipped = Map.copyOf(skipped);
+    }
+
+    /** A summary whose records are stamped with their latest event time (one unit per record, e.g. events). */
+    public FeedSummary(long units, long records, long kafkaBytes, long inputBytes, Map<String, Long> skipped,
+                       double seconds, long firstEventMillis, long lastEventMillis) {
+        this(units, records, kafkaBytes, inputBytes, skipped, seconds, firstEventMillis, lastEventMillis,
+                lastEventMillis);
     }
 
     /** Whether {@link #firstEventMillis()} and {@link #lastEventMillis()} hold event times. */

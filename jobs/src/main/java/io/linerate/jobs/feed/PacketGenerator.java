@@ -37,6 +37,8 @@ final class PacketGenerator implements TrafficSource {
     private final EventTimeRange events = new EventTimeRange();
     private long packets;
     private long batches;
+    /** The largest smallest timestamp of a batch made: the latest record time the jobs' watermarks follow. */
+    private long lastBatchTime = FeedSummary.NO_EVENT_TIME;
     private int scanPort;
 
     PacketGenerator(SyntheticTraffic traffic) {
@@ -72,6 +74,7 @@ final class PacketGenerator implements TrafficSource {
         for (int i = 0; i < n; i++) {
             addPacket(timestamp(packets++));
         }
+        lastBatchTime = Math.max(lastBatchTime, batch.minTimestamp());
         return new Record(keys[op], PacketBatchCodec.encode(batch), n);
     }
 
@@ -90,6 +93,11 @@ final class PacketGenerator implements TrafficSource {
     @Override
     public long lastEventMillis() {
         return events.last();
+    }
+
+    @Override
+    public long lastRecordEventMillis() {
+        return lastBatchTime;
     }
 
     private void addPacket(long ts) {
@@ -130,9 +138,12 @@ final class PacketGenerator implements TrafficSource {
         if (protocol == UDP) {
             length = header + 8 + (int) (u * 512);
         } else {
-            // a bulk-transfer mix: half full-size segments, a third pure ACKs, the rest in between
-            length = u < 0.5 ? 1500 : u < 0.8 ? header + 20 : header + 20 + (int) ((u - 0.8) * 5 * (1480 - header));
-            flags = u < 0.02 ? 0x02 : u < 0.03 ? 0x11 : u < 0.13 ? 0x18 : 0x10;
+            // the flags drawn apart from the length: a SYN or a FIN carries no payload (a bare header)
+            double v = random.nextDouble();
+            flags = v < 0.02 ? 0x02 : v < 0.03 ? 0x11 : v < 0.13 ? 0x18 : 0x10;
+            // a bulk-transfer mix: half full-size segments, 30 % pure ACKs, the rest in between
+            length = flags == 0x02 || flags == 0x11 ? header + 20
+                    : u < 0.5 ? 1500 : u < 0.8 ? header + 20 : header + 20 + (int) ((u - 0.8) * 5 * (1480 - header));
         }
         if (v6) {
             batch.addIpv6(ts, V6_SRC_HIGH, rank, V6_DST_HIGH, server + 1, srcPort, service, protocol, flags, length);

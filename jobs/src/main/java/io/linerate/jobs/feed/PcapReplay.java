@@ -108,7 +108,7 @@ public final class PcapReplay implements Feeder {
     @Override
     public void feed(FeedContext context) throws Exception {
         FeedSummary summary = run(context.bootstrapServers(), context.topic(), context::stopRequested, context::sent);
-        context.eventTimes(summary.firstEventMillis(), summary.lastEventMillis());
+        context.eventTimes(summary.firstEventMillis(), summary.lastEventMillis(), summary.lastRecordEventMillis());
     }
 
     /**
@@ -141,7 +141,8 @@ public final class PcapReplay implements Feeder {
 
     private static FeedSummary summary(FeedProducer producer, Run run) {
         return new FeedSummary(producer.ackedUnits(), producer.ackedRecords(), producer.ackedBytes(), run.bytesRead,
-                run.skipped, (System.nanoTime() - run.startNanos) / 1e9, run.sent.first(), run.sent.last());
+                run.skipped, (System.nanoTime() - run.startNanos) / 1e9, run.sent.first(), run.sent.last(),
+                run.lastBatchTime);
     }
 
     /**
@@ -234,6 +235,8 @@ public final class PcapReplay implements Feeder {
         long shiftMs;
         /** Event times of every pass; at the end of the first pass, that pass's span (for the shift). */
         final EventTimeRange sent = new EventTimeRange();
+        /** The largest smallest timestamp of a batch sent: the latest record time the jobs' watermarks follow. */
+        long lastBatchTime = FeedSummary.NO_EVENT_TIME;
         long firstNanos = Long.MIN_VALUE;
         boolean stopped;
 
@@ -423,6 +426,7 @@ public final class PcapReplay implements Feeder {
         void send(PacketBatch b) {
             try {
                 producer.send(key(b.observationPoint()), PacketBatchCodec.encode(b), b.size());
+                lastBatchTime = Math.max(lastBatchTime, b.minTimestamp());
             } catch (Exception e) {
                 throw new Abort(e);
             }

@@ -161,7 +161,7 @@ public final class SyntheticTraffic implements Feeder {
     @Override
     public void feed(FeedContext context) throws Exception {
         FeedSummary summary = run(context.bootstrapServers(), context.topic(), context::stopRequested, context::sent);
-        context.eventTimes(summary.firstEventMillis(), summary.lastEventMillis());
+        context.eventTimes(summary.firstEventMillis(), summary.lastEventMillis(), summary.lastRecordEventMillis());
     }
 
     /**
@@ -188,7 +188,8 @@ public final class SyntheticTraffic implements Feeder {
             }
             producer.flush();
             return new FeedSummary(producer.ackedUnits(), producer.ackedRecords(), producer.ackedBytes(), 0, Map.of(),
-                    (System.nanoTime() - begin) / 1e9, source.firstEventMillis(), source.lastEventMillis());
+                    (System.nanoTime() - begin) / 1e9, source.firstEventMillis(), source.lastEventMillis(),
+                    source.lastRecordEventMillis());
         }
     }
 

@@ -22,4 +22,12 @@ public interface TrafficSource {
     default long lastEventMillis() {
         return FeedSummary.NO_EVENT_TIME;
     }
+
+    /**
+     * The latest event time of a record made so far as the jobs stamp the record (a packet batch: its earliest
+     * packet), or {@link FeedSummary#NO_EVENT_TIME}; by default {@link #lastEventMillis()} (one event per record).
+     */
+    default long lastRecordEventMillis() {
+        return lastEventMillis();
+    }
 }

@@ -14,7 +14,10 @@ import org.apache.flink.api.java.typeutils.PojoTypeInfo;
  */
 public final class Event {
 
-    /** The timestamp of an event whose format has no timestamp field (use the Kafka record time). */
+    /**
+     * The timestamp of an event whose format has no timestamp field: {@link io.linerate.jobs.kafka.KafkaInput} stamps
+     * such an event with its Kafka record's time.
+     */
     public static final long NO_TIMESTAMP = Long.MIN_VALUE;
 
     public String key;

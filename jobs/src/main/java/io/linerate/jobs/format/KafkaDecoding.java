@@ -104,7 +104,7 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
      * takes at most 6 bytes: 12 KB here, beside the value's kept bytes).
      */
     static String capped(String reason) {
-        return reason == null || reason.length() <= MAX_REASON_CHARS ? reason // a user decoder may give none
+        return reason.length() <= MAX_REASON_CHARS ? reason // never null: MalformedRecordException has one
                 : Utf8Text.prefix(reason, MAX_REASON_CHARS) + "… (reason cut: " + reason.length() + " characters)";
     }
 

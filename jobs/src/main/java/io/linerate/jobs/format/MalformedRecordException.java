@@ -15,13 +15,21 @@ public final class MalformedRecordException extends Exception {
     private final String reason;
     private final long offset;
 
+    /** The reason of a decoder that gave none (null or blank): a dead letter always says why. */
+    static final String NO_REASON = "malformed (the decoder gave no reason)";
+
+    /** @param reason why; {@code null} or blank becomes {@value #NO_REASON} */
     public MalformedRecordException(String reason, long offset) {
-        super(offset >= 0 ? reason + " (at byte " + offset + ")" : reason, null, false, false);
-        this.reason = reason;
+        super(offset >= 0 ? given(reason) + " (at byte " + offset + ")" : given(reason), null, false, false);
+        this.reason = given(reason);
         this.offset = offset;
     }
 
-    /** Why the record was rejected, naming the field and the limit. */
+    private static String given(String reason) {
+        return reason == null || reason.isBlank() ? NO_REASON : reason;
+    }
+
+    /** Why the record was rejected, naming the field and the limit; never null or blank. */
     public String reason() {
         return reason;
     }

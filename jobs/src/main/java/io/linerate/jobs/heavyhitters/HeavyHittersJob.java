@@ -220,25 +220,29 @@ public final class HeavyHittersJob implements JobLauncher {
 
   /**
    * As {@link #drain(JobTopics, long, Duration, PrintStream)}, but without waiting when the event times fed show
-   * that no window can close: a report fires once the watermark, at most the latest event time fed minus the
-   * out-of-orderness, reaches the end of the earliest window, which is the end of the slide-aligned sub-window that
-   * holds the earliest event time fed. Like the wait for a report, it does not wait for alerts or dead letters the
-   * job wrote after its last checkpoint (the demo cancels the job next, which aborts them).
+   * that no window can close: a report fires once the watermark reaches the end of the earliest window, which is the
+   * end of the slide-aligned sub-window that holds the earliest event time fed. The watermark follows the records'
+   * event times, and a batch's is its earliest packet's: so it stays below the latest batch's earliest packet time
+   * minus the out-of-orderness ({@link FeedContext#lastRecordEventMillis()}), however late the packets after it in
+   * that batch. Like the wait for a report, it does not wait for alerts or dead letters the job wrote after its last
+   * checkpoint (the demo cancels the job next, which aborts them).
    */
   @Override
   public boolean drain(JobTopics topics, FeedContext feed, Duration timeout, PrintStream out)
       throws InterruptedException {
     long first = feed.firstEventMillis();
     long last = feed.lastEventMillis();
+    long lastRecord = Math.min(last, feed.lastRecordEventMillis());
     if (feed.sentCount() > 0 && first != Long.MIN_VALUE) {
       long slide = detector.slide().toMillis();
       long firstEnd = firstWindowEnd(first, slide);
-      long watermarkBound = last - options.outOfOrderness().toMillis();
-      if (noWindowCanClose(first, last, slide, options.outOfOrderness().toMillis())) {
+      long watermarkBound = lastRecord - options.outOfOrderness().toMillis();
+      if (noWindowCanClose(first, lastRecord, slide, options.outOfOrderness().toMillis())) {
         out.println("no window can close in this run, so there is nothing to wait for: the packets fed span "
             + Instant.ofEpochMilli(first) + " to " + Instant.ofEpochMilli(last) + " (event time), the first window "
             + "ends at " + Instant.ofEpochMilli(firstEnd) + ", and the watermark stays below "
-            + Instant.ofEpochMilli(watermarkBound) + " (the last packet's time minus the out-of-orderness).");
+            + Instant.ofEpochMilli(watermarkBound) + " (" + (lastRecord == last ? "the last packet's time"
+            : "the last batch's, its earliest packet's time") + " minus the out-of-orderness).");
         out.println(noWindowExplanation());
         return true;
       }

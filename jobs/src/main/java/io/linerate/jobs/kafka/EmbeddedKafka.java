@@ -243,6 +243,13 @@ public final class EmbeddedKafka implements KafkaBroker {
 
   /** Which of the two ports cannot be bound now, e.g. {@code "port 40123 (clients)"}; both if neither fails now. */
   private String takenPorts() {
+    String taken = takenPorts(brokerPort, controllerPort);
+    return taken != null ? taken
+        : "port " + brokerPort + " (clients) or " + controllerPort + " (controller) of " + loopback();
+  }
+
+  /** Which of the two ports cannot be bound now, e.g. {@code "port 40123 (clients) of 127.0.0.1"}; null if none. */
+  private static String takenPorts(int brokerPort, int controllerPort) {
     List<String> taken = new ArrayList<>();
     if (!isFree(brokerPort)) {
       taken.add("port " + brokerPort + " (clients)");
@@ -250,9 +257,7 @@ public final class EmbeddedKafka implements KafkaBroker {
     if (!isFree(controllerPort)) {
       taken.add("port " + controllerPort + " (controller)");
     }
-    return taken.isEmpty()
-        ? "port " + brokerPort + " (clients) or " + controllerPort + " (controller) of " + loopback()
-        : String.join(" and ", taken) + " of " + loopback();
+    return taken.isEmpty() ? null : String.join(" and ", taken) + " of " + loopback();
   }
 
   private static boolean isFree(int port) {
@@ -410,7 +415,8 @@ public final class EmbeddedKafka implements KafkaBroker {
           if (attempt >= BIND_ATTEMPTS || !causedByBindFailure(e)) {
             throw e;
           }
-          progress.accept("embedded Kafka broker: a chosen port was taken meanwhile, starting again on new ports");
+          progress.accept("embedded Kafka broker: a chosen port was taken meanwhile (" + e.getMessage()
+              + "), starting again on new ports");
         }
       }
     }
@@ -426,8 +432,9 @@ public final class EmbeddedKafka implements KafkaBroker {
       }
       KafkaRaftServer server = null;
       EmbeddedKafka kafka = null;
+      int[] ports = null;
       try {
-        int[] ports = portChooser.apply(2);
+        ports = portChooser.apply(2);
         Properties properties = defaultProperties(ports[0], ports[1], folder.resolve("logs"));
         properties.putAll(overrides);
         KafkaConfig config = new KafkaConfig(properties, false);
@@ -438,6 +445,8 @@ public final class EmbeddedKafka implements KafkaBroker {
             unguard, shutdownHook);
         kafka.awaitReady();
       } catch (RuntimeException | Error e) {
+        // a fatal fault handler (Kafka's controller startup has one) halts without a message, its cause only logged
+        boolean refused = ports != null && refusedExit(e);
         try {
           if (kafka != null) {
             kafka.close();
@@ -454,6 +463,10 @@ public final class EmbeddedKafka implements KafkaBroker {
           }
         } catch (RuntimeException suppressed) {
           e.addSuppressed(suppressed);
+        }
+        RuntimeException named = refused ? takenPortFailure(e, ports) : null; // after the cleanup: ports freed
+        if (named != null) {
+          throw named;
         }
         throw e;
       }
@@ -496,8 +509,43 @@ public final class EmbeddedKafka implements KafkaBroker {
     };
   }
 
+  /** The exception {@link #refuseExit} throws into Kafka's code: its fault, with no cause. */
+  private static final class ExitRefused extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    ExitRefused(String message) {
+      super(message);
+    }
+  }
+
+  private static boolean refusedExit(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ExitRefused) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A start that ended in a refused halt (the cause went to Kafka's log only), named by what can still be found
+   * out once the attempt is cleaned up: a chosen port another process holds. The failure then has a
+   * {@link BindException} cause, so the start is tried again on new ports. Null when both ports are free.
+   */
+  private static RuntimeException takenPortFailure(Throwable refused, int[] ports) {
+    String taken = takenPorts(ports[0], ports[1]);
+    if (taken == null) {
+      return null;
+    }
+    IllegalStateException e = new IllegalStateException("the embedded Kafka broker cannot start: " + taken
+        + " is in use (Kafka's fault handler asked to halt the JVM instead of failing with the cause; refused)",
+        new BindException(taken + " is in use"));
+    e.addSuppressed(refused);
+    return e;
+  }
+
   private static void refuseExit(String kind, int status, String message) {
-    IllegalStateException e = new IllegalStateException("the embedded Kafka broker asked to " + kind
+    IllegalStateException e = new ExitRefused("the embedded Kafka broker asked to " + kind
         + " the JVM with status " + status + (message == null ? "" : ": " + message)
         + "; refused (an embedded broker must not end its host process)");
     e.printStackTrace();

@@ -28,7 +28,10 @@ public final class KafkaInput {
   private KafkaInput() {
   }
 
-  /** The event time of a decoded value (never called for dead letters). */
+  /**
+   * The event time of a decoded value (never called for dead letters); {@code Long.MIN_VALUE} (a value without its
+   * own time, e.g. {@code Event.NO_TIMESTAMP}) stands for the Kafka record's timestamp.
+   */
   @FunctionalInterface
   public interface EventTime<T> extends Serializable {
     long of(T value);
@@ -64,7 +67,10 @@ public final class KafkaInput {
     return new DeadLettersNotActivity<>(options.idleness().isZero() ? w : w.withIdleness(options.idleness()));
   }
 
-  /** The value's event time; {@code Long.MIN_VALUE} for a dead letter. */
+  /**
+   * The value's event time, or the Kafka record's timestamp when the value has none ({@code Long.MIN_VALUE}, as
+   * {@code Event.NO_TIMESTAMP}); {@code Long.MIN_VALUE} for a dead letter.
+   */
   static final class DecodedTime<T> implements SerializableTimestampAssigner<Decoded<T>> {
     private static final long serialVersionUID = 1L;
     private final EventTime<T> eventTime;
@@ -75,7 +81,11 @@ public final class KafkaInput {
 
     @Override
     public long extractTimestamp(Decoded<T> d, long kafkaTimestamp) {
-      return d.value == null ? Long.MIN_VALUE : eventTime.of(d.value);
+      if (d.value == null) {
+        return Long.MIN_VALUE;
+      }
+      long t = eventTime.of(d.value);
+      return t == Long.MIN_VALUE ? kafkaTimestamp : t;
     }
   }
 }

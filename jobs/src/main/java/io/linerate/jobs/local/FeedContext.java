@@ -13,6 +13,7 @@ public final class FeedContext {
   private final AtomicLong sent = new AtomicLong();
   private long firstEventMillis = Long.MIN_VALUE;
   private long lastEventMillis = Long.MIN_VALUE;
+  private long lastRecordEventMillis = Long.MIN_VALUE;
 
   public FeedContext(String bootstrapServers, String topic) {
     this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
@@ -51,12 +52,22 @@ public final class FeedContext {
    * The earliest and latest event time (epoch ms) of what the feeder sent, {@code Long.MIN_VALUE} for both when it
    * sent nothing; a feeder reports them once it is done, so that a job can tell what event time reached it.
    */
-  public synchronized void eventTimes(long first, long last) {
+  public void eventTimes(long first, long last) {
+    eventTimes(first, last, last);
+  }
+
+  /**
+   * As {@link #eventTimes(long, long)}, with the latest event time of a record as the jobs stamp it
+   * ({@code lastRecord}: a packet batch's earliest packet, at most {@code last}): a job's watermark follows the
+   * records, so it stays below {@code lastRecord} minus its out-of-orderness even when later packets were sent.
+   */
+  public synchronized void eventTimes(long first, long last, long lastRecord) {
     if (first == Long.MIN_VALUE) {
       return;
     }
     firstEventMillis = firstEventMillis == Long.MIN_VALUE ? first : Math.min(firstEventMillis, first);
     lastEventMillis = Math.max(lastEventMillis, last);
+    lastRecordEventMillis = Math.max(lastRecordEventMillis, lastRecord);
   }
 
   /** The earliest event time sent, or {@code Long.MIN_VALUE} when not reported. */
@@ -67,5 +78,10 @@ public final class FeedContext {
   /** The latest event time sent, or {@code Long.MIN_VALUE} when not reported. */
   public synchronized long lastEventMillis() {
     return lastEventMillis;
+  }
+
+  /** The latest event time of a record sent as the jobs stamp it, or {@code Long.MIN_VALUE} when not reported. */
+  public synchronized long lastRecordEventMillis() {
+    return lastRecordEventMillis;
   }
 }

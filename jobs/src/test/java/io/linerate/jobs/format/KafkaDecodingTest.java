@@ -128,6 +128,24 @@ class KafkaDecodingTest {
                 + "… (301 characters)");
     }
 
+    /**
+     * A user decoder may throw {@code MalformedRecordException(null, …)} (or a blank reason): the dead letter must still
+     * say why, not {@code "reason": null} (docs/FORMATS.md: every dead letter carries the reason).
+     */
+    @Test
+    void aDecoderThatGivesNoReasonStillGivesTheDeadLetterOne() throws Exception {
+        for (String none : new String[] {null, "", "  "}) {
+            KafkaDecoding<String> silent = new KafkaDecoding<>(v -> {
+                throw new MalformedRecordException(none, 4);
+            }, org.apache.flink.api.common.typeinfo.Types.STRING, 16);
+            DeadLetter d = silent.decode(record(7, new byte[] {1})).deadLetter;
+            assertThat(d.reason).as("reason for %s", none).isNotBlank().contains("no reason");
+            assertThat(d.errorOffset).isEqualTo(4);
+            assertThat(new MalformedRecordException(none, 4).getMessage()).doesNotStartWith("null")
+                    .contains("no reason").endsWith("(at byte 4)");
+        }
+    }
+
     @Test
     void aDecoderBugIsDeadLetteredToo() {
         KafkaDecoding<String> schema = new KafkaDecoding<>(v -> {

@@ -101,4 +101,56 @@ class HeavyHittersDrainTest {
         .contains("the first window ends at 2023-11-14T22:13:30Z")
         .contains("the watermark stays below 2023-11-14T22:13:23Z");
   }
+  /**
+   * The job stamps each Kafka record, a packet batch, with its smallest packet time, so its watermark reaches at most
+   * the latest batch's smallest time − out-of-orderness − 1, not the latest packet's. A sparse feed whose last batch
+   * spans the first window's end (here: batches of 5 s of event time, the last one [10 s, 12.5 s), the first window
+   * [0, 10 s), out-of-orderness 2 s) closes no window, and the drain must say so at once instead of waiting out its
+   * timeout and calling the output incomplete.
+   */
+  @Test
+  void aLastBatchSpanningTheWindowEndClosesNoWindowAndTheDrainSaysSoAtOnce() throws Exception {
+    long start = 1_700_000_000_000L;
+    io.linerate.jobs.feed.SyntheticTraffic traffic = io.linerate.jobs.feed.SyntheticTraffic.builder().count(12_500)
+        .batchSize(5_000).eventRate(1_000).start(start).observationPoints(1).seed(7).build();
+    io.linerate.jobs.feed.TrafficSource source = traffic.source();
+    HeavyHittersJob job = HeavyHittersJob.builder().window(Duration.ofMillis(SLIDE))
+        .outOfOrderness(Duration.ofMillis(OOO)).build();
+    long latestBatchTime = Long.MIN_VALUE;
+    long packets = 0;
+    try (var harness = new org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness<>(
+        job.detector().operator(io.linerate.jobs.format.PacketRecordTypeInfo.INSTANCE,
+            org.apache.flink.api.common.typeinfo.Types.INT),
+        io.linerate.jobs.format.PacketRecord::observationPoint, org.apache.flink.api.common.typeinfo.Types.INT)) {
+      harness.open();
+      for (io.linerate.jobs.feed.TrafficSource.Record r; (r = source.next()) != null; ) {
+        io.linerate.jobs.format.PacketBatch b = io.linerate.jobs.format.PacketBatchCodec.decode(r.value());
+        latestBatchTime = Math.max(latestBatchTime, b.minTimestamp()); // the job's event time of the record
+        for (int i = 0; i < b.size(); i++) {
+          io.linerate.jobs.format.PacketRecord p = b.get(i);
+          harness.processElement(new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>(p, p.timestamp()));
+          packets++;
+        }
+      }
+      assertThat(latestBatchTime).isEqualTo(start + 10_000);
+      assertThat(source.lastEventMillis()).isEqualTo(start + 12_499);
+      assertThat(source.lastRecordEventMillis()).isEqualTo(latestBatchTime);
+      // the highest watermark the job's bounded out-of-orderness gives these records
+      harness.processWatermark(latestBatchTime - OOO - 1);
+      assertThat(harness.extractOutputValues()).as("reports at the job's highest watermark").isEmpty();
+    }
+    FeedContext feed = new FeedContext("127.0.0.1:9", "packets");
+    feed.sent(packets);
+    // what SyntheticTraffic.feed reports
+    feed.eventTimes(source.firstEventMillis(), source.lastEventMillis(), source.lastRecordEventMillis());
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    long begin = System.nanoTime();
+    boolean drained = job.drain(new JobTopics("127.0.0.1:9", "packets", "reports", "dead-letters"), feed,
+        Duration.ofSeconds(3), new PrintStream(text, true, StandardCharsets.UTF_8));
+    assertThat(text.toString(StandardCharsets.UTF_8)).contains("no window can close in this run")
+        .contains("the watermark stays below 2023-11-14T22:13:28Z (the last batch's, its earliest packet's time")
+        .doesNotContain("incomplete");
+    assertThat(drained).isTrue();
+    assertThat(Duration.ofNanos(System.nanoTime() - begin)).isLessThan(Duration.ofSeconds(2));
+  }
 }

@@ -103,6 +103,28 @@ class EmbeddedKafkaLifecycleTest {
     assertThat(newNonDaemonThreads(before)).as("non-daemon threads of the failed and the second attempt").isEmpty();
   }
 
+  /**
+   * A start that fails because the controller's port is taken: Kafka's controller startup hands the bind failure to
+   * a fatal fault handler, which halts (refused here) with no message. The failure must still name the cause (the
+   * taken port) and, like a taken client port, be retried on new ports; not report only "asked to halt the JVM".
+   */
+  @Test
+  void aTakenControllerPortIsNamedNotJustAHaltRequest() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      int[] calls = {0};
+      List<String> progress = new ArrayList<>();
+      assertThatThrownBy(() -> EmbeddedKafka.builder().progress(progress::add)
+          .portChooser(count -> {
+            calls[0]++;
+            return new int[] {EmbeddedKafka.freePorts(1)[0], taken.getLocalPort()};
+          })
+          .start())
+          .hasMessageContaining("port " + taken.getLocalPort() + " (controller)")
+          .hasMessageContaining("in use");
+      assertThat(calls[0]).as("attempts on new ports").isEqualTo(3);
+    }
+  }
+
   @Test
   void refusesToOverrideWhatItOwns() {
     assertThatThrownBy(() -> EmbeddedKafka.builder().property("listeners", "PLAINTEXT://0.0.0.0:9092"))

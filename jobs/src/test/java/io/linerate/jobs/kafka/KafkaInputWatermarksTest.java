@@ -104,6 +104,29 @@ class KafkaInputWatermarksTest {
     };
   }
 
+  /**
+   * docs/FORMATS.md: a JSON format without a {@code timestampField} gives {@code Event.NO_TIMESTAMP}, "use the Kafka
+   * record time". Read through {@link KafkaInput}, such an event must be stamped with its Kafka record's time, not
+   * with {@code Long.MIN_VALUE} (which no event-time window or watermark can use).
+   */
+  @Test
+  void anEventWithoutItsOwnTimeIsStampedWithTheKafkaRecordTime() throws Exception {
+    io.linerate.jobs.format.JsonEventFormat noTime = io.linerate.jobs.format.JsonEventFormat.builder().keyField("k")
+        .build();
+    io.linerate.jobs.format.Event e = noTime.decode("{\"k\":\"a\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(e.timestamp).isEqualTo(io.linerate.jobs.format.Event.NO_TIMESTAMP);
+    WatermarkStrategy<Decoded<io.linerate.jobs.format.Event>> events =
+        KafkaInput.watermarks(event -> event.timestamp, options());
+    long kafkaTime = 1_763_720_000_123L;
+    assertThat(events.createTimestampAssigner(timestampContext()).extractTimestamp(Decoded.of(e), kafkaTime))
+        .isEqualTo(kafkaTime);
+    // an event with its own time keeps it
+    io.linerate.jobs.format.Event timed = io.linerate.jobs.format.JsonEventFormat.builder().keyField("k")
+        .timestampField("ts").build().decode("{\"k\":\"a\",\"ts\":5}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(events.createTimestampAssigner(timestampContext()).extractTimestamp(Decoded.of(timed), kafkaTime))
+        .isEqualTo(5);
+  }
+
   private static TimestampAssignerSupplier.Context timestampContext() {
     return UnregisteredMetricsGroup::new;
   }
