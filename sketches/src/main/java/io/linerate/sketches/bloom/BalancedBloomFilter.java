@@ -278,7 +278,7 @@ public final class BalancedBloomFilter implements BloomFilter {
                 return false;
             }
             long c = counter(block);
-            if (accessesUsed + j + 1 <= budget) {
+            if (j + 1 <= budget - accessesUsed) { // accessesUsed ≤ budget: no overflow, even without a budget (MAX)
                 charged = j + 1;
                 if (c < h || (c == h && coinWins(h1, j))) {
                     store(block, positions);
@@ -301,7 +301,9 @@ public final class BalancedBloomFilter implements BloomFilter {
 
     /** Overflow list full: a block the query will reach (the first below h, else one of the d by hash). */
     private void forcePlace(long h1, long h2) {
-        forcedPlacements++;
+        if (forcedPlacements < Long.MAX_VALUE) { // saturates: an image holds a count in [0, Long.MAX_VALUE]
+            forcedPlacements++;
+        }
         for (int j = 0; j < d; j++) {
             long block = blockAddress(h1, h2, j);
             if (blockHolds(block, positions)) {
@@ -342,7 +344,10 @@ public final class BalancedBloomFilter implements BloomFilter {
         return overflow.size();
     }
 
-    /** Elements forced into a block because the overflow list was full (only past the design capacity). */
+    /**
+     * Elements forced into a block because the overflow list was full (only past the design capacity); saturates at
+     * {@code Long.MAX_VALUE}.
+     */
     public long forcedPlacements() {
         return forcedPlacements;
     }

@@ -142,7 +142,7 @@ public final class CountingBloomFilter implements BloomFilter {
         for (int i = 0; i < k; i++) {
             long c = get(scratch[i]);
             if (c == max) {
-                lostIncrements++;
+                lostIncrements = saturatingAdd(lostIncrements, 1);
                 continue;
             }
             if (c == 0) {
@@ -168,7 +168,7 @@ public final class CountingBloomFilter implements BloomFilter {
             long c = get(scratch[i]);
             if (c == 0) {
                 undoDecrements(i);
-                rejectedRemovals++;
+                rejectedRemovals = saturatingAdd(rejectedRemovals, 1);
                 return false;
             }
             if (c == max) {
@@ -267,12 +267,12 @@ public final class CountingBloomFilter implements BloomFilter {
         return saturated;
     }
 
-    /** Increments dropped because their counter was saturated. */
+    /** Increments dropped because their counter was saturated (the total saturates at {@code Long.MAX_VALUE}). */
     public long lostIncrements() {
         return lostIncrements;
     }
 
-    /** Removals refused because the item was certainly absent. */
+    /** Removals refused because the item was certainly absent (the total saturates at {@code Long.MAX_VALUE}). */
     public long rejectedRemovals() {
         return rejectedRemovals;
     }
@@ -342,15 +342,24 @@ public final class CountingBloomFilter implements BloomFilter {
         for (long i = 0; i < counters; i++) {
             long sum = get(i) + o.get(i);
             if (sum > max) {
-                lostIncrements += sum - max;
+                lostIncrements = saturatingAdd(lostIncrements, sum - max);
                 sum = max;
             }
             set(i, sum);
             nonZero += sum != 0 ? 1 : 0;
             saturated += sum == max ? 1 : 0;
         }
-        lostIncrements += otherLost;
-        rejectedRemovals += otherRejected;
+        lostIncrements = saturatingAdd(lostIncrements, otherLost);
+        rejectedRemovals = saturatingAdd(rejectedRemovals, otherRejected);
+    }
+
+    /**
+     * a + b for non-negative totals, at most {@code Long.MAX_VALUE}: the totals an image holds lie in
+     * [0, Long.MAX_VALUE], so one that wrapped to a negative value would make the filter's image unreadable.
+     */
+    private static long saturatingAdd(long a, long b) {
+        long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
     }
 
     @Override
