@@ -7,6 +7,7 @@ import io.linerate.sketches.frequency.HeavyHitters;
 import io.linerate.sketches.frequency.SpaceSaving;
 import io.linerate.flink.state.ShapeCheckedSnapshot;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -156,14 +157,28 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
                 throw new IOException("WindowRing: alerted count " + alerted + " outside [0, " + limit + "]");
             }
             if (alerted > 0) {
-                long[] hashes = new long[alerted];
+                // the set grows as hashes arrive: a count claiming up to the capacity (2^26) on a short input fails
+                // with an EOF before allocating for it
+                AlertedItems set = new AlertedItems();
                 for (int a = 0; a < alerted; a++) {
-                    hashes[a] = in.readLong();
+                    set.add(in.readLong(), Integer.MAX_VALUE);
                 }
-                ring.alerted[i] = AlertedItems.of(hashes);
+                ring.alerted[i] = set;
             }
         }
+        checkDistinctSubWindows(ring.subWindows);
         return ring;
+    }
+
+    /** Two slots of one sub-window would count its weight twice in every report that covers it. */
+    private static void checkDistinctSubWindows(long[] subWindows) throws IOException {
+        long[] sorted = subWindows.clone();
+        Arrays.sort(sorted);
+        for (int i = 1; i < sorted.length; i++) {
+            if (sorted[i] == sorted[i - 1] && sorted[i] != WindowRing.FREE) {
+                throw new IOException("WindowRing: two slots hold sub-window " + sorted[i]);
+            }
+        }
     }
 
     private void checkShape(HeavyHitters tracker, int slot) throws IOException {

@@ -98,6 +98,16 @@ class WindowRingSerializerTest {
                 .isInstanceOf(IOException.class);
     }
 
+    /** A corrupt ring with one sub-window in two slots would count that sub-window's weight twice in its reports. */
+    @Test
+    void twoSlotsOfOneSubWindowAreRejected() throws IOException {
+        WindowRing ring = sample();
+        ring.subWindows[1] = ring.subWindows[0];
+        byte[] corrupt = bytes(ring);
+        assertThatThrownBy(() -> WindowRingSerializer.INSTANCE.deserialize(new DataInputDeserializer(corrupt)))
+                .isInstanceOf(IOException.class).hasMessageContaining("two slots hold sub-window 7");
+    }
+
     /** The reader refuses over MAX_SLOTS slots or more alerted items than a tracker's capacity; so does the writer. */
     @Test
     void serializeRefusesARingTheReaderWouldReject() throws IOException {
@@ -117,6 +127,40 @@ class WindowRingSerializerTest {
         }
         assertThatThrownBy(() -> bytes(overAlerted)).isInstanceOf(IOException.class)
                 .hasMessageContaining("3 alerted items, more than its tracker's capacity 2");
+    }
+
+    /**
+     * A hostile ring: one slot whose tracker image is tiny but declares the largest capacity (2^26), then an alerted
+     * count of 2^26 with no hashes behind it. The reader must fail on the missing bytes without first allocating
+     * the 512 MiB the count claims (the slot count is bounded for the same reason).
+     */
+    @Test
+    void anAlertedCountClaimingMillionsOnAShortInputFailsWithoutALargeAllocation() throws IOException {
+        byte[] image = SpaceSaving.withCapacity(KeyKind.longs(), 4, 1).toByteArray();
+        java.nio.ByteBuffer.wrap(image).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(24, 1 << 26); // capacity
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(image, 0, image.length - 4);
+        java.nio.ByteBuffer.wrap(image).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(image.length - 4,
+                (int) crc.getValue());
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        out.writeByte(1); // format version
+        out.writeInt(1); // slots
+        out.writeLong(7); // sub-window
+        out.writeByte(0); // Space-Saving
+        out.writeInt(image.length);
+        out.write(image);
+        out.writeInt(1 << 26); // alerted count: as many as the capacity, none present
+        out.writeLong(42);
+        byte[] hostile = out.getCopyOfBuffer();
+
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+        assertThatThrownBy(() -> WindowRingSerializer.INSTANCE.deserialize(new DataInputDeserializer(hostile)))
+                .isInstanceOf(java.io.EOFException.class);
+        long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+        assertThat(allocated).as("bytes allocated for a 2^26 alerted count on %d bytes", hostile.length)
+                .isLessThan(4L << 20);
     }
 
     private static WindowShape shape(HeavyHitterDetector.Builder<?, ?> builder) {

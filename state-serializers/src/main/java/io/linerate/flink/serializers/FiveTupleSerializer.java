@@ -89,7 +89,13 @@ public final class FiveTupleSerializer extends TypeSerializerSingleton<FiveTuple
 
     @Override
     public void copy(DataInputView in, DataOutputView out) throws IOException {
-        out.write(in, LENGTH);
+        // field by field, not out.write(in, LENGTH): Flink's DataOutputSerializer does not grow for that call
+        out.writeByte(in.readByte());
+        for (int i = 0; i < 4; i++) {
+            out.writeLong(in.readLong());
+        }
+        out.writeInt(in.readInt()); // both ports
+        out.writeByte(in.readByte());
     }
 
     @Override

@@ -78,4 +78,24 @@ class FiveTupleSerializerTest extends SerializerTestBase<FiveTuple> {
                     .isInstanceOf(IOException.class).hasMessageContaining((String) c.get(2));
         }
     }
+
+    /**
+     * copy(view, view) into Flink's growable DataOutputSerializer, as serialize writes into it: two tuples back to
+     * back, each copied whole. (DataOutputSerializer.write(DataInputView, n) does not grow its buffer.)
+     */
+    @Test
+    void copyingBetweenViewsGrowsTheTargetAsSerializeDoes() throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(8);
+        FiveTuple a = FiveTuple.ipv4(0x0A000001, 0xC0A80001, 40000, 443, 6);
+        FiveTuple b = FiveTuple.ipv6(0x20010DB800000000L, 1, -1L, -1L, 5000, 53, 17);
+        FiveTupleSerializer.INSTANCE.serialize(a, out);
+        FiveTupleSerializer.INSTANCE.serialize(b, out);
+        byte[] two = out.getCopyOfBuffer();
+        DataInputDeserializer in = new DataInputDeserializer(two);
+        DataOutputSerializer copied = new DataOutputSerializer(8);
+        FiveTupleSerializer.INSTANCE.copy(in, copied);
+        FiveTupleSerializer.INSTANCE.copy(in, copied);
+        assertThat(in.available()).isZero();
+        assertThat(copied.getCopyOfBuffer()).isEqualTo(two);
+    }
 }
