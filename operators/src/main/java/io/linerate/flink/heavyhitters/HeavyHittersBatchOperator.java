@@ -311,10 +311,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             stateBytes = ring.memoryBytes();
         }
         if (spec.alerts()) {
-            checkAlert(ring, slot, tracker, element, ts);
+            boolean ownSuppressed = checkAlert(ring, slot, tracker, element, ts);
             long n = tracker.totalWeight();
             if (spec.alertFraction > 0 && n >= spec.alertMinWeight && n - weight < spec.alertMinWeight) {
-                alertFractionsHeldAlready(ring, slot, tracker, ts);
+                alertFractionsHeldAlready(ring, slot, tracker, ts, ownSuppressed);
             }
         }
     }
@@ -322,9 +322,11 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     /**
      * The sub-window's weight has just reached {@code minWindowWeight}: every item that already holds the fraction
      * alerts now (an item is otherwise tested at its own records only, and one with no record after this moment
-     * would never alert). The item's hash is computed as the tracker computed it: its seed, its key bytes.
+     * would never alert). The item's hash is computed as the tracker computed it: its seed, its key bytes. The record's
+     * own item, if {@link #checkAlert} has just counted its alert as suppressed, is skipped: it counts once.
      */
-    private void alertFractionsHeldAlready(WindowRing ring, int slot, HeavyHitters tracker, long ts) {
+    private void alertFractionsHeldAlready(WindowRing ring, int slot, HeavyHitters tracker, long ts,
+                                           boolean ownSuppressed) {
         long n = tracker.totalWeight();
         for (HeavyHitter h : tracker.heavyHitters(spec.alertFraction)) {
             if (h.estimate() == 0 || h.estimate() < spec.alertFraction * n) {
@@ -334,6 +336,9 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             long hash = item instanceof Long l ? itemHasher.hash(l.longValue())
                     : item instanceof io.linerate.sketches.hash.FiveTuple t ? itemHasher.hash(t)
                     : itemHasher.hash((byte[]) item, 0, ((byte[]) item).length);
+            if (ownSuppressed && hash == tracker.lastItemHash()) {
+                continue; // the record's own item: its suppressed alert is counted already
+            }
             if (markAlerted(ring, slot, tracker, hash)) {
                 alert(ring, slot, spec.item.present(item), h.estimate(), n, (long) Math.ceil(spec.alertFraction * n),
                         HeavyHitterAlert.FRACTION, ts);
@@ -360,12 +365,14 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
      * Alerts once per item per sub-window when the item's estimate right after this record crosses a threshold;
      * never while the sub-window or the item weighs 0 (a fraction of nothing is not a heavy hitter: with
      * {@code minWindowWeight} 0, {@code 0 ≥ fraction · 0} would hold and use up the item's one alert).
+     *
+     * @return whether the item was due an alert that the full alerted set suppressed (counted in alertsSuppressed)
      */
-    private void checkAlert(WindowRing ring, int slot, HeavyHitters tracker, T element, long ts) {
+    private boolean checkAlert(WindowRing ring, int slot, HeavyHitters tracker, T element, long ts) {
         long estimate = tracker.lastEstimate();
         long n = tracker.totalWeight();
         if (n == 0 || estimate == 0) {
-            return;
+            return false;
         }
         long threshold;
         String kind;
@@ -376,13 +383,15 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             threshold = (long) Math.ceil(spec.alertFraction * n);
             kind = HeavyHitterAlert.FRACTION;
         } else {
-            return;
+            return false;
         }
         // the item is built (boxed, copied, rendered) only for an alert that is emitted: an item that has alerted in
         // this sub-window crosses the threshold again at every one of its records, the heaviest items' most of all
-        if (markAlerted(ring, slot, tracker, tracker.lastItemHash())) {
+        WindowRing.Mark mark = mark(ring, slot, tracker, tracker.lastItemHash());
+        if (mark == WindowRing.Mark.ADDED) {
             alert(ring, slot, spec.item.itemOf(element), estimate, n, threshold, kind, ts); // renders as present()
         }
+        return mark == WindowRing.Mark.SET_FULL;
     }
 
     /**
@@ -392,11 +401,16 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
      * ring restored from a configuration of another capacity.
      */
     private boolean markAlerted(WindowRing ring, int slot, HeavyHitters tracker, long hash) {
+        return mark(ring, slot, tracker, hash) == WindowRing.Mark.ADDED;
+    }
+
+    /** {@link #markAlerted}, returning what it did. */
+    private WindowRing.Mark mark(WindowRing ring, int slot, HeavyHitters tracker, long hash) {
         WindowRing.Mark mark = ring.markAlerted(slot, hash, WindowRingSerializer.capacityOf(tracker));
         if (mark == WindowRing.Mark.SET_FULL) {
             alertsSuppressed.inc();
         }
-        return mark == WindowRing.Mark.ADDED;
+        return mark;
     }
 
     /** Emits the alert of an item just added to the alerted set ({@link #markAlerted}). */

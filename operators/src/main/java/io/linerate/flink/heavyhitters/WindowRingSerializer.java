@@ -185,13 +185,21 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
         String kind = (tracker instanceof SpaceSaving ? TrackerKind.SPACE_SAVING : TrackerKind.COUNT_MIN_HEAP).name();
         if (!kind.equals(expected.tracker())) {
             throw new IOException("WindowRing slot " + slot + ": tracker is " + kind + ", expected "
-                    + expected.tracker());
+                    + expected.tracker() + OTHER_CONFIGURATION);
         }
         if (capacityOf(tracker) != expected.capacity()) {
             throw new IOException("WindowRing slot " + slot + ": capacity is " + capacityOf(tracker) + ", expected "
-                    + expected.capacity());
+                    + expected.capacity() + OTHER_CONFIGURATION);
         }
     }
+
+    /**
+     * Why a ring of another shape reaches a reader expecting this one, and what to do: only state restored from a
+     * snapshot that recorded no shape (compatible as is into any configuration) gets here, at the first read of each
+     * key on RocksDB.
+     */
+    static final String OTHER_CONFIGURATION = " (state written by an operator configured otherwise, restored from a"
+            + " savepoint that recorded no shape: restore it with the configuration it was taken with)";
 
     static int capacityOf(HeavyHitters tracker) {
         return tracker instanceof SpaceSaving ss ? ss.capacity() : ((CountMinHeap) tracker).capacity();

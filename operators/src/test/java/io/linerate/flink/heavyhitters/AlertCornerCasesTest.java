@@ -92,4 +92,29 @@ class AlertCornerCasesTest {
             }
         }
     }
+
+    /**
+     * A record that takes its sub-window to minWindowWeight is tested once for its own item and then, with every item
+     * holding the fraction, once more: with the alerted set full, its one suppressed alert must count once in
+     * alertsSuppressed, not at both tests (docs: the records due an alert while the set was full).
+     */
+    @Test
+    void aSuppressedAlertAtTheMinimumWeightRecordCountsOnce() throws Exception {
+        HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector = Fixtures.builder().weight(r -> r.f2)
+                .tumbling(Duration.ofSeconds(1)).topK(1).phi(0.5).capacity(3).alertAtWeight(10)
+                .alertAtFraction(0.1, 41).build();
+        try (var h = Fixtures.harness(detector, 1, 0)) {
+            h.open();
+            var op = (HeavyHittersOperator<?, ?>) h.getOperator();
+            for (long item = 1; item <= 3; item++) {
+                h.processElement(new StreamRecord<>(Tuple3.of("a", item, 10), 10 * item)); // alerted: the set is full
+            }
+            assertThat(op.alertsEmitted()).isEqualTo(3);
+            assertThat(op.alertsSuppressed()).isZero();
+            // item 4 takes the window to 41 = minWindowWeight and is due an alert (estimate 21 ≥ 10): suppressed
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 4L, 11), 40));
+            assertThat(op.alertsEmitted()).isEqualTo(3);
+            assertThat(op.alertsSuppressed()).isEqualTo(1);
+        }
+    }
 }

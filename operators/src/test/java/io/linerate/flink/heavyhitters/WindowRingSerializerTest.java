@@ -257,11 +257,15 @@ class WindowRingSerializerTest {
         WindowRingSerializer larger = new WindowRingSerializer(new WindowShape(1000, 1, "SPACE_SAVING", 32, 0, 0,
                 "LONG", 5));
         assertThatThrownBy(() -> larger.deserialize(new DataInputDeserializer(bytes(ring))))
-                .isInstanceOf(IOException.class).hasMessage("WindowRing slot 0: capacity is 16, expected 32");
+                .isInstanceOf(IOException.class)
+                .hasMessage("WindowRing slot 0: capacity is 16, expected 32 (state written by an operator configured"
+                        + " otherwise, restored from a savepoint that recorded no shape: restore it with the"
+                        + " configuration it was taken with)");
         WindowRingSerializer cm = new WindowRingSerializer(new WindowShape(1000, 1, "COUNT_MIN_HEAP", 16, 61, 3,
                 "LONG", 5));
         assertThatThrownBy(() -> cm.deserialize(new DataInputDeserializer(bytes(ring))))
                 .isInstanceOf(IOException.class)
-                .hasMessage("WindowRing slot 0: tracker is SPACE_SAVING, expected COUNT_MIN_HEAP");
+                .hasMessage("WindowRing slot 0: tracker is SPACE_SAVING, expected COUNT_MIN_HEAP"
+                        + WindowRingSerializer.OTHER_CONFIGURATION);
     }
 }

@@ -158,7 +158,7 @@ public final class BalancedBloomFilter implements BloomFilter {
         Checks.bits(bits);
         Checks.hashCount(hashCount);
         long blocks = Math.max(DEFAULT_CHOICES_BLOCKS, (bits + 511) / 512);
-        BalancedParameters params = BalancedParameters.of(blocks, 512, Math.min(512, hashCount / Math.log(2)),
+        BalancedParameters params = BalancedParameters.of(blocks, 512, Math.min(512, hashCount / StrictMath.log(2)),
                 BalancedParameters.DEFAULT_ACCESS_BUDGET, BalancedParameters.DEFAULT_CHOICES);
         return new BalancedBloomFilter(ItemHasher.seeded(seed), params, null);
     }
@@ -171,7 +171,8 @@ public final class BalancedBloomFilter implements BloomFilter {
     /**
      * Model false-positive rate of a filter at design load (notes §1.9): E(P)·Σ<sub>i</sub>
      * P<sub>LB</sub>(i)·(1 − e<sup>−k·i/L</sup>)<sup>k</sup>, E(P) = Σ<sub>j&lt;d</sub> q<sup>j</sup> the expected
-     * blocks a non-member reads, q = P<sub>LB</sub>(h) + P<sub>LB</sub>(h+1).
+     * blocks a non-member reads, q = P<sub>LB</sub>(h) + P<sub>LB</sub>(h+1). In {@link StrictMath}: it chooses the
+     * shape in {@link #create(long, double, long)}, which must come out the same on every JVM.
      */
     public static double modelFpp(BalancedParameters params) {
         double[] pLb = params.loadDistribution();
@@ -181,13 +182,14 @@ public final class BalancedBloomFilter implements BloomFilter {
         int local = params.blockBits() - params.counterBits();
         double perBlock = 0;
         for (int i = 0; i < pLb.length; i++) {
-            perBlock += pLb[i] * Math.pow(-Math.expm1(-(double) params.hashCount() * i / local), params.hashCount());
+            perBlock += pLb[i] * StrictMath.pow(-StrictMath.expm1(-(double) params.hashCount() * i / local),
+                    params.hashCount());
         }
         int k0 = pLb.length - 2;
         double q = pLb[k0] + pLb[k0 + 1];
         double reads = 0;
         for (int j = 0; j < params.choices(); j++) {
-            reads += Math.pow(q, j);
+            reads += StrictMath.pow(q, j);
         }
         return reads * perBlock;
     }

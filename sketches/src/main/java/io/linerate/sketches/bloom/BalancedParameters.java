@@ -18,6 +18,10 @@ import java.util.Arrays;
  *   <li>subtable fractions α<sub>j</sub> = (1 − p(a))/(1 − p(a)<sup>d</sup>)·p(a)<sup>j−1</sup> (Theorem 5 (iv));</li>
  *   <li>b = ⌈log2(k0 + 2)⌉ counter bits per block, so L = B − b bits of local Bloom filter (§9.1).</li>
  * </ul>
+ *
+ * <p>The derivation uses {@link StrictMath} for exp, log and pow (and {@link Poisson} does too): the derived fields
+ * are part of the filter's shape, which a restore compares with the configuration's, so every JVM must derive the
+ * same bits ({@link Math}'s may differ by an ulp between JVMs, or between a JVM's intrinsics and its fallback).
  */
 public final class BalancedParameters {
 
@@ -130,7 +134,8 @@ public final class BalancedParameters {
         int k0 = pLb.length - 2;
         double p = coinProbability(lambda, k0, pLb[k0]);
         int counterBits = 64 - Long.numberOfLeadingZeros(k0 + 1); // ⌈log2(k0 + 2)⌉
-        int k = (int) Math.max(1, Math.min(MAX_HASH_COUNT_IN_BLOCK, Math.round(bitsPerElement * Math.log(2))));
+        int k = (int) Math.max(1, Math.min(MAX_HASH_COUNT_IN_BLOCK,
+                Math.round(bitsPerElement * StrictMath.log(2))));
         k = Math.min(k, blockBits - counterBits);
         long[] sizes = subtableSizes(blocks, design, gamma, choices);
         long budget = (long) Math.floor(cap * n);
@@ -210,7 +215,7 @@ public final class BalancedParameters {
     public static double optimalOverflowFraction(double a, int d) {
         double g = 0;
         for (int i = 0; i < 10_000; i++) {
-            double next = Math.pow(1 - (1 - g) / a, d);
+            double next = StrictMath.pow(1 - (1 - g) / a, d);
             if (Math.abs(next - g) < 1e-15) {
                 return next;
             }
@@ -276,7 +281,7 @@ public final class BalancedParameters {
         for (int i = 0; i < h; i++) {
             below += pmf[i];
         }
-        return Math.exp(-p * lambda) * Math.max(0, 1 - below) / Math.pow(1 - p, h);
+        return StrictMath.exp(-p * lambda) * Math.max(0, 1 - below) / StrictMath.pow(1 - p, h);
     }
 
     /** Rounded M·α<sub>j</sub>; the rounding remainder goes to the first subtable. */
@@ -285,7 +290,7 @@ public final class BalancedParameters {
         long[] sizes = new long[d];
         long assigned = 0;
         for (int j = 0; j < d; j++) {
-            double alpha = d == 1 ? 1 : (1 - pa) / (1 - Math.pow(pa, d)) * Math.pow(pa, j);
+            double alpha = d == 1 ? 1 : (1 - pa) / (1 - StrictMath.pow(pa, d)) * StrictMath.pow(pa, j);
             sizes[j] = Math.max(1, Math.round(blocks * alpha));
             assigned += sizes[j];
         }

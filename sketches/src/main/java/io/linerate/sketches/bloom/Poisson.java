@@ -19,9 +19,9 @@ final class Poisson {
         int mode = (int) Math.min(maxI, Math.floor(lambda));
         double logFactorial = 0;
         for (int i = 2; i <= mode; i++) {
-            logFactorial += Math.log(i);
+            logFactorial += StrictMath.log(i);
         }
-        p[mode] = Math.exp(-lambda + mode * Math.log(lambda) - logFactorial);
+        p[mode] = StrictMath.exp(-lambda + mode * StrictMath.log(lambda) - logFactorial);
         for (int i = mode + 1; i <= maxI; i++) {
             p[i] = p[i - 1] * lambda / i;
         }
