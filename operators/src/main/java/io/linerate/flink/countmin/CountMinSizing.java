@@ -159,7 +159,7 @@ public final class CountMinSizing implements Serializable {
 
     /** δ of the guarantee at this depth: e<sup>−d</sup>, the bound (2/(εw))<sup>d</sup> at ε = 2e/w. */
     public double failureProbability() {
-        return Math.exp(-depth);
+        return StrictMath.exp(-depth);
     }
 
     /** Bytes a state backend stores per key: 4 + the sketch image (header and 8·w·d bytes of counters). */

@@ -79,10 +79,10 @@ public final class DedupSizing implements Serializable {
                     + items + " items per generation, above the limit of " + Integer.MAX_VALUE + " (" + given + ")");
         }
         long n = Math.max(1, (long) items);
-        double pg = -Math.expm1(Math.log1p(-fpp) / generations);
+        double pg = -StrictMath.expm1(StrictMath.log1p(-fpp) / generations);
         // the standard filter's m = -n ln p / ln²2 is a lower bound on the blocked filter's size: check the
         // limits on it before allocating a prototype
-        double lowerBoundBytes = generations * (-n * Math.log(pg) / (Math.log(2) * Math.log(2))) / 8;
+        double lowerBoundBytes = generations * (-n * StrictMath.log(pg) / (StrictMath.log(2) * StrictMath.log(2))) / 8;
         // a budget tightens the state limit (one state value, a byte array), never lifts it
         long limit = memoryBudget > 0 ? Math.min(memoryBudget, ImageSerializer.MAX_IMAGE_BYTES)
                 : ImageSerializer.MAX_IMAGE_BYTES;

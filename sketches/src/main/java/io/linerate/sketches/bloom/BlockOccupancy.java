@@ -28,7 +28,7 @@ final class BlockOccupancy {
         double[] hit = new double[maxItems + 1];
         double[] power = new double[blockBits + 1]; // (x/B)^k
         for (int x = 0; x <= blockBits; x++) {
-            power[x] = Math.pow((double) x / blockBits, k);
+            power[x] = StrictMath.pow((double) x / blockBits, k);
         }
         double[] p = new double[blockBits + 1]; // P(X = x) after the balls thrown so far, 0 outside [lo, hi]
         p[0] = 1;

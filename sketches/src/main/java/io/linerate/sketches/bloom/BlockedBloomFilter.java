@@ -310,11 +310,11 @@ public final class BlockedBloomFilter extends BitArrayFilter {
     static double meanFillFpp(double itemsPerBlock, int k, int blockBits) {
         int max = Poisson.tailBound(itemsPerBlock);
         double[] pmf = Poisson.pmf(itemsPerBlock, max);
-        double clear = Math.pow(1.0 - 1.0 / blockBits, k);
+        double clear = StrictMath.pow(1.0 - 1.0 / blockBits, k);
         double clearPower = 1; // clear^i
         double sum = 0;
         for (int i = 0; i <= max; i++) {
-            sum += pmf[i] * Math.pow(1.0 - clearPower, k);
+            sum += pmf[i] * StrictMath.pow(1.0 - clearPower, k);
             clearPower *= clear;
         }
         return sum;

@@ -9,7 +9,7 @@ import java.util.function.DoubleUnaryOperator;
  */
 public final class BloomSizing {
 
-    private static final double LN2 = Math.log(2);
+    private static final double LN2 = StrictMath.log(2);
     /** The floor of {@link #maxItemsPerBlock}. */
     static final double MIN_ITEMS_PER_BLOCK = 1e-9;
 
@@ -20,7 +20,7 @@ public final class BloomSizing {
     public static long optimalBits(long n, double fpp) {
         Checks.expectedItems(n);
         Checks.fpp(fpp);
-        double bits = Math.ceil(-n * Math.log(fpp) / (LN2 * LN2));
+        double bits = Math.ceil(-n * StrictMath.log(fpp) / (LN2 * LN2));
         if (bits > BloomFilter.MAX_BITS) {
             throw Checks.tooManyBits(n, fpp, bits, false);
         }
@@ -35,7 +35,7 @@ public final class BloomSizing {
 
     /** (1 − e<sup>−kn/m</sup>)<sup>k</sup>. */
     public static double falsePositiveProbability(long n, long bits, int k) {
-        return Math.pow(-Math.expm1(-(double) k * n / bits), k);
+        return StrictMath.pow(-StrictMath.expm1(-(double) k * n / bits), k);
     }
 
     /**

@@ -197,8 +197,8 @@ public final class SplitBlockBloomFilter extends BitArrayFilter {
         double[] pmf = Poisson.pmf(itemsPerBlock, max);
         double sum = 0;
         for (int i = 0; i <= max; i++) {
-            double fill = -Math.expm1(i * Math.log1p(-1.0 / 64));
-            sum += pmf[i] * Math.pow(fill, HASH_COUNT);
+            double fill = -StrictMath.expm1(i * StrictMath.log1p(-1.0 / 64));
+            sum += pmf[i] * StrictMath.pow(fill, HASH_COUNT);
         }
         return sum;
     }

@@ -43,7 +43,7 @@ final class TypeSummary {
         double remaining = items;
         for (int j = 1; j < d; j++) {
             double slots = (double) layout.buckets(j - 1) * layout.bucketCapacity();
-            remaining -= slots * (1 - Math.pow(1 - 1 / slots, remaining));
+            remaining -= slots * (1 - StrictMath.pow(1 - 1 / slots, remaining));
             long expected = Math.max(64, (long) Math.ceil(2 * Math.max(0, remaining)));
             filters[j] = CountingBloomFilter.create(expected, DEEP_FPP, seed);
         }

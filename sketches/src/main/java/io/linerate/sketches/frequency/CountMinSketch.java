@@ -143,7 +143,7 @@ public final class CountMinSketch {
         // an integer k exactly when δ = ε^k, where the two logarithms' rounding often leaves it an ulp or two above k
         // (ln(125)/ln(5) = 3.0000000000000004): a ceiling without slack took a copy more than ε^k ≤ δ needs (0.2 and
         // 0.008 got 8 rows for 6) and refused the δ = ε^⌊64/d⌋ its own message names as the least allowed
-        double copies = Math.max(1, Math.ceil(Math.log(1 / delta) / Math.log(1 / epsilon) - COPIES_SLACK));
+        double copies = Math.max(1, Math.ceil(StrictMath.log(1 / delta) / StrictMath.log(1 / epsilon) - COPIES_SLACK));
         double rows = perCopy * copies;
         if (rows > MAX_DEPTH) {
             int maxCopies = MAX_DEPTH / perCopy;
@@ -161,7 +161,7 @@ public final class CountMinSketch {
     /** d = ⌈ln(1/(ε(1 − 1/(2e²))))⌉: the depth at which one copy's failure probability is at most ε. */
     public static int rowsPerCopy(double epsilon) {
         checkUnit("epsilon", epsilon);
-        return Math.max(1, (int) Math.ceil(Math.log(1 / (epsilon * (1 - 1 / (2 * E * E))))));
+        return Math.max(1, (int) Math.ceil(StrictMath.log(1 / (epsilon * (1 - 1 / (2 * E * E))))));
     }
 
     /** Exactly {@code width} × {@code depth} counters. */
