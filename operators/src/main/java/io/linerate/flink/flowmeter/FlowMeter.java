@@ -5,6 +5,7 @@ import io.linerate.flink.items.TimestampOf;
 import io.linerate.flink.items.WeightOf;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.flink.state.WriteBackOperator;
+import io.linerate.sketches.flowtable.ExportReason;
 import io.linerate.sketches.flowtable.FlowExporter;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.FlowTable;
@@ -247,7 +248,7 @@ public final class FlowMeter<T, K> implements Serializable {
     /**
      * Bytes of one table's arrays for {@code flows} capacity: (slots + stash + 1) entries of
      * (key + 4 counters) longs, plus one state byte per slot, the stash's copies of its flows' hashes and last
-     * timestamps (two longs per stash slot) and the layout's int arrays.
+     * timestamps (two longs per stash slot), the layout's int arrays and the export counts.
      */
     static long tableBytes(long flows, InsertionScheme scheme, FlowKeyFormat format, int stash) {
         long longs = entryLongs(flows, scheme, format, stash);
@@ -255,8 +256,10 @@ public final class FlowMeter<T, K> implements Serializable {
             return Long.MAX_VALUE; // no such table
         }
         long slots = longs / (format.keyLongs() + COUNTER_LONGS) - 1;
-        // the layout's ints: the bucket count of each level and the first slot of each level plus the end
-        return longs * Long.BYTES + slots + 2L * stash * Long.BYTES + (long) Integer.BYTES * (2 * LEVELS + 1);
+        // the layout's ints: the bucket count of each level (the table's copy and the layout's) and the first slot of
+        // each level plus the end; and the table's count of exports per reason
+        return longs * Long.BYTES + slots + 2L * stash * Long.BYTES + (long) Integer.BYTES * (3 * LEVELS + 1)
+                + (long) ExportReason.values().length * Long.BYTES;
     }
 
     /** Longs of the entry array: (sub-table slots + stash + 1 scratch) × (key + counters); MAX_VALUE if too big. */

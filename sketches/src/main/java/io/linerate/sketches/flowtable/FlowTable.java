@@ -51,7 +51,7 @@ public final class FlowTable {
     private static final int LAST = 3;
     private static final int COUNTERS = 4;
 
-    private final Builder config;
+    private final long capacity; // the flows the table was sized for (n of α_i·n)
     private final ItemHasher hasher;
     private final FlowKeyFormat format;
     private final int keyLongs;
@@ -88,7 +88,7 @@ public final class FlowTable {
     private long summaryFailures;
 
     private FlowTable(Builder b) {
-        this.config = b.copy();
+        this.capacity = b.capacity;
         this.hasher = ItemHasher.seeded(b.seed);
         this.format = b.keyFormat;
         this.keyLongs = format.keyLongs();
@@ -116,7 +116,7 @@ public final class FlowTable {
 
     /** An independent copy of {@code other} ({@link #copy()}). */
     private FlowTable(FlowTable other) {
-        this.config = other.config.copy();
+        this.capacity = other.capacity;
         this.hasher = other.hasher;
         this.format = other.format;
         this.keyLongs = other.keyLongs;
@@ -811,10 +811,12 @@ public final class FlowTable {
         long packetsBefore = packets;
         int sizeBefore = table.size();
         int lazyBefore = table.lazilyDeleted();
+        long rebuildMovesBefore = table.rebuildMoves(); // a rebuild moves flows without changing how many there are
         for (int s = 0; s < end; s++) {
             if (table.isLive(s)) {
                 action.accept(view.at(s, null));
-                if (packets != packetsBefore || table.size() != sizeBefore || table.lazilyDeleted() != lazyBefore) {
+                if (packets != packetsBefore || table.size() != sizeBefore || table.lazilyDeleted() != lazyBefore
+                        || table.rebuildMoves() != rebuildMovesBefore) {
                     throw new java.util.ConcurrentModificationException("the flow table changed during forEach");
                 }
             }
@@ -913,7 +915,7 @@ public final class FlowTable {
 
     /** The flow count the table was sized for (n of α<sub>i</sub>·n). */
     public long capacity() {
-        return config.capacity;
+        return capacity;
     }
 
     /** Entry slots in sub-tables and stash: the most flows the table can ever hold. */
@@ -927,7 +929,7 @@ public final class FlowTable {
 
     /** What this table's shape is made of ({@link Plan}); equal to the plan of the builder that made it. */
     public Plan plan() {
-        return new Plan(scheme(), layout(), format, userSlots, config.capacity, seed());
+        return new Plan(scheme(), layout(), format, userSlots, capacity, seed());
     }
 
     /**
@@ -1106,9 +1108,13 @@ public final class FlowTable {
         return hasher.seed();
     }
 
-    /** Bytes held by this table's arrays (entries, slot states, summary filters), excluding object headers. */
+    /**
+     * Bytes held by this table's arrays (entries, stash copies, export counts, slot states, layout, summary filters and
+     * their index arrays), excluding object headers.
+     */
     public long memoryBytes() {
-        return (long) (entries.length + stashHashes.length + stashLast.length) * Long.BYTES + table.memoryBytes();
+        return (long) (entries.length + stashHashes.length + stashLast.length + exports.length) * Long.BYTES
+                + table.memoryBytes();
     }
 
     @Override
@@ -1153,7 +1159,7 @@ public final class FlowTable {
             w.putInt(table.layout().buckets(i));
         }
         w.putInt(format.ordinal()).putInt(userSlots).putInt(policy.ordinal()).putInt(summary != null ? 1 : 0)
-                .putLong(config.capacity).putLong(idleTimeout).putLong(activeTimeout).putInt(sweepPerUpdate)
+                .putLong(capacity).putLong(idleTimeout).putLong(activeTimeout).putInt(sweepPerUpdate)
                 .putLong(hasher.seed()).putLong(now).putInt(cursor).putInt(table.stashSize());
         w.putLong(table.moves()).putLong(table.overflows()).putLong(table.rebuildMoves()).putLong(packets)
                 .putLong(newFlows).putLong(summaryLookups).putLong(summaryFalsePositives).putLong(summaryFailures);
@@ -1654,26 +1660,6 @@ public final class FlowTable {
             }
             double[] a = alphas != null ? alphas : scheme.defaultAlphas(levels);
             return TableLayout.forItems(capacity, scheme, a, stashCapacity);
-        }
-
-        Builder copy() {
-            Builder b = new Builder();
-            b.capacity = capacity;
-            b.scheme = scheme;
-            b.levels = levels;
-            b.alphas = alphas;
-            b.buckets = buckets;
-            b.stashCapacity = stashCapacity;
-            b.keyFormat = keyFormat;
-            b.userSlots = userSlots;
-            b.idleTimeout = idleTimeout;
-            b.activeTimeout = activeTimeout;
-            b.sweepSlotsPerUpdate = sweepSlotsPerUpdate;
-            b.overflowPolicy = overflowPolicy;
-            b.summary = summary;
-            b.seed = seed;
-            b.exporter = exporter;
-            return b;
         }
 
         public FlowTable build() {

@@ -557,7 +557,8 @@ final class MultilevelTable {
     }
 
     long memoryBytes() {
-        return state.length + (long) (buckets.length + firstSlot.length) * Integer.BYTES
+        // buckets, firstSlot and the layout's own copy of the bucket counts
+        return state.length + (long) (2 * buckets.length + firstSlot.length) * Integer.BYTES
                 + (summary != null ? summary.memoryBytes() : 0);
     }
 }

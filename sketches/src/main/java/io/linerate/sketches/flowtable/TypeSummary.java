@@ -128,7 +128,8 @@ final class TypeSummary {
     long memoryBytes() {
         long n = 0;
         for (CountingBloomFilter f : filters) {
-            n += f.memoryBytes();
+            // the counters, and the k probe offsets and k scratch indexes each filter holds
+            n += f.memoryBytes() + 2L * f.hashCount() * Long.BYTES;
         }
         return n;
     }
