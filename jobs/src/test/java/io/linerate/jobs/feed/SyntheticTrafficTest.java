@@ -72,12 +72,11 @@ class SyntheticTrafficTest {
     }
 
     /**
-     * The Zipf flows' TCP mix (docs/feeding.md: SYN 2 %, FIN+ACK 1 %, PSH+ACK 10 %, half full-size): a SYN or a FIN
-     * carries no payload, so it is a bare header (40 bytes, 60 in IPv6), never a 1500-byte segment; the shares still
-     * hold, and every flag appears at more than one length class.
+     * The Zipf flows' TCP mix as docs/feeding.md gives it: SYN 2 %, FIN+ACK 1 %, PSH+ACK 10 %, half full-size, and
+     * (one draw for both) SYN, FIN+ACK and PSH+ACK segments full-size. Shares within 4 binomial standard deviations.
      */
     @Test
-    void synAndFinSegmentsCarryNoPayloadAndTheMixKeepsItsShares() throws Exception {
+    void theTcpMixHasTheDocumentedShares() throws Exception {
         int n = 200_000;
         List<TrafficSource.Record> records = all(SyntheticTraffic.builder().seed(5).count(n).ipv6Share(0.25).build());
         long tcp = 0;
@@ -85,7 +84,6 @@ class SyntheticTrafficTest {
         long fin = 0;
         long push = 0;
         long full = 0;
-        java.util.Set<Integer> pushLengths = new java.util.HashSet<>();
         for (TrafficSource.Record r : records) {
             io.linerate.jobs.format.PacketBatch b = io.linerate.jobs.format.PacketBatchCodec.decode(r.value());
             for (int i = 0; i < b.size(); i++) {
@@ -94,25 +92,25 @@ class SyntheticTrafficTest {
                     continue;
                 }
                 tcp++;
-                int bare = (p.isIpv6() ? 40 : 20) + 20;
-                if (p.tcpFlags() == 0x02) {
-                    syn++;
-                    assertThat(p.length()).as("a SYN's length").isEqualTo(bare);
-                } else if (p.tcpFlags() == 0x11) {
-                    fin++;
-                    assertThat(p.length()).as("a FIN+ACK's length").isEqualTo(bare);
-                } else if (p.tcpFlags() == 0x18) {
-                    push++;
-                    pushLengths.add(p.length() == 1500 ? 1500 : p.length() == bare ? 0 : 1);
-                }
+                int flags = p.tcpFlags();
+                syn += flags == 0x02 ? 1 : 0;
+                fin += flags == 0x11 ? 1 : 0;
+                push += flags == 0x18 ? 1 : 0;
                 full += p.length() == 1500 ? 1 : 0;
+                if (flags != 0x10) {
+                    assertThat(p.length()).as("a segment with flags %s", flags).isEqualTo(1500);
+                }
             }
         }
-        assertThat((double) syn / tcp).isBetween(0.018, 0.022);
-        assertThat((double) fin / tcp).isBetween(0.008, 0.012);
-        assertThat((double) push / tcp).isBetween(0.095, 0.105);
-        assertThat((double) full / tcp).as("full-size segments").isBetween(0.45, 0.5);
-        assertThat(pushLengths).as("PSH+ACK not tied to one length").hasSizeGreaterThan(1);
+        assertShare("SYN", syn, tcp, 0.02);
+        assertShare("FIN+ACK", fin, tcp, 0.01);
+        assertShare("PSH+ACK", push, tcp, 0.10);
+        assertThat((double) full / tcp).as("full-size segments").isBetween(0.45, 0.55);
+    }
+
+    private static void assertShare(String what, long count, long total, double p) {
+        double sd = Math.sqrt(total * p * (1 - p));
+        assertThat((double) count).as(what).isBetween(total * p - 4 * sd, total * p + 4 * sd);
     }
 
     /** Event times stay within the jobs' formats (up to 9999-12-31T23:59:59.999Z) and batches within their span. */
