@@ -1600,7 +1600,8 @@ public final class FlowTable {
 
         /**
          * Slots the expiry sweep examines per update; default 2. A full pass takes slots / this many
-         * updates, which bounds how late an idle flow is exported when nothing else touches it.
+         * updates, which bounds how late an idle flow is exported when nothing else touches it. 0 turns the sweep
+         * off: a flow nothing touches then expires only through {@link FlowTable#advanceTime} or {@code flush}.
          */
         public Builder sweepSlotsPerUpdate(int slots) {
             if (slots < 0 || slots > 1024) {
@@ -1655,6 +1656,12 @@ public final class FlowTable {
         }
 
         TableLayout layout() {
+            // buckets(..) and alphas(..) set levels to their length: a differing levels was set after them
+            int given = buckets != null ? buckets.length : alphas != null ? alphas.length : levels;
+            if (given != levels) {
+                throw new IllegalArgumentException("levels " + levels + " disagrees with the " + given + " sub-tables"
+                        + " that " + (buckets != null ? "buckets" : "alphas") + " gave; set one of them");
+            }
             if (buckets != null) {
                 return TableLayout.of(scheme.bucketCapacity(), stashCapacity, buckets);
             }

@@ -67,6 +67,10 @@ class FlowTableValidationTest {
         rejects(() -> table().buckets(10, 0, 5).build(), "sub-table 2", "at least 1 bucket", "got 0");
         rejects(() -> table().buckets(10, 5, -3).build(), "sub-table 3", "at least 1 bucket", "got -3");
         rejects(() -> table().buckets(1 << 27, 1 << 27, 1).build(), "slots", "limit is " + MAX);
+        // levels set after buckets or alphas, to another count: refused, not silently overridden by their length
+        rejects(() -> table().buckets(10, 5, 5).levels(4).build(), "levels 4", "3 sub-tables", "buckets");
+        rejects(() -> table().alphas(0.5, 0.3, 0.2).levels(5).build(), "levels 5", "3 sub-tables", "alphas");
+        assertThat(table().buckets(10, 5, 5).levels(3).build().layout().levels()).isEqualTo(3);
     }
 
     @Test
