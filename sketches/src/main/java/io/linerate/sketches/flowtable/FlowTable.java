@@ -1251,33 +1251,34 @@ public final class FlowTable {
         int occupied = in.getInt("occupiedSlots", 0, totalSlots);
         int stride = b.keyFormat.keyLongs() + COUNTERS + b.userSlots;
         long entryBytes = (long) occupied * stride * Long.BYTES;
-        checkStates(state, (int) tableSlots, stashSize, occupied);
+        int lazilyDeleted = checkStates(state, (int) tableSlots, stashSize, occupied);
         if (entryBytes > in.imageLength()) {
             throw new IllegalArgumentException("image truncated: " + occupied + " entries need " + entryBytes
                     + " bytes, the image has " + in.imageLength());
         }
         // allocation is now bounded by the image itself: at most (8·entryLongs + 1) bytes per state byte read
         FlowTable t = new FlowTable(b);
-        // Occupied slots follow each other in the image, so each run of them is one bulk read; its keys are
-        // checked right after it, while they are in the cache (a second pass over the entries, after all were
-        // read, took a third of the time of reading an image).
-        KeyCheck check = t.new KeyCheck(state, stashSize);
-        for (int slot = 0; slot < totalSlots; ) {
-            if ((state[slot] & MultilevelTable.OCCUPIED) == 0) {
-                slot++;
-                continue;
+        // The entries of occupied slots follow each other in the image: they are read in chunks of up to
+        // KeyCheck.CHUNK, each scattered straight from the reader's window to its slots and checked right after,
+        // while it is in the cache (a second pass over the entries, after all were read, took a third of the time
+        // of reading an image).
+        KeyCheck check = t.new KeyCheck(state, stashSize, occupied);
+        int[] chunk = check.chunkSlots;
+        int slot = 0;
+        for (int left = occupied; left > 0; ) {
+            int n = Math.min(left, chunk.length);
+            // the next n occupied slots, without a branch per slot: checkStates counted exactly `occupied` of them
+            for (int k = 0; k < n; slot++) {
+                chunk[k] = slot;
+                k += state[slot] & MultilevelTable.OCCUPIED;
             }
-            int end = slot + 1;
-            while (end < totalSlots && (state[end] & MultilevelTable.OCCUPIED) != 0) {
-                end++;
-            }
-            in.getLongs("entries", t.entries, slot * stride, (end - slot) * stride);
-            check.slots(slot, end);
-            slot = end;
+            in.getLongRecords("entries", t.entries, chunk, n, stride);
+            check.entries(n);
+            left -= n;
         }
         check.stash();
         in.finish();
-        t.table.restore(state, stashSize, counters[0], counters[1], counters[2]);
+        t.table.restore(state, stashSize, occupied, lazilyDeleted, counters[0], counters[1], counters[2]);
         for (int i = 0; i < stashSize; i++) {
             t.stashHashes[i] = t.hashAt(t.table.stashBase() + i);
             t.stashLast[i] = t.lastTimestamp(t.table.stashBase() + i);
@@ -1293,29 +1294,72 @@ public final class FlowTable {
         return t;
     }
 
+    /** Eight slot states at a time, for {@link #checkStates}. */
+    private static final java.lang.invoke.VarHandle STATE_WORDS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    /** A long with 1 in every byte: multiplied by a state bit, that bit in all eight states of a word. */
+    private static final long BYTES_OF = 0x0101_0101_0101_0101L;
+    /** The bits a table slot's state may have. */
+    private static final int STATE_BITS = MultilevelTable.OCCUPIED | MultilevelTable.DELETED | MultilevelTable.MARKED;
+
     /** The image's eight counters before the exports, in order. */
     private static final String[] COUNTER_NAMES = {"moves", "overflows", "rebuildMoves", "packets", "newFlows",
             "summaryLookups", "summaryFalsePositives", "summaryFailures"};
 
-    private static void checkStates(byte[] state, int tableSlots, int stashSize, int occupied) {
+    /**
+     * Checks every slot state (a table slot: only the OCCUPIED, DELETED and MARKED bits, DELETED only with OCCUPIED;
+     * a stash slot: OCCUPIED exactly for the first stashSize) and that {@code occupied} counts the occupied slots.
+     *
+     * @return the number of lazily deleted slots
+     */
+    private static int checkStates(byte[] state, int tableSlots, int stashSize, int occupied) {
+        // the table slots in one loop without branches (the bits of every invalid state ORed into bad), then, if
+        // any was invalid, the slot-by-slot loop that names the first
+        long badBits = 0;
         int count = 0;
-        for (int slot = 0; slot < state.length; slot++) {
+        int deleted = 0;
+        int slot = 0;
+        for (; slot <= tableSlots - Long.BYTES; slot += Long.BYTES) { // 8 states at a time, one per byte
+            long w = (long) STATE_WORDS.get(state, slot);
+            badBits |= (w & ~(BYTES_OF * STATE_BITS))
+                    | ((w >>> 1) & ~w & BYTES_OF); // DELETED (bit 1) without OCCUPIED (bit 0)
+            count += Long.bitCount(w & (BYTES_OF * MultilevelTable.OCCUPIED));
+            deleted += Long.bitCount(w & (BYTES_OF * MultilevelTable.DELETED));
+        }
+        int bad = badBits != 0 ? 1 : 0;
+        for (; slot < tableSlots; slot++) {
             int s = state[slot];
-            boolean stash = slot >= tableSlots;
-            boolean valid = stash
-                    ? s == (slot - tableSlots < stashSize ? MultilevelTable.OCCUPIED : 0)
-                    : (s & ~(MultilevelTable.OCCUPIED | MultilevelTable.DELETED | MultilevelTable.MARKED)) == 0
-                            && ((s & MultilevelTable.DELETED) == 0 || (s & MultilevelTable.OCCUPIED) != 0);
-            if (!valid) {
-                throw new IllegalArgumentException("image field slotStates[" + slot + "] is " + s + ", not a valid "
-                        + (stash ? "stash" : "slot") + " state (stash holds " + stashSize + " entries)");
-            }
+            int d = (s >> 1) & 1; // DELETED
+            bad |= (s & ~(MultilevelTable.OCCUPIED | MultilevelTable.DELETED | MultilevelTable.MARKED))
+                    | (d & ~s); // DELETED without OCCUPIED
             count += s & MultilevelTable.OCCUPIED;
+            deleted += d;
+        }
+        for (slot = tableSlots; slot < state.length; slot++) {
+            bad |= state[slot] ^ (slot - tableSlots < stashSize ? MultilevelTable.OCCUPIED : 0);
+            count += state[slot] & MultilevelTable.OCCUPIED;
+        }
+        if (bad != 0) {
+            for (slot = 0; slot < state.length; slot++) {
+                int s = state[slot];
+                boolean stash = slot >= tableSlots;
+                boolean valid = stash
+                        ? s == (slot - tableSlots < stashSize ? MultilevelTable.OCCUPIED : 0)
+                        : (s & ~(MultilevelTable.OCCUPIED | MultilevelTable.DELETED | MultilevelTable.MARKED)) == 0
+                                && ((s & MultilevelTable.DELETED) == 0 || (s & MultilevelTable.OCCUPIED) != 0);
+                if (!valid) {
+                    throw new IllegalArgumentException("image field slotStates[" + slot + "] is " + s
+                            + ", not a valid " + (stash ? "stash" : "slot") + " state (stash holds " + stashSize
+                            + " entries)");
+                }
+            }
+            throw new IllegalStateException("slot states flagged invalid, none found"); // unreachable
         }
         if (count != occupied) {
             throw new IllegalArgumentException("image field occupiedSlots is " + occupied + ", slot states say "
                     + count);
         }
+        return deleted;
     }
 
     /**
@@ -1329,11 +1373,19 @@ public final class FlowTable {
      */
     private final class KeyCheck {
         private static final int QUEUED = 4096;
+        /** Entries read and checked at a time (a chunk of 1024 IPv4-only entries is 48 KiB). */
+        private static final int CHUNK = 1024;
         private final byte[] state;
         private final int stashBase;
         private final int stashEnd;
         private final int cap;
         private final int levels;
+        /** The slots of the chunk being read, in increasing order (filled by the reader). */
+        final int[] chunkSlots;
+        /** h1 of the key in each slot of {@link #chunkSlots}. */
+        private final long[] chunkHashes;
+        /** h2 of the same keys (0 for sub-table 0's, which do not need it). */
+        private final long[] chunkHashes2;
         /**
          * A 16-bit fingerprint of the h1 of every live table slot checked so far (0 for the others): two copies
          * of a flow have the same h1, so a different fingerprint proves two keys distinct without reading the
@@ -1343,18 +1395,20 @@ public final class FlowTable {
          */
         private final char[] fingerprints;
         /**
-         * Searches of lower sub-tables' buckets, queued as (slot, bucket) and run up to {@value #QUEUED} at a time.
-         * Each is a random read of {@link #fingerprints}; in one short loop many of them are in flight at once, where
-         * made entry by entry (or through {@link #bucket}'s loop) each waited for its read (measured on a 1M-flow
-         * image: 16 ns per search that way, 3–5 ns in the loop).
+         * Searches of lower sub-tables' buckets, queued as (slot, bucket), one queue per searched sub-table, each
+         * run when it holds {@value #QUEUED}. Each is a random read of {@link #fingerprints}; in one short loop many
+         * of them are in flight at once, where made entry by entry (or through {@link #bucket}'s loop) each waited
+         * for its read (measured on a 1M-flow image: 16 ns per search that way, 3–5 ns in the loop), and with one
+         * queue per sub-table the reads of a run fall in that sub-table's fingerprints only (1.1 MB for the largest
+         * of a 1.5M-slot table, instead of 3 MB for all), so more of them hit the cache.
          */
-        private final int[] queuedSlots;
-        private final int[] queuedBuckets;
-        private int queued;
+        private final int[][] queuedSlots;
+        private final int[][] queuedBuckets;
+        private final int[] queued;
         private int level;
         private int levelEnd;
 
-        KeyCheck(byte[] state, int stashSize) {
+        KeyCheck(byte[] state, int stashSize, int occupied) {
             this.state = state;
             this.stashBase = table.stashBase();
             this.stashEnd = stashBase + stashSize;
@@ -1362,31 +1416,165 @@ public final class FlowTable {
             this.levels = table.levels();
             this.fingerprints = new char[stashBase];
             int queue = Math.min(QUEUED, Math.max(16, stashBase)); // a small table's read allocates little
-            this.queuedSlots = new int[queue];
-            this.queuedBuckets = new int[queue];
+            this.queuedSlots = new int[Math.max(1, levels - 1)][queue]; // no search goes to the last sub-table
+            this.queuedBuckets = new int[Math.max(1, levels - 1)][queue];
+            this.queued = new int[Math.max(1, levels - 1)];
+            int chunk = Math.min(CHUNK, Math.max(1, occupied));
+            this.chunkSlots = new int[chunk];
+            this.chunkHashes = new long[chunk];
+            this.chunkHashes2 = new long[chunk];
             this.levelEnd = table.firstSlotOf(1);
         }
 
-        /** Checks the live slots in [from, to); called with increasing, non-overlapping ranges. */
-        void slots(int from, int to) {
-            for (int slot = from; slot < to; slot++) {
-                if ((state[slot] & (MultilevelTable.OCCUPIED | MultilevelTable.DELETED)) == MultilevelTable.OCCUPIED) {
-                    entry(slot);
+        /**
+         * Checks the entries of the first {@code n} slots of {@link #chunkSlots} (occupied slots, in increasing
+         * order, after the previous chunk's) with {@link #entry}'s checks for each live one: the same checks and
+         * messages, in loops without a call per entry. First the well-formedness of every key and its hash,
+         * independent from entry to entry; should any key be malformed, {@link #entry} runs over the chunk slot by
+         * slot instead, so the error is the one the first defective slot gives. Then, sub-table by sub-table, the
+         * own-bucket check and the check against the bucket's first entry, in slot order, and the queued searches
+         * of lower sub-tables; as those run in batches anyway, an image with several defects may be refused for
+         * another of them than entry by entry (always with an IllegalArgumentException naming a slot).
+         */
+        void entries(int n) {
+            int[] slots = chunkSlots;
+            long[] h = chunkHashes;
+            long[] e = entries;
+            boolean malformed = false;
+            if (keyLongs == 2) {
+                // IPV4_ONLY: the key is (addresses, meta), so a key is well formed exactly when its version byte is 4
+                // (entry()'s other conditions are identities for this format), and then its h1, hashAt's
+                // hashIpv4(src, dst, ports, protocol), is that of the stored words (FiveTuple.meta(false, ...)
+                // rebuilds the stored meta from its fields when the version is 4)
+                long wrong = 0;
+                for (int k = 0; k < n; k++) {
+                    int slot = slots[k];
+                    int o = slot * stride;
+                    long addresses = e[o];
+                    long meta = e[o + 1] & KEY_MASK;
+                    long live = ((state[slot] & MultilevelTable.DELETED) >> 1) - 1L; // -1 if live, 0 if deleted
+                    wrong |= ((meta & 0xFF) ^ 4) & live;
+                    h[k] = hasher.hashIpv4((int) (addresses >>> 32), (int) addresses, (int) (meta >>> 32) & 0xFFFF,
+                            (int) (meta >>> 16) & 0xFFFF, (int) (meta >>> 8) & 0xFF);
+                }
+                malformed = wrong != 0;
+            } else {
+                for (int k = 0; k < n; k++) {
+                    int slot = slots[k];
+                    malformed |= !wellFormed(slot) && isLiveState(slot);
+                    h[k] = hashAt(slot);
+                }
+            }
+            if (malformed) {
+                for (int k = 0; k < n; k++) {
+                    if (isLiveState(slots[k])) {
+                        entry(slots[k]); // throws for the first defective slot
+                    }
+                }
+                throw new IllegalStateException("a chunk flagged malformed passed the checks"); // unreachable
+            }
+            int k = 0;
+            while (k < n && slots[k] < stashBase) {
+                int slot = slots[k];
+                while (slot >= levelEnd) {
+                    level++;
+                    levelEnd = level < levels ? table.firstSlotOf(level + 1) : Integer.MAX_VALUE;
+                }
+                int end = k + 1; // the chunk's slots in this sub-table: [k, end)
+                int last = Math.min(levelEnd, stashBase);
+                while (end < n && slots[end] < last) {
+                    end++;
+                }
+                placed(k, end, level);
+                k = end;
+            }
+            for (; k < n; k++) { // stash slots: every table slot's fingerprint is set by now
+                int slot = slots[k];
+                long h1 = h[k];
+                long h2 = ItemHasher.h2(h1);
+                char fingerprint = (char) ((h1 >>> 48) | 1);
+                for (int l = 0; l < levels; l++) {
+                    bucket(slot, fingerprint, table.bucketSlot(l, h1, h2));
                 }
             }
         }
 
-        private void entry(int slot) {
-            while (slot >= levelEnd) {
-                level++;
-                levelEnd = level < levels ? table.firstSlotOf(level + 1) : Integer.MAX_VALUE;
+        /**
+         * {@link #entry}'s checks after well-formedness for the chunk's live slots [from, to), all in sub-table
+         * {@code level}: in its own bucket, not the same flow as the bucket's first entry, and the searches of the
+         * lower sub-tables queued.
+         */
+        private void placed(int from, int to, int level) {
+            int[] slots = chunkSlots;
+            long[] h = chunkHashes;
+            long[] h2s = chunkHashes2;
+            for (int k = from; k < to; k++) {
+                int slot = slots[k];
+                if (!isLiveState(slot)) {
+                    continue;
+                }
+                long h1 = h[k];
+                // sub-table 0's bucket is bucketSlot(0, h1, h2) = mix(h1 + 0·h2) whatever h2, and it searches no
+                // lower sub-table: its entries (the most of any sub-table) need no h2
+                long h2 = level == 0 ? 0 : ItemHasher.h2(h1);
+                h2s[k] = h2;
+                char fingerprint = (char) ((h1 >>> 48) | 1); // the top 15 bits of h1, never 0
+                fingerprints[slot] = fingerprint;
+                int base = table.bucketSlot(level, h1, h2);
+                if (slot < base || slot >= base + cap) {
+                    throw notInBucket(slot, level);
+                }
+                if (base < slot && fingerprints[base] == fingerprint) { // the bucket's first entry, if it is second
+                    checkDistinct(slot, base);
+                }
             }
-            long meta = meta(slot);
-            int version = (int) (meta & 0xFF);
-            boolean ok = (version == 4 || (version == 6 && keyLongs == 5))
+            // then the searches of each lower sub-table, queued in slot order as entry() queues them
+            for (int l = 0; l < level; l++) {
+                int[] queueSlots = queuedSlots[l];
+                int[] queueBuckets = queuedBuckets[l];
+                int q = queued[l];
+                for (int k = from; k < to; k++) {
+                    int slot = slots[k];
+                    if (!isLiveState(slot)) {
+                        continue;
+                    }
+                    if (q == queueSlots.length) {
+                        queued[l] = q;
+                        runQueue(l);
+                        q = 0;
+                    }
+                    queueSlots[q] = slot;
+                    queueBuckets[q] = table.bucketSlot(l, h[k], h2s[k]);
+                    q++;
+                }
+                queued[l] = q;
+            }
+        }
+
+        private boolean isLiveState(int slot) {
+            return (state[slot] & (MultilevelTable.OCCUPIED | MultilevelTable.DELETED)) == MultilevelTable.OCCUPIED;
+        }
+
+        /** The key in {@code slot} is a valid 5-tuple of the table's key format. */
+        private boolean wellFormed(int slot) {
+            int version = (int) (meta(slot) & 0xFF);
+            return (version == 4 || (version == 6 && keyLongs == 5))
                     && (version == 6 || (srcHigh(slot) == 0 && dstHigh(slot) == 0
                             && (srcLow(slot) >>> 32) == 0 && (dstLow(slot) >>> 32) == 0));
-            if (!ok) {
+        }
+
+        private IllegalArgumentException notInBucket(int slot, int level) {
+            return new IllegalArgumentException("image entry in slot " + slot + " is not in its own bucket of "
+                    + "sub-table " + (level + 1) + " (wrong seed or corrupt image)");
+        }
+
+        /** The checks of one live slot, in order; the reference for {@link #entries}, and its path on a bad key. */
+        private void entry(int slot) {
+            int level = 0;
+            while (level + 1 < levels && slot >= table.firstSlotOf(level + 1)) {
+                level++;
+            }
+            if (!wellFormed(slot)) {
                 throw new IllegalArgumentException("image entry in slot " + slot + " is not a valid "
                         + (keyLongs == 5 ? "IPv4/IPv6" : "IPv4") + " 5-tuple");
             }
@@ -1397,14 +1585,13 @@ public final class FlowTable {
                 fingerprints[slot] = fingerprint;
                 int base = table.bucketSlot(level, h1, h2);
                 if (slot < base || slot >= base + cap) {
-                    throw new IllegalArgumentException("image entry in slot " + slot + " is not in its own bucket of "
-                            + "sub-table " + (level + 1) + " (wrong seed or corrupt image)");
+                    throw notInBucket(slot, level);
                 }
                 if (base < slot && fingerprints[base] == fingerprint) { // the bucket's first entry, if it is second
                     checkDistinct(slot, base);
                 }
                 for (int l = 0; l < level; l++) {
-                    queue(slot, table.bucketSlot(l, h1, h2));
+                    queue(l, slot, table.bucketSlot(l, h1, h2));
                 }
                 return;
             }
@@ -1417,21 +1604,26 @@ public final class FlowTable {
          * Queues the search of a lower sub-table's bucket for a table slot. Fingerprints are set in slot order and a
          * search only compares slots before its own, so running it later finds what running it now would.
          */
-        private void queue(int slot, int bucket) {
-            if (queued == queuedSlots.length) {
-                runQueue();
+        private void queue(int level, int slot, int bucket) {
+            int q = queued[level];
+            if (q == queuedSlots[level].length) {
+                runQueue(level);
+                q = 0;
             }
-            queuedSlots[queued] = slot;
-            queuedBuckets[queued] = bucket;
-            queued++;
+            queuedSlots[level][q] = slot;
+            queuedBuckets[level][q] = bucket;
+            queued[level] = q + 1;
         }
 
-        /** The queued searches, with the bucket capacity (1 or 2) unrolled: no inner loop to hold up the reads. */
-        private void runQueue() {
-            int[] slots = queuedSlots;
-            int[] buckets = queuedBuckets;
+        /**
+         * The queued searches of sub-table {@code level}, with the bucket capacity (1 or 2) unrolled: no inner loop
+         * to hold up the reads.
+         */
+        private void runQueue(int level) {
+            int[] slots = queuedSlots[level];
+            int[] buckets = queuedBuckets[level];
             char[] f = fingerprints;
-            for (int i = 0; i < queued; i++) {
+            for (int i = 0, n = queued[level]; i < n; i++) {
                 int slot = slots[i];
                 int base = buckets[i];
                 char fingerprint = f[slot];
@@ -1442,7 +1634,7 @@ public final class FlowTable {
                     checkDistinct(slot, base + 1);
                 }
             }
-            queued = 0;
+            queued[level] = 0;
         }
 
         /** Fails if a live slot of the bucket at {@code base}, before {@code slot}, holds the same flow. */
@@ -1456,7 +1648,9 @@ public final class FlowTable {
 
         /** Two copies in the stash: sorted by key they are neighbours (O(s log s) whatever the hashes). */
         void stash() {
-            runQueue(); // the table slots' searches still waiting
+            for (int l = 0; l < queued.length; l++) {
+                runQueue(l); // the table slots' searches still waiting
+            }
             Integer[] stash = new Integer[stashEnd - stashBase];
             for (int i = 0; i < stash.length; i++) {
                 stash[i] = stashBase + i;

@@ -537,20 +537,19 @@ final class MultilevelTable {
         return state;
     }
 
-    /** Restores counters and state from an image; {@code state} was validated by the caller. */
-    void restore(byte[] restoredState, int restoredStashSize, long restoredMoves, long restoredOverflows,
-                 long restoredRebuildMoves) {
+    /**
+     * Restores counters and state from an image; {@code state} was validated by the caller, who counted its
+     * occupied ({@code restoredSize}) and lazily deleted slots.
+     */
+    void restore(byte[] restoredState, int restoredStashSize, int restoredSize, int restoredLazilyDeleted,
+                 long restoredMoves, long restoredOverflows, long restoredRebuildMoves) {
         System.arraycopy(restoredState, 0, state, 0, state.length);
         stashSize = restoredStashSize;
         moves = restoredMoves;
         overflows = restoredOverflows;
         rebuildMoves = restoredRebuildMoves;
-        size = 0;
-        lazilyDeleted = 0;
-        for (byte s : state) {
-            size += s & OCCUPIED;
-            lazilyDeleted += (s & DELETED) != 0 ? 1 : 0;
-        }
+        size = restoredSize;
+        lazilyDeleted = restoredLazilyDeleted;
         if (summary != null) {
             rebuildSummary();
         }

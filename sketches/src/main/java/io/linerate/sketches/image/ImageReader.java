@@ -2,6 +2,8 @@ package io.linerate.sketches.image;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -46,6 +48,8 @@ public final class ImageReader {
     /** Up to this many longs, {@link #getLongs(String, long[], int, int)} reads them one by one. */
     private static final int SHORT_RUN_LONGS = 32;
     private static final int MINIMUM = ImageWriter.PREAMBLE_BYTES + ImageWriter.TRAILER_BYTES;
+    /** Little-endian longs straight from the window's array, as {@link ImageWriter} wrote them. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** Array mode: the image, limited to its body. Stream mode: the window of loaded, unread bytes. */
     private final ByteBuffer buffer;
@@ -381,6 +385,45 @@ public final class ImageReader {
             buffer.position(buffer.position() + n * Long.BYTES);
             offset += n;
             count -= n;
+        }
+    }
+
+    /**
+     * Reads {@code count} records of {@code stride} longs each, consecutive in the image, record {@code i} into
+     * {@code out} at {@code indexes[i] * stride}, after checking the image holds them all: a scatter of the image's
+     * longs, read straight from the loaded window (no call per record, no intermediate array).
+     */
+    public void getLongRecords(String field, long[] out, int[] indexes, int count, int stride) {
+        if (stride < 1 || count < 0 || count > indexes.length) {
+            throw new IllegalArgumentException("getLongRecords: " + count + " records of " + stride + " longs, "
+                    + indexes.length + " indexes");
+        }
+        need(field, (long) count * stride * Long.BYTES);
+        int recordBytes = stride * Long.BYTES;
+        int i = 0;
+        if (buffer.capacity() < recordBytes) { // a window smaller than one record (tiny chunks): long by long
+            for (; i < count; i++) {
+                getLongs(field, out, Math.multiplyExact(indexes[i], stride), stride);
+            }
+            return;
+        }
+        byte[] bytes = buffer.array();
+        int base = buffer.arrayOffset();
+        while (i < count) {
+            if (buffer.remaining() < recordBytes) {
+                refill(); // the window holds at least one record, and need() says the image has it
+            }
+            int p = base + buffer.position();
+            int end = i + Math.min(count - i, buffer.remaining() / recordBytes);
+            for (; i < end; i++) {
+                int o = Math.multiplyExact(indexes[i], stride);
+                Objects.checkFromIndexSize(o, stride, out.length);
+                for (int j = 0; j < stride; j++) {
+                    out[o + j] = (long) LONGS.get(bytes, p + j * Long.BYTES);
+                }
+                p += recordBytes;
+            }
+            buffer.position(p - base);
         }
     }
 

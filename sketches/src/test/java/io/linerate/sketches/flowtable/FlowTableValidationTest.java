@@ -698,4 +698,50 @@ class FlowTableValidationTest {
         rejectsImage(withLong(image5, at5.entries, 1L), "not a valid IPv4/IPv6 5-tuple");
         rejectsImage(withLong(image5, at5.entries + 8, 1L << 32), "not a valid IPv4/IPv6 5-tuple");
     }
+
+    /**
+     * Defects deep in a large image, in a later chunk of the read (entries are read and checked 1,024 at a time,
+     * their keys checked in a loop of their own): the first defective slot in slot order is the one named, whether
+     * it is a malformed key or a key out of its bucket followed by a malformed one in the same chunk.
+     */
+    @Test
+    void defectsDeepInALargeImageAreReportedForTheFirstDefectiveSlot() {
+        for (FlowKeyFormat format : FlowKeyFormat.values()) {
+            FlowTable t = FlowTable.builder().capacity(12_000).keyFormat(format).build();
+            SplittableRandom rnd = new SplittableRandom(41);
+            for (int i = 0; i < 10_000; i++) {
+                t.updateIpv4(rnd.nextInt(), rnd.nextInt(), rnd.nextInt(65536), 443, 6, 0x10, 100, i);
+            }
+            byte[] image = t.toByteArray();
+            Layout at = new Layout(image);
+            int entryBytes = 8 * t.entryLongs();
+            int metaAt = 8 * (t.entryLongs() - t.userSlots() - 4 - 1); // the key's last word: ports, protocol, version
+            int early = slotOfOccupied(image, at, 2990);
+            int late = slotOfOccupied(image, at, 3000);
+            String malformed = format == FlowKeyFormat.IPV4_ONLY ? "not a valid IPv4 5-tuple"
+                    : "not a valid IPv4/IPv6 5-tuple";
+            // a malformed key alone, then two in one chunk: the earlier is named
+            byte[] one = image.clone();
+            one[at.entries + entryBytes * 3000 + metaAt] = 5;
+            rejectsImage(resealed(one), "image entry in slot " + late + " is " + malformed);
+            byte[] two = one.clone();
+            two[at.entries + entryBytes * 2990 + metaAt] = 0;
+            rejectsImage(resealed(two), "image entry in slot " + early + " is " + malformed);
+            // a well-formed key moved out of its bucket (another address), before a malformed one in its chunk
+            byte[] moved = one.clone();
+            int addressAt = at.entries + entryBytes * 2990 + (format == FlowKeyFormat.IPV4_ONLY ? 0 : 8);
+            moved[addressAt] ^= 0x55;
+            rejectsImage(resealed(moved), "image entry in slot " + early + " is not in its own bucket");
+            assertThat(FlowTable.fromByteArray(image, null).toByteArray()).isEqualTo(image);
+        }
+    }
+
+    /** The slot of the {@code n}th occupied slot (from 0) of {@code image}. */
+    private static int slotOfOccupied(byte[] image, Layout at, int n) {
+        for (int slot = 0; ; slot++) {
+            if ((image[at.states + slot] & MultilevelTable.OCCUPIED) != 0 && n-- == 0) {
+                return slot;
+            }
+        }
+    }
 }
