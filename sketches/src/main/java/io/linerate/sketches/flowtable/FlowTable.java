@@ -1518,15 +1518,7 @@ public final class FlowTable {
                 // lower sub-table: its entries (the most of any sub-table) need no h2
                 long h2 = level == 0 ? 0 : ItemHasher.h2(h1);
                 h2s[k] = h2;
-                char fingerprint = (char) ((h1 >>> 48) | 1); // the top 15 bits of h1, never 0
-                fingerprints[slot] = fingerprint;
-                int base = table.bucketSlot(level, h1, h2);
-                if (slot < base || slot >= base + cap) {
-                    throw notInBucket(slot, level);
-                }
-                if (base < slot && fingerprints[base] == fingerprint) { // the bucket's first entry, if it is second
-                    checkDistinct(slot, base);
-                }
+                checkOwnBucket(slot, level, h1, h2);
             }
             // then the searches of each lower sub-table, queued in slot order as entry() queues them
             for (int l = 0; l < level; l++) {
@@ -1563,6 +1555,19 @@ public final class FlowTable {
                             && (srcLow(slot) >>> 32) == 0 && (dstLow(slot) >>> 32) == 0));
         }
 
+        /** The table slot's key lies in its own bucket of its sub-table, and not twice in it. */
+        private void checkOwnBucket(int slot, int level, long h1, long h2) {
+            char fingerprint = (char) ((h1 >>> 48) | 1); // the top 15 bits of h1, never 0
+            fingerprints[slot] = fingerprint;
+            int base = table.bucketSlot(level, h1, h2);
+            if (slot < base || slot >= base + cap) {
+                throw notInBucket(slot, level);
+            }
+            if (base < slot && fingerprints[base] == fingerprint) { // the bucket's first entry, if it is second
+                checkDistinct(slot, base);
+            }
+        }
+
         private IllegalArgumentException notInBucket(int slot, int level) {
             return new IllegalArgumentException("image entry in slot " + slot + " is not in its own bucket of "
                     + "sub-table " + (level + 1) + " (wrong seed or corrupt image)");
@@ -1580,21 +1585,14 @@ public final class FlowTable {
             }
             long h1 = hashAt(slot);
             long h2 = ItemHasher.h2(h1);
-            char fingerprint = (char) ((h1 >>> 48) | 1); // the top 15 bits of h1, never 0
             if (slot < stashBase) {
-                fingerprints[slot] = fingerprint;
-                int base = table.bucketSlot(level, h1, h2);
-                if (slot < base || slot >= base + cap) {
-                    throw notInBucket(slot, level);
-                }
-                if (base < slot && fingerprints[base] == fingerprint) { // the bucket's first entry, if it is second
-                    checkDistinct(slot, base);
-                }
+                checkOwnBucket(slot, level, h1, h2);
                 for (int l = 0; l < level; l++) {
                     queue(l, slot, table.bucketSlot(l, h1, h2));
                 }
                 return;
             }
+            char fingerprint = (char) ((h1 >>> 48) | 1);
             for (int l = 0; l < levels; l++) { // a stash slot: every table slot's fingerprint is set by now
                 bucket(slot, fingerprint, table.bucketSlot(l, h1, h2));
             }

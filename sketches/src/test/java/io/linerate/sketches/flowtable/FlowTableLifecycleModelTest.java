@@ -39,19 +39,7 @@ class FlowTableLifecycleModelTest {
     private static final int LOCKSTEP_OPS = 200;
 
     static Stream<Arguments> cases() {
-        List<Arguments> all = new ArrayList<>();
-        long seed = 0x1F_EC7C_1E5EEDL;
-        for (FlowKeyFormat format : FlowKeyFormat.values()) {
-            for (InsertionScheme scheme : InsertionScheme.values()) {
-                for (OverflowPolicy policy : OverflowPolicy.values()) {
-                    for (boolean summary : new boolean[] {false, true}) {
-                        seed = seed * 0x9E3779B97F4A7C15L + 0x2545F4914F6CDD1DL;
-                        all.add(Arguments.of(scheme, policy, summary, format, seed));
-                    }
-                }
-            }
-        }
-        return all.stream();
+        return FlowTableModelTest.everyConfiguration(0x1F_EC7C_1E5EEDL, 0x2545F4914F6CDD1DL);
     }
 
     @ParameterizedTest(name = "{0} {1} summary={2} {3} seed={4}")

@@ -57,13 +57,20 @@ class FlowTableModelTest {
     private static final int SHADOW_OPS = 250;
 
     static Stream<Arguments> cases() {
+        return everyConfiguration(0x5EED_F10E_7AB1EL, 0x632BE59BD9B4E019L);
+    }
+
+    /**
+     * (scheme, policy, summary, key format, seed) for every scheme × policy × summary × key format, the seeds
+     * drawn from {@code seed} by a linear congruential step with {@code increment}.
+     */
+    static Stream<Arguments> everyConfiguration(long seed, long increment) {
         List<Arguments> all = new ArrayList<>();
-        long seed = 0x5EED_F10E_7AB1EL;
         for (FlowKeyFormat format : FlowKeyFormat.values()) {
             for (InsertionScheme scheme : InsertionScheme.values()) {
                 for (OverflowPolicy policy : OverflowPolicy.values()) {
                     for (boolean summary : new boolean[] {false, true}) {
-                        seed = seed * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L;
+                        seed = seed * 0x9E3779B97F4A7C15L + increment;
                         all.add(Arguments.of(scheme, policy, summary, format, seed));
                     }
                 }
