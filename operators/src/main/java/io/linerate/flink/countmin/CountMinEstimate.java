@@ -1,5 +1,6 @@
 package io.linerate.flink.countmin;
 
+import io.linerate.sketches.frequency.CountMinSketch;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.typeutils.PojoField;
@@ -15,6 +16,8 @@ import java.util.Objects;
  * <p>Guarantee, a the item's true weight in the scope so far and N = {@link #totalWeight}: a ≤ {@link #estimate}
  * always, and {@link #estimate} ≤ a + {@link #errorBound} (errorBound = ε·N, ε = 2e/w) with probability at least
  * 1 − e<sup>−d</sup> (≥ 1 − δ of the configured sizing). A scope that has seen no update answers 0, 0, 0.
+ * Once N has saturated at {@code Long.MAX_VALUE} the true total is unknown, so no ε·N bound can be stated:
+ * {@link #errorBound} is then {@code Long.MAX_VALUE} (as a double) and {@link #lowerBound} 0.
  *
  * <p>A Flink POJO whose {@code scope} and {@code query} fields keep their own type information ({@link #typeInfo}).
  */
@@ -29,7 +32,10 @@ public final class CountMinEstimate<K, Q> {
     /** The estimate â: never below the true weight of the query's item. */
     public long estimate;
 
-    /** ε·N: â exceeds the true weight by more than this with probability at most e<sup>−d</sup>. */
+    /**
+     * ε·N: â exceeds the true weight by more than this with probability at most e<sup>−d</sup>; {@code Long.MAX_VALUE}
+     * (no bound) once N has saturated.
+     */
     public double errorBound;
 
     /** N, the total weight the scope's sketch has taken (saturating at {@code Long.MAX_VALUE}). */
@@ -49,6 +55,14 @@ public final class CountMinEstimate<K, Q> {
     /** The smallest true weight consistent with the bound: max(0, â − ⌊ε·N⌋) (holds with probability ≥ 1 − e<sup>−d</sup>). */
     public long lowerBound() {
         return Math.max(0, estimate - (long) Math.floor(errorBound));
+    }
+
+    /**
+     * The error bound an answer from {@code sketch} reports: ε·N, or {@code Long.MAX_VALUE} (no bound) when N has
+     * saturated at {@code Long.MAX_VALUE}, since the true total, and so ε times it, may then be any larger value.
+     */
+    static double errorBound(CountMinSketch sketch) {
+        return sketch.totalWeight() == Long.MAX_VALUE ? (double) Long.MAX_VALUE : sketch.errorBound();
     }
 
     /** Type information of {@code CountMinEstimate<K, Q>}. */

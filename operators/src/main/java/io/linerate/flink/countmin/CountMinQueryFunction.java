@@ -179,7 +179,7 @@ public final class CountMinQueryFunction<T, Q, K> extends KeyedCoProcessFunction
             out.collect(new CountMinEstimate<>(scope, query, 0, 0, 0));
         } else {
             out.collect(new CountMinEstimate<>(scope, query, sketch.estimate(h1, ItemHasher.h2(h1)),
-                    sketch.errorBound(), sketch.totalWeight()));
+                    CountMinEstimate.errorBound(sketch), sketch.totalWeight()));
         }
         queriesAnswered.inc();
     }

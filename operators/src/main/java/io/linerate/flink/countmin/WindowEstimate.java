@@ -11,7 +11,8 @@ import java.util.Objects;
 /**
  * The estimate of one watched item in one key's window ({@link CountMinAggregate#estimatesOf}). Guarantee, a the
  * item's true weight in the window and N = {@link #totalWeight}: a ≤ {@link #estimate} always, and
- * {@link #estimate} ≤ a + {@link #errorBound} (= ε·N, ε = 2e/w) with probability ≥ 1 − e<sup>−d</sup>.
+ * {@link #estimate} ≤ a + {@link #errorBound} (= ε·N, ε = 2e/w) with probability ≥ 1 − e<sup>−d</sup>. Once N has
+ * saturated at {@code Long.MAX_VALUE}, {@link #errorBound} is {@code Long.MAX_VALUE}: no bound.
  *
  * <p>{@link #windowStart} and {@link #windowEnd} are those of a {@code TimeWindow}; for other windows
  * {@code windowStart} is {@code Long.MIN_VALUE} and {@code windowEnd} is the window's max timestamp + 1.

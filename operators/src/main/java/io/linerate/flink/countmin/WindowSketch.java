@@ -41,9 +41,9 @@ public final class WindowSketch<K> {
         return CountMinAggregate.estimate(sketch, queryItem, query);
     }
 
-    /** ε·N of the window's sketch, ε = 2e/w. */
+    /** ε·N of the window's sketch, ε = 2e/w; {@code Long.MAX_VALUE} (no bound) once N has saturated. */
     public double errorBound() {
-        return sketch.errorBound();
+        return CountMinEstimate.errorBound(sketch);
     }
 
     /** Type information of {@code WindowSketch<K>}. */
