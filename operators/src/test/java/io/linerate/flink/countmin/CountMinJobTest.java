@@ -2,6 +2,7 @@ package io.linerate.flink.countmin;
 
 import io.linerate.flink.items.ItemSelector;
 import io.linerate.flink.rejects.Rejected;
+import io.linerate.flink.serializers.CountMinSketchTypeInfo;
 import io.linerate.sketches.frequency.CountMinSketch;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -9,6 +10,8 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.api.java.tuple.Tuple4;
+import org.apache.flink.api.java.typeutils.GenericTypeInfo;
+import org.apache.flink.api.java.typeutils.TypeExtractor;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -155,10 +158,22 @@ class CountMinJobTest {
         StreamExecutionEnvironment plain = env();
         KeyedStream<Tuple4<String, String, Long, Long>, String> keyed2 = plain.fromData(events().subList(0, 10), EVENT)
                 .keyBy(e -> e.f0, Types.STRING);
-        assertThatThrownBy(() -> {
-            keyed2.window(TumblingEventTimeWindows.of(Duration.ofMillis(1000))).aggregate(cm).print();
-            plain.getStreamGraph();
-        }).hasStackTraceContaining("Generic types have been disabled");
+        // What reflection finds depends on the JVM-global type registry: LinerateTypes.register() (README: in main()
+        // and in tests; OperatorDocSnippetsTest calls it) makes it the registered factory's type information. This
+        // test ran after one that registered and failed, depending on the order the classes ran in.
+        TypeInformation<CountMinSketch> reflected = TypeExtractor.getAggregateFunctionAccumulatorType(cm, EVENT, null,
+                false);
+        if (TypeExtractor.getTypeInfoFactory(CountMinSketch.class) == null) {
+            assertThat(reflected).isInstanceOf(GenericTypeInfo.class);
+            assertThatThrownBy(() -> {
+                keyed2.window(TumblingEventTimeWindows.of(Duration.ofMillis(1000))).aggregate(cm).print();
+                plain.getStreamGraph();
+            }).hasStackTraceContaining("Generic types have been disabled");
+        } else {
+            // registered: no Kryo, but the accumulator's serializer expects no shape, so a restore into another
+            // shape is not refused; accumulatorType() does expect the configured one
+            assertThat(reflected).isEqualTo(new CountMinSketchTypeInfo()).isNotEqualTo(cm.accumulatorType());
+        }
     }
 
     /**
