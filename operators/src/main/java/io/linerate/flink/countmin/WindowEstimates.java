@@ -30,7 +30,8 @@ final class WindowEstimates<K, Q, W extends Window>
         for (CountMinSketch sketch : sketches) {
             for (Q item : items) {
                 out.collect(new WindowEstimate<>(key, start, end, item,
-                        CountMinAggregate.estimate(sketch, queryItem, item), CountMinEstimate.errorBound(sketch), sketch.totalWeight()));
+                        CountMinAggregate.estimate(sketch, queryItem, item), CountMinEstimate.errorBound(sketch),
+                        sketch.totalWeight()));
             }
         }
     }
