@@ -15,7 +15,7 @@ import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
- * The linerate demo: builds each of the five Bloom filter variants for 1,000,000 keys at a 1% target
+ * The linerate demo: builds each of the six Bloom filter variants for 1,000,000 keys at a 1% target
  * false-positive rate, inserts 1,000,000 random keys, checks that every one of them is found (no false
  * negatives), queries 1,000,000 keys known to be absent, and prints measured against expected FPR, memory
  * and bits per key; then meters a Zipf packet stream with the flow table ({@link FlowTableDemo}). Runs in

@@ -47,7 +47,10 @@ public class BloomFilterBenchmark {
     /** Target false-positive probability of every filter. */
     public static final double FPP = 0.01;
 
-    /** Keys per call of the batch benchmarks; 10^6 and 10^7 are multiples of it, so batches never wrap. */
+    /**
+     * Keys per call of the batch benchmarks. 10^6 and 10^7 are multiples of it, so the batches cover every key; for
+     * another {@code items} the last {@code items mod 64} keys are left out of the batches (a batch never wraps).
+     */
     public static final int BATCH = 64;
 
     /** The parameters shared by both benchmarks. */
@@ -86,7 +89,7 @@ public class BloomFilterBenchmark {
 
         int nextBatch() {
             int i = next;
-            next = i + BATCH == keys.length ? 0 : i + BATCH;
+            next = nextBatchStart(i, keys.length);
             return i;
         }
     }
@@ -118,11 +121,21 @@ public class BloomFilterBenchmark {
 
         int nextBatch() {
             int i = next;
-            next = i + BATCH == queries.length ? 0 : i + BATCH;
+            next = nextBatchStart(i, queries.length);
             return i;
         }
     }
 
+    /**
+     * Where the batch after the one starting at {@code from} starts: the next {@value #BATCH} keys if they all fit
+     * in the array of {@code length}, else the start again.
+     */
+    static int nextBatchStart(int from, int length) {
+        if (length < BATCH) {
+            throw new IllegalStateException("the batch benchmarks need items >= " + BATCH + ", got " + length);
+        }
+        return from + 2 * BATCH > length ? 0 : from + BATCH;
+    }
 
     @Benchmark
     public void put(PutState s) {

@@ -244,14 +244,19 @@ public final class CountMins {
             return sketch.estimateCount(key);
         }
 
+        /**
+         * The sketch's own width: stream-lib exposes no shape, but its relative error is 2 / width (so the
+         * report and the tests see what was built, not the constant it was meant to be built with).
+         */
         @Override
         public int width() {
-            return WIDTH; // stream-lib does not expose its shape; the constructor was given 7 x 2000
+            return (int) Math.round(2 / sketch.getRelativeError());
         }
 
+        /** The sketch's own depth: its confidence is 1 − 2<sup>−depth</sup>. */
         @Override
         public int depth() {
-            return DEPTH;
+            return (int) Math.round(-Math.log(1 - sketch.getConfidence()) / Math.log(2));
         }
 
         @Override

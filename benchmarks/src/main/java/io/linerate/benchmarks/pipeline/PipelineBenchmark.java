@@ -120,8 +120,8 @@ public final class PipelineBenchmark {
                         + "%d processors.%n",
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), w.packets(), w.flows(), w.skew(), w.seed(),
                 w.packetsPerSecond(), w.simulatedSeconds(), w.links(), w.batch(), o.parallelism,
-                o.stateBackend.equals("rocksdb") ? "RocksDB state backend (the linerate flow meter's and dedup's "
-                        + "state cache " + Report.bytes(o.stateCache) + " per subtask)" : "heap state backend",
+                o.stateBackend.equals("rocksdb") ? "RocksDB state backend (the linerate heavy hitters', flow meter's "
+                        + "and dedup's state cache " + Report.bytes(o.stateCache) + " per subtask)" : "heap state backend",
                 Report.duration(o.checkpointInterval),
                 o.midRunCheckpoint ? " plus one at half the packets" : "", o.warmupPackets,
                 o.repeat == 1 ? "one measured run per pipeline"
