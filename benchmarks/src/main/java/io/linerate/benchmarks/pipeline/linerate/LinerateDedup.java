@@ -18,8 +18,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * {@link Deduplicator} keyed by link: the first packet of each flow within a 10 s event-time horizon passes; later
- * packets go to the duplicates side output (not counted by the sink). Sized for the link's packet rate at
- * {@value #FPP} false-positive probability over the horizon.
+ * packets go to the duplicates side output (not counted by the sink). Sized for the distinct flows a link sees per
+ * second (25% headroom; {@link #distinctFlowsPerSecondPerLink}), not its packet rate, at {@value #FPP}
+ * false-positive probability over the horizon.
  */
 public final class LinerateDedup implements Pipeline {
 
