@@ -83,6 +83,19 @@ class PipelineBenchmarkTest {
                         + "discard packets/s (target ≥ 0.50: **missed**)");
     }
 
+    /** Issue 6 judges heavy hitters and flow metering: the dedup pipeline gets its ratios but no verdict. */
+    @Test
+    void theDedupPipelineIsComparedButNotJudged() {
+        Pipeline dedup = Pipelines.byName().get("linerate-dedup");
+        assertThat(dedup.comparedWith()).contains("flink-dedup");
+        List<Pipeline> pipelines = List.of(Pipelines.byName().get("discard"), Pipelines.byName().get("flink-dedup"),
+                dedup);
+        List<RunResult> results = List.of(run("discard", 20, 500), run("flink-dedup", 1, 1_000_000),
+                run("linerate-dedup", 5, 200_000));
+        String md = Report.markdown("### test", results, pipelines);
+        assertThat(md).contains("| 5.00 | 0.20 | 0.25 |").doesNotContain("- **linerate-dedup**");
+    }
+
     /** A run of 1M packets at {@code millionsPerSecond}, with the given checkpoint size. */
     private static RunResult run(String name, double millionsPerSecond, long checkpointBytes) {
         long nanos = (long) (1_000_000 / (millionsPerSecond * 1e6) * 1e9);

@@ -65,6 +65,12 @@ public final class LinerateDedup implements Pipeline {
         return Optional.of("flink-dedup");
     }
 
+    /** Issue 6 sets targets for heavy hitters and flow metering only: dedup is compared, not judged. */
+    @Override
+    public boolean hasTargets() {
+        return false;
+    }
+
     @Override
     public DataStream<?> build(StreamExecutionEnvironment env, DataStream<PacketBatch> batches,
                                PipelineSettings settings) {
