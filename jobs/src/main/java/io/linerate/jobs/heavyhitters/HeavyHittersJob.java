@@ -224,8 +224,10 @@ public final class HeavyHittersJob implements JobLauncher {
    * end of the slide-aligned sub-window that holds the earliest event time fed. The watermark follows the records'
    * event times, and a batch's is its earliest packet's: so it stays below the latest batch's earliest packet time
    * minus the out-of-orderness ({@link FeedContext#lastRecordEventMillis()}), however late the packets after it in
-   * that batch. Like the wait for a report, it does not wait for alerts or dead letters the job wrote after its last
-   * checkpoint (the demo cancels the job next, which aborts them).
+   * that batch. When windows close, it waits for the report of the last one ({@link #lastWindowEnd}) to be
+   * committed, not just any report: an earlier window's may be committed while the last one's waits for the job's
+   * next checkpoint, and the demo cancels the job after the drain, which aborts it. It does not wait for alerts or
+   * dead letters the job wrote after its last checkpoint (the cancel aborts them).
    */
   @Override
   public boolean drain(JobTopics topics, FeedContext feed, Duration timeout, PrintStream out)
@@ -246,10 +248,28 @@ public final class HeavyHittersJob implements JobLauncher {
         out.println(noWindowExplanation());
         return true;
       }
-      // a window can close: a run without a report within the timeout did not complete
-      return awaitReport(topics, feed.sentCount(), timeout, out, true);
+      // windows close: the report of the last one must be committed (the job's next checkpoint), or the output is
+      // incomplete; the demo cancels the job after the drain, which aborts what is not committed yet
+      long due = Math.max(firstEnd, lastWindowEnd(lastRecord, slide, options.outOfOrderness().toMillis()));
+      return awaitReport(topics, feed.sentCount(), timeout, out, due);
     }
     return drain(topics, feed.sentCount(), timeout, out);
+  }
+
+  /**
+   * The job's watermark is the smallest over its input partitions: each trails the latest record by up to a few
+   * batches (the demo's feeder writes one batch of at most 0.1 s of event time per observation point in turn), so
+   * the last window counted as closed is the one the watermark passes with this much to spare.
+   */
+  static final long WATERMARK_SKEW_MARGIN_MILLIS = 1_000;
+
+  /**
+   * The end of the last window whose report the event times fed make due: the latest slide-aligned end the
+   * watermark (below {@code lastRecord} minus the out-of-orderness, less {@link #WATERMARK_SKEW_MARGIN_MILLIS})
+   * reaches. Window ends are multiples of the slide.
+   */
+  static long lastWindowEnd(long lastRecord, long slideMillis, long outOfOrdernessMillis) {
+    return Math.floorDiv(lastRecord - outOfOrdernessMillis - WATERMARK_SKEW_MARGIN_MILLIS, slideMillis) * slideMillis;
   }
 
   /**
@@ -261,21 +281,32 @@ public final class HeavyHittersJob implements JobLauncher {
   @Override
   public boolean drain(JobTopics topics, long recordsFed, Duration timeout, PrintStream out)
       throws InterruptedException {
-    return awaitReport(topics, recordsFed, timeout, out, false);
+    return awaitReport(topics, recordsFed, timeout, out, Long.MIN_VALUE);
   }
 
-  /** The wait of the drains; with {@code reportDue}, a window should have closed, and no report is a failure. */
+  /**
+   * The wait of the drains. {@code dueWindowEnd}: the end of the last window the event times fed close, whose report
+   * must be committed for the output to be complete, or {@code Long.MIN_VALUE} when none is known to be due (then
+   * any report, or none, will do).
+   */
   private boolean awaitReport(JobTopics topics, long recordsFed, Duration timeout, PrintStream out,
-                              boolean reportDue) throws InterruptedException {
+                              long dueWindowEnd) throws InterruptedException {
+    boolean reportDue = dueWindowEnd != Long.MIN_VALUE;
     try (TopKView view = TopKView.builder(topics.bootstrapServers(), topics.output()).rows(detector.k())
         .terminal(false).build()) {
       long deadline = System.nanoTime() + timeout.toNanos();
-      while (recordsFed > 0 && view.reports().isEmpty() && System.nanoTime() < deadline) {
+      while (recordsFed > 0 && (view.reports().isEmpty() || latestWindowEnd(view) < dueWindowEnd)
+          && System.nanoTime() < deadline) {
         view.poll(Duration.ofMillis(500));
       }
       view.poll(Duration.ofMillis(200));
       if (!view.reports().isEmpty()) {
         out.print(view.render());
+        if (latestWindowEnd(view) < dueWindowEnd) {
+          out.println("no report of the window ending " + Instant.ofEpochMilli(dueWindowEnd) + " committed within "
+              + timeout.toSeconds() + " s, although the event times fed close it: the output is incomplete");
+          return false;
+        }
         return true;
       }
       if (reportDue) {
@@ -286,6 +317,10 @@ public final class HeavyHittersJob implements JobLauncher {
       out.println("no window closed yet: " + noWindowExplanation());
       return true;
     }
+  }
+
+  private static long latestWindowEnd(TopKView view) {
+    return view.reports().values().stream().mapToLong(TopKView.Report::windowEnd).max().orElse(Long.MIN_VALUE);
   }
 
   /** The end of the earliest window that holds event time {@code first}: its slide-aligned sub-window's end. */

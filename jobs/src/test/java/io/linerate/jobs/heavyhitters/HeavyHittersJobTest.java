@@ -2,17 +2,6 @@ package io.linerate.jobs.heavyhitters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.linerate.jobs.format.OutputJson;
@@ -21,7 +10,22 @@ import io.linerate.jobs.format.PacketBatchCodec;
 import io.linerate.jobs.format.PacketRecord;
 import io.linerate.jobs.kafka.KafkaBrokerExtension;
 import io.linerate.jobs.kafka.TopicReader;
+import io.linerate.jobs.local.FeedContext;
 import io.linerate.jobs.local.JobTopics;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -34,6 +38,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.IntegerSerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -545,5 +550,105 @@ class HeavyHittersJobTest {
     double u = rnd.nextDouble();
     int i = java.util.Arrays.binarySearch(cdf, u);
     return Math.min(cdf.length - 1, i >= 0 ? i : -i - 1);
+  }
+
+  // ---------------------------------------------------------------- the demo's drain, no Flink
+
+  /**
+   * The demo's drain after {@code --duration} (cli.md: "the demo waits for the job's output of what was fed to be
+   * committed (its next checkpoint), prints the last table"; exit code 0 only when "its output was complete"). The
+   * event times fed close windows up to a last one; its report is emitted when the watermark passes its end and
+   * committed at the job's next checkpoint. A drain that returns as soon as any report of an earlier window is
+   * committed prints a stale table, and the demo then cancels the job, aborting the last window's report, and still
+   * calls the output complete. Reports are written here by hand (no Flink): two windows committed, the last one in a
+   * transaction still open when the drain starts, as the job's sink holds it until its next checkpoint.
+   */
+  private static final long DRAIN_T0 = 1_700_000_000_000L; // a multiple of 10 s
+  private static final long DRAIN_WINDOW = 10_000;
+  private static final long DRAIN_OOO = 2_000;
+
+  private static String drainReport(long start) {
+    return "{\"type\":\"heavy_hitter_report\",\"scope\":0,\"window_start\":" + start + ",\"window_end\":"
+        + (start + DRAIN_WINDOW) + ",\"total_weight\":100,\"phi\":0.01,\"unmonitored_bound\":0,\"complete\":true,"
+        + "\"items\":[{\"item\":\"w" + start + "\",\"estimate\":50,\"lower_bound\":50,\"upper_bound\":50,"
+        + "\"heavy\":true}]}";
+  }
+
+  private static KafkaProducer<String, String> transactionalProducer(String id) {
+    KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
+        ProducerConfig.TRANSACTIONAL_ID_CONFIG, id,
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()));
+    p.initTransactions();
+    return p;
+  }
+
+  /** Packets fed from T + 1 s to T + 33 s (T = DRAIN_T0): with 2 s out-of-orderness the windows ending T + 10/20/30 s close. */
+  private static FeedContext drainFeed() {
+    FeedContext feed = new FeedContext(KAFKA.bootstrapServers(), "packets");
+    feed.sent(33_000);
+    feed.eventTimes(DRAIN_T0 + 1_000, DRAIN_T0 + 33_000, DRAIN_T0 + 33_000);
+    return feed;
+  }
+
+  private static HeavyHittersJob drainJob() {
+    return HeavyHittersJob.builder().window(Duration.ofMillis(DRAIN_WINDOW))
+        .outOfOrderness(Duration.ofMillis(DRAIN_OOO)).build();
+  }
+
+  @Test
+  void theDrainWaitsForTheLastClosedWindowsReportAndPrintsIt() throws Exception {
+    String topic = "reports-commit-late";
+    KAFKA.broker().createTopic(topic, 1);
+    JobTopics topics = new JobTopics(KAFKA.bootstrapServers(), "packets", topic, "dead-letters");
+    try (KafkaProducer<String, String> p = transactionalProducer("drain-test-1")) {
+      p.beginTransaction();
+      p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0)));
+      p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0 + DRAIN_WINDOW)));
+      p.commitTransaction();
+      p.beginTransaction(); // the last window's report: committed at the job's next checkpoint, 3 s from now
+      p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0 + 2 * DRAIN_WINDOW)));
+      p.flush();
+
+      ByteArrayOutputStream text = new ByteArrayOutputStream();
+      CompletableFuture<Boolean> drained = CompletableFuture.supplyAsync(() -> {
+        try {
+          return drainJob().drain(topics, drainFeed(), Duration.ofSeconds(20), new PrintStream(text, true, StandardCharsets.UTF_8));
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      Thread.sleep(3_000);
+      p.commitTransaction();
+      assertThat(drained.get()).isTrue();
+      String out = text.toString(StandardCharsets.UTF_8);
+      assertThat(out).as(out).contains("window " + Instant.ofEpochMilli(DRAIN_T0 + 2 * DRAIN_WINDOW) + " .. "
+          + Instant.ofEpochMilli(DRAIN_T0 + 3 * DRAIN_WINDOW));
+    }
+  }
+
+  @Test
+  void aLastClosedWindowThatIsNeverCommittedMakesTheOutputIncomplete() throws Exception {
+    String topic = "reports-never-committed";
+    KAFKA.broker().createTopic(topic, 1);
+    JobTopics topics = new JobTopics(KAFKA.bootstrapServers(), "packets", topic, "dead-letters");
+    try (KafkaProducer<String, String> p = transactionalProducer("drain-test-2")) {
+      p.beginTransaction();
+      p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0)));
+      p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0 + DRAIN_WINDOW)));
+      p.commitTransaction();
+      p.beginTransaction(); // the last window's report, aborted as the demo's cancel aborts it
+      p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0 + 2 * DRAIN_WINDOW)));
+      p.flush();
+      p.abortTransaction();
+
+      ByteArrayOutputStream text = new ByteArrayOutputStream();
+      boolean drained = drainJob().drain(topics, drainFeed(), Duration.ofSeconds(3),
+          new PrintStream(text, true, StandardCharsets.UTF_8));
+      String out = text.toString(StandardCharsets.UTF_8);
+      assertThat(drained).as(out).isFalse();
+      assertThat(out).contains("incomplete");
+    }
   }
 }
