@@ -2,6 +2,7 @@ package io.linerate.sketches.hash;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.regex.Pattern;
 
 /**
  * An IP flow key: source and destination address (IPv4 or IPv6), ports and protocol.
@@ -13,6 +14,10 @@ import java.net.UnknownHostException;
 public final class FiveTuple implements java.io.Serializable {
 
     private static final long serialVersionUID = 1L;
+
+    private static final Pattern DOTTED_QUAD = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+    private static final Pattern DECIMAL = Pattern.compile("-?[0-9]{1,10}");
+    private static final Pattern HEX_RUN_OF_FIVE = Pattern.compile("[0-9a-fA-F]{5}");
 
     private final boolean ipv6;
     private final long srcHigh;
@@ -144,7 +149,7 @@ public final class FiveTuple implements java.io.Serializable {
     }
 
     private static byte[] literal(String field, String text) {
-        boolean dottedQuad = text.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+        boolean dottedQuad = DOTTED_QUAD.matcher(text).matches();
         // InetAddress.getByName parses a string as a literal (and never resolves it) only if it starts with a
         // hex digit or ':'; anything else it sends to the name service, and so does an invalid dotted quad
         // such as 10.0.0.256. Dotted quads are therefore parsed here, and IPv6 text must start as a literal.
@@ -170,6 +175,15 @@ public final class FiveTuple implements java.io.Serializable {
                 }
                 return address;
             }
+            // RFC 4291 §2.2: a group is one to four hex digits, an embedded IPv4 address a dotted quad as above.
+            // InetAddress checks only the values: it would read 01234::1 as 1234::1, 2001:0db80::1 as
+            // 2001:db80::1 and ::ffff:0001.2.3.4 as ::ffff:1.2.3.4 (while 0001.2.3.4 alone is rejected here)
+            String tail = text.substring(text.lastIndexOf(':') + 1);
+            if (HEX_RUN_OF_FIVE.matcher(text).find()
+                    || (tail.indexOf('.') >= 0 && !DOTTED_QUAD.matcher(tail).matches())) {
+                throw new IllegalArgumentException(field + " is not a valid IP address: '" + text
+                        + "' (IPv6 groups have 1 to 4 hex digits, an embedded IPv4 address 4 octets of 1 to 3 digits)");
+            }
             InetAddress a = InetAddress.getByName(text); // starts with a hex digit or ':': a literal, no lookup
             if (a.getAddress().length == 4) {
                 // InetAddress turns an IPv4-mapped IPv6 literal (::ffff:a.b.c.d) into the IPv4 address; the text
@@ -187,6 +201,10 @@ public final class FiveTuple implements java.io.Serializable {
     }
 
     private static int integer(String field, String text) {
+        // ASCII digits only, as in the addresses: Integer.parseInt would also take "+80" and other scripts' digits
+        if (!DECIMAL.matcher(text).matches()) {
+            throw new IllegalArgumentException(field + " must be an integer, got '" + text + "'");
+        }
         try {
             return Integer.parseInt(text);
         } catch (NumberFormatException e) {
