@@ -12,6 +12,7 @@ import io.linerate.it.broker.BrokerExtension;
 import io.linerate.jobs.feed.SyntheticTraffic;
 import io.linerate.jobs.feed.TrafficSource;
 import io.linerate.jobs.flowmeter.FlowMeterJob;
+import io.linerate.jobs.kafka.ExactlyOnceSink;
 import io.linerate.sketches.flowtable.FlowTable;
 import io.linerate.sketches.hash.ItemHasher;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -135,12 +136,23 @@ class BoundedMemoryUnderAttackIT {
    * with {@link #HOLD_TIMEOUT}, the bounded (timed) runs with the workload's 2 s / 5 s timeouts.
    */
   static FlowMeterJob job(boolean bounded, long seed) {
-    return FlowMeterJob.builder().capacity(capacity())
+    FlowMeterJob.Builder job = FlowMeterJob.builder().capacity(capacity())
         .idleTimeout(bounded ? Duration.ofSeconds(2) : HOLD_TIMEOUT)
         .activeTimeout(bounded ? Duration.ofSeconds(5) : HOLD_TIMEOUT)
         .outOfOrderness(Workload.OUT_OF_ORDERNESS).idleness(Duration.ZERO)
-        .seed(seed).bounded(bounded).build();
+        .seed(seed).bounded(bounded);
+    if (!bounded) {
+      // the state run's only output is the attack's evicted flows (normal traffic's flows never time out in it): a
+      // sink producer keeps the batches it used pooled, up to buffer.memory (32 MiB by default) each, so at the full
+      // scale the attack's pools alone outgrew HEAP_NOISE_MIB (crafted collisions 49.8 MiB against normal traffic's
+      // 16.9). Capped here, the pools differ by at most SINK_BUFFER_BYTES per sink subtask.
+      job.sinkProperty("buffer.memory", Long.toString(SINK_BUFFER_BYTES));
+    }
+    return job.build();
   }
+
+  /** The state run's sink producers' buffer.memory: 16 batches of the sinks' 256 KiB. */
+  static final long SINK_BUFFER_BYTES = 16L * ExactlyOnceSink.DEFAULT_BATCH_BYTES;
 
   /** A table as the job builds one (FlowMeter's defaults: second chance, IPv4 and IPv6 keys, stash 64). */
   static FlowTable.Builder prototype(long seed) {

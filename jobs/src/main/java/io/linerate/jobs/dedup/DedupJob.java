@@ -145,7 +145,8 @@ public final class DedupJob implements JobLauncher {
             raw ? OutputJson.rawEvents() : OutputJson.probableDuplicates(), "probable-duplicates")
         .add(topics.deadLetter(), events.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
         .add(topics.deadLetter(), out.malformed(), OutputJson.rejected(new RawEvent()), "rejected-events")
-        .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout());
+        .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout(),
+            options.sinkProperties());
   }
 
   @Override

@@ -98,7 +98,8 @@ public final class FlowMeterJob implements JobLauncher {
         .add(topics.deadLetter(), batches.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
         .add(topics.deadLetter(), badPackets, OutputJson.<PacketRecord>rejected(), "rejected-packets")
         .add(topics.deadLetter(), badBatches, OutputJson.<PacketBatch>rejected(), "rejected-batches")
-        .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout());
+        .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout(),
+            options.sinkProperties());
   }
 
   /**

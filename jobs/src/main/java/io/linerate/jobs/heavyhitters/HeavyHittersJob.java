@@ -203,7 +203,8 @@ public final class HeavyHittersJob implements JobLauncher {
             new LateJson(), "late")
         .add(topics.deadLetter(), reports.getSideOutput(Rejected.batchTag(PacketBatchTypeInfo.INSTANCE)),
             OutputJson.<PacketBatch>rejected(), "rejected-batches")
-        .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout());
+        .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout(),
+            options.sinkProperties());
   }
 
   /** The demo's live view: the top-k table of the latest window per observation point, from the reports topic. */

@@ -43,7 +43,7 @@ public final class JsonTopics {
    * key, stamped with the time they are written ({@link WriteTime}).
    */
   public void sinkAll(String bootstrapServers, String jobName, Duration transactionTimeout) {
-    sinkAll(bootstrapServers, jobName, null, transactionTimeout);
+    sinkAll(bootstrapServers, jobName, null, transactionTimeout, Map.of());
   }
 
   /**
@@ -51,14 +51,18 @@ public final class JsonTopics {
    * instance, topic)}; records without key, stamped with the time they are written ({@link WriteTime}).
    *
    * @param instance the name of this instance of the job ({@code --job-name}), or null
+   * @param producerProperties further producer properties of every sink ({@link KafkaJobOptions#sinkProperties})
    */
-  public void sinkAll(String bootstrapServers, String jobName, String instance, Duration transactionTimeout) {
+  public void sinkAll(String bootstrapServers, String jobName, String instance, Duration transactionTimeout,
+                      Map<String, String> producerProperties) {
     byTopic.forEach((topic, streams) -> {
       DataStream<byte[]> all = streams.get(0);
       for (int i = 1; i < streams.size(); i++) {
         all = all.union(streams.get(i));
       }
-      sink(topic)
+      ExactlyOnceSink.Builder<byte[]> sink = sink(topic);
+      producerProperties.forEach(sink::property);
+      sink
           .bootstrapServers(bootstrapServers)
           .jobName(jobName)
           .transactionalIdPrefix(transactionalIdPrefix(jobName, instance, topic))
@@ -86,6 +90,11 @@ public final class JsonTopics {
    */
   public static int maxValueBytes() {
     return sink("any").maxValueBytes();
+  }
+
+  /** Checks a producer property as the sinks of {@link #sinkAll} would take it; throws as they would. */
+  static void checkSinkProperty(String key, String value) {
+    sink("any").property(key, value);
   }
 
   private static ExactlyOnceSink.Builder<byte[]> sink(String topic) {

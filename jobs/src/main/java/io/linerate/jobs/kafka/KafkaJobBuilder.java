@@ -47,6 +47,15 @@ public abstract class KafkaJobBuilder<B extends KafkaJobBuilder<B>> {
     return self();
   }
 
+  /**
+   * A Kafka producer property of the job's sinks, e.g. {@code buffer.memory} (the heap each sink producer may hold
+   * in batches, 32 MiB by default) or {@code compression.type}; see {@link KafkaJobOptions#sinkProperty}.
+   */
+  public B sinkProperty(String key, String value) {
+    options.sinkProperty(key, value);
+    return self();
+  }
+
   /** The job's name instead of its default ({@link KafkaJobOptions#jobName(String)}); null: the default. */
   public B jobName(String jobName) {
     options.jobName(jobName);

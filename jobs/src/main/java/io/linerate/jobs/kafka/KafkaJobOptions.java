@@ -1,8 +1,12 @@
 package io.linerate.jobs.kafka;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * The options every Kafka-to-Kafka job shares: how far the watermark trails the largest timestamp seen
@@ -21,6 +25,7 @@ public final class KafkaJobOptions {
   private boolean bounded;
   private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
   private String jobName;
+  private final Map<String, String> sinkProperties = new LinkedHashMap<>();
 
   /** Options with the job's defaults for out-of-orderness and idleness; unbounded, the default transaction timeout. */
   public KafkaJobOptions(Duration outOfOrderness, Duration idleness) {
@@ -52,6 +57,25 @@ public final class KafkaJobOptions {
 
   public void transactionTimeout(Duration transactionTimeout) {
     this.transactionTimeout = Objects.requireNonNull(transactionTimeout, "transactionTimeout");
+  }
+
+  /**
+   * A Kafka producer property of the job's sinks ({@code buffer.memory}, {@code compression.type}, {@code linger.ms},
+   * security settings…), checked as {@link ExactlyOnceSink.Builder#property} checks it. {@code max.request.size} is
+   * refused: the jobs dead-letter records whose JSON the default limit cannot carry ({@link JsonTopics#maxValueBytes}).
+   */
+  public void sinkProperty(String key, String value) {
+    JsonTopics.checkSinkProperty(key, value); // the sink's own checks and messages
+    if (key.equals(ProducerConfig.MAX_REQUEST_SIZE_CONFIG)) {
+      throw new IllegalArgumentException(key + " is fixed for the jobs' sinks (records whose JSON is longer than "
+          + JsonTopics.maxValueBytes() + " bytes go to the dead letters), got " + value);
+    }
+    sinkProperties.put(key, value);
+  }
+
+  /** The sinks' producer properties set by {@link #sinkProperty}, in the order set. */
+  public Map<String, String> sinkProperties() {
+    return Collections.unmodifiableMap(sinkProperties);
   }
 
   /**
@@ -117,6 +141,7 @@ public final class KafkaJobOptions {
     c.bounded = bounded;
     c.transactionTimeout = transactionTimeout;
     c.jobName = jobName;
+    c.sinkProperties.putAll(sinkProperties);
     return c;
   }
 }

@@ -105,4 +105,22 @@ class ExactlyOnceBuildersTest {
           .isLessThanOrEqualTo(ExactlyOnceSink.RECORD_OVERHEAD);
     }
   }
+
+  /** The jobs' sink producer properties: checked as the sink checks them, kept in order, copied with the options. */
+  @Test
+  void jobOptionsTakeSinkPropertiesTheSinkWouldTake() {
+    KafkaJobOptions options = new KafkaJobOptions(Duration.ZERO, Duration.ZERO);
+    options.sinkProperty("buffer.memory", "4194304");
+    options.sinkProperty("compression.type", "lz4");
+    KafkaJobOptions copy = options.copy();
+    options.sinkProperty("linger.ms", "5");
+    assertThat(copy.sinkProperties()).containsExactly(java.util.Map.entry("buffer.memory", "4194304"),
+        java.util.Map.entry("compression.type", "lz4"));
+    assertThat(options.sinkProperties()).containsKey("linger.ms");
+    assertThatThrownBy(() -> options.sinkProperty("transactional.id", "x"))
+        .hasMessageStartingWith("transactional.id is set by the exactly-once sink itself");
+    assertThatThrownBy(() -> options.sinkProperty("max.request.size", "10485760"))
+        .hasMessageStartingWith("max.request.size is fixed for the jobs' sinks");
+    assertThatThrownBy(() -> options.sinkProperty(null, "1")).isInstanceOf(NullPointerException.class);
+  }
 }
