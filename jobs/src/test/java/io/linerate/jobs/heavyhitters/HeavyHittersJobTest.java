@@ -568,7 +568,11 @@ class HeavyHittersJobTest {
   private static final long DRAIN_OOO = 2_000;
 
   private static String drainReport(long start) {
-    return "{\"type\":\"heavy_hitter_report\",\"scope\":0,\"window_start\":" + start + ",\"window_end\":"
+    return drainReport(0, start);
+  }
+
+  private static String drainReport(int scope, long start) {
+    return "{\"type\":\"heavy_hitter_report\",\"scope\":" + scope + ",\"window_start\":" + start + ",\"window_end\":"
         + (start + DRAIN_WINDOW) + ",\"total_weight\":100,\"phi\":0.01,\"unmonitored_bound\":0,\"complete\":true,"
         + "\"items\":[{\"item\":\"w" + start + "\",\"estimate\":50,\"lower_bound\":50,\"upper_bound\":50,"
         + "\"heavy\":true}]}";
@@ -640,6 +644,38 @@ class HeavyHittersJobTest {
       p.commitTransaction();
       p.beginTransaction(); // the last window's report, aborted as the demo's cancel aborts it
       p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0 + 2 * DRAIN_WINDOW)));
+      p.flush();
+      p.abortTransaction();
+
+      ByteArrayOutputStream text = new ByteArrayOutputStream();
+      boolean drained = drainJob().drain(topics, drainFeed(), Duration.ofSeconds(3),
+          new PrintStream(text, true, StandardCharsets.UTF_8));
+      String out = text.toString(StandardCharsets.UTF_8);
+      assertThat(drained).as(out).isFalse();
+      assertThat(out).contains("incomplete");
+    }
+  }
+
+  /**
+   * Two observation points: the last closed window's report is committed for one, aborted for the other (their
+   * reports are written by different sink subtasks, which need not put them in the same checkpoint). The second
+   * point's table is stale, as in the single-point case above: the output is incomplete.
+   */
+  @Test
+  void aLastClosedWindowCommittedForOnlySomeObservationPointsMakesTheOutputIncomplete() throws Exception {
+    String topic = "reports-partly-committed";
+    KAFKA.broker().createTopic(topic, 1);
+    JobTopics topics = new JobTopics(KAFKA.bootstrapServers(), "packets", topic, "dead-letters");
+    try (KafkaProducer<String, String> p = transactionalProducer("drain-test-3")) {
+      p.beginTransaction();
+      for (int scope = 0; scope < 2; scope++) {
+        p.send(new ProducerRecord<>(topic, "" + scope, drainReport(scope, DRAIN_T0)));
+        p.send(new ProducerRecord<>(topic, "" + scope, drainReport(scope, DRAIN_T0 + DRAIN_WINDOW)));
+      }
+      p.send(new ProducerRecord<>(topic, "0", drainReport(0, DRAIN_T0 + 2 * DRAIN_WINDOW)));
+      p.commitTransaction();
+      p.beginTransaction(); // point 1's last window, aborted as the demo's cancel aborts it
+      p.send(new ProducerRecord<>(topic, "1", drainReport(1, DRAIN_T0 + 2 * DRAIN_WINDOW)));
       p.flush();
       p.abortTransaction();
 

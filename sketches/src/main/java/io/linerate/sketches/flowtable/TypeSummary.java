@@ -43,7 +43,9 @@ final class TypeSummary {
         double remaining = items;
         for (int j = 1; j < d; j++) {
             double slots = (double) layout.buckets(j - 1) * layout.bucketCapacity();
-            remaining -= slots * (1 - StrictMath.pow(1 - 1 / slots, remaining));
+            // at least 0: a one-slot sub-table takes a whole item however few are left, and a negative remainder
+            // made pow(0, remaining) infinite at the next one-slot sub-table (expected items Long.MAX_VALUE)
+            remaining = Math.max(0, remaining - slots * (1 - StrictMath.pow(1 - 1 / slots, remaining)));
             long expected = Math.max(64, (long) Math.ceil(2 * Math.max(0, remaining)));
             filters[j] = CountingBloomFilter.create(expected, DEEP_FPP, seed);
         }
