@@ -97,7 +97,9 @@ public final class ExactlyOnceSink {
   public static final class Builder<T> {
     private static final Set<String> OWNED = Set.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ProducerConfig.TRANSACTIONAL_ID_CONFIG,
-        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
+        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+        // Flink's KafkaSink serializes records itself and hands the producer bytes
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
 
     private final SerializationSchema<T> valueSerializer;
     private final KafkaRecordSerializationSchema<T> recordSerializer;

@@ -119,6 +119,8 @@ class ExactlyOnceBuildersTest {
     assertThat(options.sinkProperties()).containsKey("linger.ms");
     assertThatThrownBy(() -> options.sinkProperty("transactional.id", "x"))
         .hasMessageStartingWith("transactional.id is set by the exactly-once sink itself");
+    assertThatThrownBy(() -> options.sinkProperty("value.serializer", "x.Y"))
+        .hasMessageStartingWith("value.serializer is set by the exactly-once sink itself");
     assertThatThrownBy(() -> options.sinkProperty("max.request.size", "10485760"))
         .hasMessageStartingWith("max.request.size is fixed for the jobs' sinks");
     assertThatThrownBy(() -> options.sinkProperty(null, "1")).isInstanceOf(NullPointerException.class);
