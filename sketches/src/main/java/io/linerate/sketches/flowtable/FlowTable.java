@@ -257,6 +257,23 @@ public final class FlowTable {
                 timestamp);
     }
 
+    /**
+     * Whether every table and stash slot that holds no flow has all-zero key words, which {@link #updateIpv4}'s hit
+     * path relies on (a key's meta word is never 0, so no key matches such a slot). For the model tests.
+     */
+    boolean unoccupiedSlotsHoldNoKey() {
+        for (int slot = 0; slot < table.totalSlots(); slot++) {
+            if (!table.isOccupied(slot)) {
+                for (int k = 0; k < keyLongs; k++) {
+                    if (entries[slot * stride + k] != 0) {
+                        return false;
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
     /** updateIpv4 after its lookup found {@code slot}: an insertion if it missed (−1), then the counters. */
     private int updateIpv4Lookup(int slot, long h1, long h2, long addresses, long meta, int tcpFlags, long bytes,
                                  long timestamp) {

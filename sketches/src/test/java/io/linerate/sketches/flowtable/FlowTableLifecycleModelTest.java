@@ -221,6 +221,7 @@ class FlowTableLifecycleModelTest {
                 model(op, result, lazily);
                 exports.clear();
                 checkTable();
+                check(table.unoccupiedSlotsHoldNoKey(), () -> op + " left a key in a slot that holds no flow");
             }
             if (twin != null) {
                 compareTwin();
