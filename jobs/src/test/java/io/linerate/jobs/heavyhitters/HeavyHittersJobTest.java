@@ -601,58 +601,68 @@ class HeavyHittersJobTest {
         .outOfOrderness(Duration.ofMillis(DRAIN_OOO)).build();
   }
 
+  /** The drain's topics, reports on {@code topic}. */
+  private static JobTopics drainTopics(String topic) {
+    KAFKA.broker().createTopic(topic, 1);
+    return new JobTopics(KAFKA.bootstrapServers(), "packets", topic, "dead-letters");
+  }
+
+  /** The reports of the first {@code windows} windows of each of {@code scopes} observation points. */
+  private static void sendReports(KafkaProducer<String, String> p, String topic, int scopes, int windows) {
+    for (int scope = 0; scope < scopes; scope++) {
+      for (int w = 0; w < windows; w++) {
+        p.send(new ProducerRecord<>(topic, "" + scope, drainReport(scope, DRAIN_T0 + w * DRAIN_WINDOW)));
+      }
+    }
+  }
+
+  /** Drains for {@code timeout}; what it printed, and its verdict as "true"/"false" on the last line. */
+  private static String drained(JobTopics topics, Duration timeout) throws InterruptedException {
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    boolean complete = drainJob().drain(topics, drainFeed(), timeout, new PrintStream(text, true, StandardCharsets.UTF_8));
+    return text.toString(StandardCharsets.UTF_8) + complete;
+  }
+
   @Test
   void theDrainWaitsForTheLastClosedWindowsReportAndPrintsIt() throws Exception {
     String topic = "reports-commit-late";
-    KAFKA.broker().createTopic(topic, 1);
-    JobTopics topics = new JobTopics(KAFKA.bootstrapServers(), "packets", topic, "dead-letters");
+    JobTopics topics = drainTopics(topic);
     try (KafkaProducer<String, String> p = transactionalProducer("drain-test-1")) {
       p.beginTransaction();
-      p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0)));
-      p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0 + DRAIN_WINDOW)));
+      sendReports(p, topic, 1, 2);
       p.commitTransaction();
       p.beginTransaction(); // the last window's report: committed at the job's next checkpoint, 3 s from now
       p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0 + 2 * DRAIN_WINDOW)));
       p.flush();
-
-      ByteArrayOutputStream text = new ByteArrayOutputStream();
-      CompletableFuture<Boolean> drained = CompletableFuture.supplyAsync(() -> {
+      CompletableFuture<String> drained = CompletableFuture.supplyAsync(() -> {
         try {
-          return drainJob().drain(topics, drainFeed(), Duration.ofSeconds(20), new PrintStream(text, true, StandardCharsets.UTF_8));
+          return drained(topics, Duration.ofSeconds(20));
         } catch (InterruptedException e) {
           throw new IllegalStateException(e);
         }
       });
       Thread.sleep(3_000);
       p.commitTransaction();
-      assertThat(drained.get()).isTrue();
-      String out = text.toString(StandardCharsets.UTF_8);
-      assertThat(out).as(out).contains("window " + Instant.ofEpochMilli(DRAIN_T0 + 2 * DRAIN_WINDOW) + " .. "
-          + Instant.ofEpochMilli(DRAIN_T0 + 3 * DRAIN_WINDOW));
+      String out = drained.get();
+      assertThat(out).as(out).endsWith("true").contains("window " + Instant.ofEpochMilli(DRAIN_T0 + 2 * DRAIN_WINDOW)
+          + " .. " + Instant.ofEpochMilli(DRAIN_T0 + 3 * DRAIN_WINDOW));
     }
   }
 
   @Test
   void aLastClosedWindowThatIsNeverCommittedMakesTheOutputIncomplete() throws Exception {
     String topic = "reports-never-committed";
-    KAFKA.broker().createTopic(topic, 1);
-    JobTopics topics = new JobTopics(KAFKA.bootstrapServers(), "packets", topic, "dead-letters");
+    JobTopics topics = drainTopics(topic);
     try (KafkaProducer<String, String> p = transactionalProducer("drain-test-2")) {
       p.beginTransaction();
-      p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0)));
-      p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0 + DRAIN_WINDOW)));
+      sendReports(p, topic, 1, 2);
       p.commitTransaction();
       p.beginTransaction(); // the last window's report, aborted as the demo's cancel aborts it
       p.send(new ProducerRecord<>(topic, "0", drainReport(DRAIN_T0 + 2 * DRAIN_WINDOW)));
       p.flush();
       p.abortTransaction();
-
-      ByteArrayOutputStream text = new ByteArrayOutputStream();
-      boolean drained = drainJob().drain(topics, drainFeed(), Duration.ofSeconds(3),
-          new PrintStream(text, true, StandardCharsets.UTF_8));
-      String out = text.toString(StandardCharsets.UTF_8);
-      assertThat(drained).as(out).isFalse();
-      assertThat(out).contains("incomplete");
+      String out = drained(topics, Duration.ofSeconds(3));
+      assertThat(out).as(out).endsWith("false").contains("incomplete");
     }
   }
 
@@ -664,27 +674,18 @@ class HeavyHittersJobTest {
   @Test
   void aLastClosedWindowCommittedForOnlySomeObservationPointsMakesTheOutputIncomplete() throws Exception {
     String topic = "reports-partly-committed";
-    KAFKA.broker().createTopic(topic, 1);
-    JobTopics topics = new JobTopics(KAFKA.bootstrapServers(), "packets", topic, "dead-letters");
+    JobTopics topics = drainTopics(topic);
     try (KafkaProducer<String, String> p = transactionalProducer("drain-test-3")) {
       p.beginTransaction();
-      for (int scope = 0; scope < 2; scope++) {
-        p.send(new ProducerRecord<>(topic, "" + scope, drainReport(scope, DRAIN_T0)));
-        p.send(new ProducerRecord<>(topic, "" + scope, drainReport(scope, DRAIN_T0 + DRAIN_WINDOW)));
-      }
+      sendReports(p, topic, 2, 2);
       p.send(new ProducerRecord<>(topic, "0", drainReport(0, DRAIN_T0 + 2 * DRAIN_WINDOW)));
       p.commitTransaction();
       p.beginTransaction(); // point 1's last window, aborted as the demo's cancel aborts it
       p.send(new ProducerRecord<>(topic, "1", drainReport(1, DRAIN_T0 + 2 * DRAIN_WINDOW)));
       p.flush();
       p.abortTransaction();
-
-      ByteArrayOutputStream text = new ByteArrayOutputStream();
-      boolean drained = drainJob().drain(topics, drainFeed(), Duration.ofSeconds(3),
-          new PrintStream(text, true, StandardCharsets.UTF_8));
-      String out = text.toString(StandardCharsets.UTF_8);
-      assertThat(drained).as(out).isFalse();
-      assertThat(out).contains("incomplete");
+      String out = drained(topics, Duration.ofSeconds(3));
+      assertThat(out).as(out).endsWith("false").contains("incomplete");
     }
   }
 }
