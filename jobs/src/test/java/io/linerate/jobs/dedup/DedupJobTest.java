@@ -208,14 +208,24 @@ class DedupJobTest {
     assertThat(letters.get(0).get("value_length").asInt()).isEqualTo(big.length());
   }
 
-  private static void produce(List<ProducerRecord<String, String>> records) {
+  /**
+   * Writes the records and waits for each acknowledgement, so that a record the broker does not take fails the test
+   * with the broker's reason within 40 s instead of a flush that waits out the producer's 2-minute delivery timeout
+   * (once seen in CI: the test's own timeout hit while flushing, no reason given).
+   */
+  private static void produce(List<ProducerRecord<String, String>> records) throws Exception {
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
         ProducerConfig.ACKS_CONFIG, "all",
+        ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 20_000,
+        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 40_000,
         ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
         ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
-      records.forEach(producer::send);
-      producer.flush();
+      List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+      records.forEach(r -> sent.add(producer.send(r)));
+      for (java.util.concurrent.Future<?> f : sent) {
+        f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      }
     }
   }
 }
