@@ -12,6 +12,9 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 import io.linerate.jobs.cli.Main;
+import io.linerate.jobs.format.PacketBatch;
+import io.linerate.jobs.format.PacketBatchCodec;
+import io.linerate.jobs.format.PacketRecord;
 
 /** The generator without Kafka: determinism, the Zipf table, settings checks, and the commands' options. */
 class SyntheticTrafficTest {
@@ -23,6 +26,18 @@ class SyntheticTrafficTest {
             list.add(r);
         }
         return list;
+    }
+
+    /** Every packet of the records, in order (copies: a batch hands out one reused record). */
+    private static List<PacketRecord> packets(List<TrafficSource.Record> records) throws Exception {
+        List<PacketRecord> all = new ArrayList<>();
+        for (TrafficSource.Record r : records) {
+            PacketBatch b = PacketBatchCodec.decode(r.value());
+            for (int i = 0; i < b.size(); i++) {
+                all.add(b.get(i).copy());
+            }
+        }
+        return all;
     }
 
     @Test
@@ -54,17 +69,13 @@ class SyntheticTrafficTest {
         long after = System.currentTimeMillis();
         int expectedPort = 1;
         long scans = 0;
-        for (TrafficSource.Record r : records) {
-            io.linerate.jobs.format.PacketBatch b = io.linerate.jobs.format.PacketBatchCodec.decode(r.value());
-            for (int i = 0; i < b.size(); i++) {
-                io.linerate.jobs.format.PacketRecord p = b.get(i);
-                assertThat(p.timestamp()).isBetween(before, after);
-                if (!p.isIpv6() && p.dstIpv4() == 0xC0A8FA0A) { // 192.168.250.10
-                    assertThat(p.srcIpv4()).isEqualTo(0xC6336407); // 198.51.100.7
-                    assertThat(p.dstPort()).isEqualTo(expectedPort++);
-                    assertThat(p.tcpFlags()).isEqualTo(0x02);
-                    scans++;
-                }
+        for (PacketRecord p : packets(records)) {
+            assertThat(p.timestamp()).isBetween(before, after);
+            if (!p.isIpv6() && p.dstIpv4() == 0xC0A8FA0A) { // 192.168.250.10
+                assertThat(p.srcIpv4()).isEqualTo(0xC6336407); // 198.51.100.7
+                assertThat(p.dstPort()).isEqualTo(expectedPort++);
+                assertThat(p.tcpFlags()).isEqualTo(0x02);
+                scans++;
             }
         }
         // Bin(4000, 0.5): 2000 ± 4·√1000
@@ -84,22 +95,18 @@ class SyntheticTrafficTest {
         long fin = 0;
         long push = 0;
         long full = 0;
-        for (TrafficSource.Record r : records) {
-            io.linerate.jobs.format.PacketBatch b = io.linerate.jobs.format.PacketBatchCodec.decode(r.value());
-            for (int i = 0; i < b.size(); i++) {
-                io.linerate.jobs.format.PacketRecord p = b.get(i);
-                if (p.protocol() != 6) {
-                    continue;
-                }
-                tcp++;
-                int flags = p.tcpFlags();
-                syn += flags == 0x02 ? 1 : 0;
-                fin += flags == 0x11 ? 1 : 0;
-                push += flags == 0x18 ? 1 : 0;
-                full += p.length() == 1500 ? 1 : 0;
-                if (flags != 0x10) {
-                    assertThat(p.length()).as("a segment with flags %s", flags).isEqualTo(1500);
-                }
+        for (PacketRecord p : packets(records)) {
+            if (p.protocol() != 6) {
+                continue;
+            }
+            tcp++;
+            int flags = p.tcpFlags();
+            syn += flags == 0x02 ? 1 : 0;
+            fin += flags == 0x11 ? 1 : 0;
+            push += flags == 0x18 ? 1 : 0;
+            full += p.length() == 1500 ? 1 : 0;
+            if (flags != 0x10) {
+                assertThat(p.length()).as("a segment with flags %s", flags).isEqualTo(1500);
             }
         }
         assertShare("SYN", syn, tcp, 0.02);
