@@ -100,17 +100,22 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
     /**
      * Adds {@code b}'s counters into {@code a} ({@link CountMinSketch#merge}): same shape and seed by construction
      * (a restore of state of another shape is refused), except for state written before the accumulator's
-     * snapshot recorded the shape, whose row indexing may differ if {@link Builder#rowIndexing} changed since.
+     * snapshot recorded the shape, whose row indexing, width, depth or seed may differ from this job's if the
+     * settings changed since. Such a mismatch fails with the sketch's message naming the field, followed by this
+     * job's settings and the way out.
      */
     @Override
     public CountMinSketch merge(CountMinSketch a, CountMinSketch b) {
-        if (a.indexing() != b.indexing()) {
-            throw new IllegalStateException("cannot merge window sketches of row indexing " + a.indexing() + " and "
-                    + b.indexing() + ": the state was written with another rowIndexing setting than this job's ("
-                    + sizing.rowIndexing() + "); restore from a checkpoint or savepoint taken before the setting "
-                    + "changed, with the setting it had then");
+        try {
+            a.merge(b);
+        } catch (IllegalArgumentException mismatch) {
+            throw new IllegalStateException("cannot merge window sketches: " + mismatch.getMessage()
+                    + ". This job's sizing, seed, rowIndexing and conservative settings give " + sizing.shape()
+                    + "; window state written before the "
+                    + "accumulator recorded its shape may hold sketches of another configuration. Restore from a "
+                    + "checkpoint or savepoint taken before the settings changed, with the settings it had then",
+                    mismatch);
         }
-        a.merge(b);
         return a;
     }
 

@@ -168,7 +168,15 @@ class CountMinAggregateTest {
         CountMinSketch restored = byDefault.add(record, byDefault.createAccumulator());
         CountMinSketch fresh = mixed.add(record, mixed.createAccumulator());
         assertThatThrownBy(() -> mixed.merge(fresh, restored)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("row indexing MIXED_32 and FULL_WIDTH").hasMessageContaining("rowIndexing");
+                .hasMessageContaining("different row indexing: MIXED_32 vs FULL_WIDTH")
+                .hasMessageContaining("rowIndexing").hasMessageContaining("indexing=MIXED_32");
+        // Any other field of the shape that differs (here the seed) gets the same context, not the bare message.
+        CountMinAggregate<Tuple3<String, String, Long>> reseeded =
+                aggregate().memory(4096, 3).rowIndexing(RowIndexing.MIXED_32).seed(7).build();
+        CountMinSketch otherSeed = reseeded.add(record, reseeded.createAccumulator());
+        assertThatThrownBy(() -> mixed.merge(fresh, otherSeed)).isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("cannot merge window sketches: cannot merge Count-Min sketches with "
+                        + "different seeds").hasMessageContaining("Restore from a checkpoint or savepoint");
         CountMinSketch other = mixed.add(record, mixed.createAccumulator());
         CountMinSketch merged = mixed.merge(fresh, other);
         assertThat(CountMinAggregate.estimate(merged, QUERY_ITEM, Tuple2.of("s", "item"))).isEqualTo(10);

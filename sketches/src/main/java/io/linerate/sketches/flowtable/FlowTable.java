@@ -204,7 +204,8 @@ public final class FlowTable {
      * flags. Addresses are 32-bit values in network order (10.0.0.1 = 0x0A000001).
      *
      * @return the flow's slot handle, valid until the next change to the table (for {@link #addToUserSlot});
-     *     −1 if the packet was exported at once ({@link OverflowPolicy#EXPORT_NEW})
+     *     −1 if the packet was exported at once ({@link OverflowPolicy#EXPORT_NEW}, or the one case of
+     *     {@link OverflowPolicy#EVICT_LEAST_RECENT} with nothing to displace)
      * @throws IllegalArgumentException if a port, the protocol, the flags or bytes are out of range
      */
     public int updateIpv4(int srcAddress, int dstAddress, int srcPort, int dstPort, int protocol,

@@ -153,6 +153,27 @@ class FlowTableTest {
         assertThat(t.newFlows()).as("entries started").isEqualTo(2);
     }
 
+    /**
+     * OverflowPolicy's documented exception: no stash, and the new flow's only bucket lazily deleted. There is no
+     * live flow to displace, so even EVICT_LEAST_RECENT exports the packet at once (update returns −1); after a
+     * rebuild the slot is free again.
+     */
+    @Test
+    void withNoStashANewFlowWhoseBucketsAreLazilyDeletedIsExportedAtOnce() {
+        exported.clear();
+        FlowTable t = twoSlots(OverflowPolicy.EVICT_LEAST_RECENT).stashCapacity(0).build();
+        t.updateIpv4(1, 9, 1, 1, 6, 0, 10, 0);
+        assertThat(t.removeLazily(FiveTuple.ipv4(1, 9, 1, 1, 6))).isTrue();
+        assertThat(t.lazilyDeleted()).isEqualTo(1);
+        assertThat(t.updateIpv4(2, 9, 1, 1, 6, 0, 10, 1)).isEqualTo(-1);
+        assertThat(exported).containsExactly("REMOVED " + FiveTuple.ipv4(1, 9, 1, 1, 6) + " 1",
+                "EVICTED " + FiveTuple.ipv4(2, 9, 1, 1, 6) + " 1");
+        assertThat(t.find(FiveTuple.ipv4(2, 9, 1, 1, 6))).isNegative();
+        t.rebuild();
+        assertThat(t.updateIpv4(2, 9, 1, 1, 6, 0, 10, 2)).isNotNegative();
+        assertThat(t.record(t.find(FiveTuple.ipv4(2, 9, 1, 1, 6))).packets()).isEqualTo(1);
+    }
+
     /** Timestamps more than Long.MAX_VALUE apart: the elapsed time is compared unsigned and cannot wrap. */
     @Test
     void flowsExpireWhateverTheDistanceBetweenTimestamps() {
