@@ -151,8 +151,9 @@ public final class BalancedBloomFilter implements BloomFilter {
     private static final int DEFAULT_CHOICES_BLOCKS = 3;
 
     /**
-     * {@code bits} of 512-bit blocks, k bits per element, a = 1.2, d = 3; the design capacity follows from
-     * β = k / ln 2 (the bits per element at which k is optimal).
+     * {@code bits} rounded up to whole 512-bit blocks, and to at least 3 blocks (one per choice of d = 3), so a
+     * request for fewer than 1,536 bits gets 1,536 ({@link #bitSize()} says what was built); k bits per element,
+     * a = 1.2; the design capacity follows from β = k / ln 2 (the bits per element at which k is optimal).
      */
     public static BalancedBloomFilter withBits(long bits, int hashCount, long seed) {
         Checks.bits(bits);

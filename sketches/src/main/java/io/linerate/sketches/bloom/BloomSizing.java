@@ -27,8 +27,16 @@ public final class BloomSizing {
         return Math.max(64, (long) bits);
     }
 
-    /** k = round((m/n)·ln 2), clamped to [1, {@link BloomFilter#MAX_HASH_COUNT}]. */
+    /**
+     * k = round((m/n)·ln 2), clamped to [1, {@link BloomFilter#MAX_HASH_COUNT}].
+     *
+     * @throws IllegalArgumentException if {@code n} is not in [1, 16·(2<sup>31</sup>−1)] (as for
+     *     {@link #optimalBits}) or {@code bits} not in [1, {@link BloomFilter#MAX_BITS}]: n = 0 used to give
+     *     k = 128 and a negative n or bits k = 1, silently
+     */
     public static int optimalHashCount(long n, long bits) {
+        Checks.expectedItems(n);
+        Checks.bits(bits);
         long k = Math.round((double) bits / n * LN2);
         return (int) Math.max(1, Math.min(BloomFilter.MAX_HASH_COUNT, k));
     }

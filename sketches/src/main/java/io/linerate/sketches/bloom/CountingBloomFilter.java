@@ -238,7 +238,9 @@ public final class CountingBloomFilter implements BloomFilter {
      * The smallest of the item's counters, each divided by how many of the item's k indexes fall on it: an upper
      * bound on how many times it was added (minus removed), exact unless other items share all its counters or
      * one of them saturated. (Indexes of one item can coincide, for instance with probability 1/m at k = 2 under
-     * enhanced double hashing; each put then adds that many to the counter.)
+     * enhanced double hashing; each put then adds that many to the counter.) The exception is a result of
+     * 2<sup>w</sup>−1, returned when all the item's counters are saturated: it means at least 2<sup>w</sup>−1, not
+     * at most (an item added 100 times with 4-bit counters counts 15).
      */
     public long count(long h1, long h2) {
         DoubleHashing.indexes(h1, h2, counters, probing, offsets, scratch);

@@ -15,8 +15,10 @@ import java.util.Arrays;
  * 1 − Σ<sub>j=1..k</sub> (−1)<sup>j+1</sup> C(k,j) (1 − (1 + j(p−1))/p²)<sup>n</sup> (research notes §3.4),
  * a little above the standard filter's at small n and large m/n (first-order excess ≈ k²/(c²n), §3.9).
  *
- * <p>Rounding rule: the partition size is the smallest prime ≥ ⌈m/k⌉, so the filter may hold a few more
- * bits than asked for, never fewer.
+ * <p>Rounding rule: the partition size is the smallest prime ≥ max(⌈m/k⌉, k), so the filter may hold a few more
+ * bits than asked for, never fewer. The property above needs p ≥ k (research notes §3.4): with p &lt; k, partition
+ * i + p repeats the cell of partition i, an item and a query share 0, about k/p or all k cells, and the k·p bits
+ * act as p partitions. A tiny filter (m &lt; k²) therefore gets more than a few extra bits.
  */
 public final class PartitionedBloomFilter extends BitArrayFilter {
 
@@ -35,18 +37,18 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
     public static PartitionedBloomFilter create(long expectedItems, double fpp, long seed) {
         long bits = BloomSizing.optimalBits(expectedItems, fpp);
         int k = BloomSizing.optimalHashCount(expectedItems, bits);
-        long p = Primes.nextPrime((bits + k - 1) / k);
+        long p = Primes.nextPrime(Math.max((bits + k - 1) / k, k));
         if (p * k > MAX_BITS) { // the rounding to k prime partitions passed the limit: say it with the caller's values
             throw Checks.tooManyBits(expectedItems, fpp, (double) p * k, false);
         }
         return withBits(bits, k, seed);
     }
 
-    /** k partitions of the smallest prime p ≥ ⌈bits/k⌉ bits each. */
+    /** k partitions of the smallest prime p ≥ max(⌈bits/k⌉, k) bits each (p ≥ k: see the class comment). */
     public static PartitionedBloomFilter withBits(long bits, int hashCount, long seed) {
         Checks.bits(bits);
         Checks.hashCount(hashCount);
-        long p = Primes.nextPrime((bits + hashCount - 1) / hashCount);
+        long p = Primes.nextPrime(Math.max((bits + hashCount - 1) / hashCount, hashCount));
         if (p * hashCount > MAX_BITS) {
             throw new IllegalArgumentException("bits=" + bits + " rounds up to " + p * hashCount
                     + ", above the limit of " + MAX_BITS + " bits");

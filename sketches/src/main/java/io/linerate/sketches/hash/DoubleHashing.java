@@ -58,8 +58,9 @@ public final class DoubleHashing {
 
     /**
      * The partition scheme of thesis §3.2/§3.4.1: k partitions of p cells; index i lies in partition i at
-     * (h1 + i·h2) mod p, written as the flat index i·p + g<sub>i</sub>. With p prime, two items share either
-     * no partition cell, exactly one, or all k (the property the thesis's analysis rests on). A stride of 0
+     * (h1 + i·h2) mod p, written as the flat index i·p + g<sub>i</sub>. With p prime and p ≥ k, two items share
+     * either no partition cell, exactly one, or all k (the property the thesis's analysis rests on; with p &lt; k,
+     * partition i + p repeats the cell of partition i). A stride of 0
      * is allowed, as in the analysis: the partitions keep the k indexes distinct.
      */
     public static void partitionIndexes(long h1, long h2, long p, long[] out) {

@@ -109,16 +109,23 @@ public final class ImageWriter {
         buffer.putInt(MAGIC).put((byte) family.id()).put((byte) version).putShort((short) 0);
     }
 
-    /** Makes room for {@code n} more bytes (n ≤ 8 or a bulk run that fits the buffer) in stream mode. */
+    /**
+     * Makes room for {@code n} more bytes (n ≤ 8 or a bulk run that fits the buffer) in stream mode; in both modes
+     * fails if they pass the declared field size (the array mode used to write them over the trailer's place and
+     * then report "-4 bytes left unwritten", or throw a BufferOverflowException).
+     */
     private void room(int n) {
-        if (sink != null) {
-            if (flushed + buffer.position() + n > total - TRAILER_BYTES) {
-                throw new IllegalStateException("image fields sized wrongly: more than the "
-                        + (total - PREAMBLE_BYTES - TRAILER_BYTES) + " bytes declared");
-            }
-            if (buffer.remaining() < n) {
-                flush();
-            }
+        declared(n);
+        if (sink != null && buffer.remaining() < n) {
+            flush();
+        }
+    }
+
+    /** Fails if {@code n} more field bytes pass the declared field size. */
+    private void declared(long n) {
+        if (flushed + buffer.position() + n > total - TRAILER_BYTES) {
+            throw new IllegalStateException("image fields sized wrongly: more than the "
+                    + (total - PREAMBLE_BYTES - TRAILER_BYTES) + " bytes declared");
         }
     }
 
@@ -162,6 +169,7 @@ public final class ImageWriter {
     public ImageWriter putBytes(byte[] values, int from, int count) {
         Objects.checkFromIndexSize(from, count, values.length);
         if (sink == null) {
+            declared(count);
             buffer.put(values, from, count);
             return this;
         }
@@ -179,6 +187,7 @@ public final class ImageWriter {
     public ImageWriter putInts(int[] values, int from, int count) {
         Objects.checkFromIndexSize(from, count, values.length);
         if (sink == null) {
+            declared((long) count * Integer.BYTES);
             buffer.asIntBuffer().put(values, from, count);
             buffer.position(buffer.position() + count * Integer.BYTES);
             return this;
@@ -205,6 +214,7 @@ public final class ImageWriter {
             return this;
         }
         if (sink == null) {
+            declared((long) count * Long.BYTES);
             buffer.asLongBuffer().put(values, from, count);
             buffer.position(buffer.position() + count * Long.BYTES);
             return this;
