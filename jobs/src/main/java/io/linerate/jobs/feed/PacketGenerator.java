@@ -10,7 +10,7 @@ import io.linerate.jobs.format.PacketBatchCodec;
  * rank is a distinct flow) from a port in [1024, 65535] to one of 1024 servers {@code 192.168.0.0/22} on a port
  * from {@link #SERVICES} (UDP for 53 and 123, TCP otherwise), all chosen by hashing (seed, r); an IPv6 flow
  * (chosen by the same hash with probability ipv6Share) goes from {@code 2001:db8:0:1::r} to
- * {@code 2001:db8:0:2::<server>}. The heavy hitter is TCP {@code 172.16.0.1:40000 → 192.168.200.1:443}.
+ * {@code 2001:db8:0:2::<server + 1>}. The heavy hitter is TCP {@code 172.16.0.1:40000 → 192.168.200.1:443}.
  */
 final class PacketGenerator implements TrafficSource {
 

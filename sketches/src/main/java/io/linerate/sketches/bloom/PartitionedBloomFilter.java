@@ -29,7 +29,13 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
         this.partitionBits = partitionBits;
     }
 
-    /** Sized as the standard filter, m rounded up to k·p with p prime. */
+    /**
+     * Sized as the standard filter, m rounded up to k·p with p prime, unless the partition scheme's finite-n
+     * excess (research notes §3.9: ≈ k²/(c²n), from a query whose (h1, h2) mod p equals an item's) would pass
+     * 5% of {@code fpp}, or p ≥ k made the filter bigger than asked: then the smallest k·p whose {@link #falsePositiveProbability} is at most {@code fpp}.
+     * That happens at small n and low fpp (n = 1000 at 10<sup>−6</sup>: the standard sizing would give 4.8·10<sup>−4</sup>);
+     * the excess alone needs p ≥ √(n/fpp), so such a filter holds more bits than the standard one.
+     */
     public static PartitionedBloomFilter create(long expectedItems, double fpp) {
         return create(expectedItems, fpp, ItemHasher.DEFAULT_SEED);
     }
@@ -41,7 +47,68 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
         if (p * k > MAX_BITS) { // the rounding to k prime partitions passed the limit: say it with the caller's values
             throw Checks.tooManyBits(expectedItems, fpp, (double) p * k, false);
         }
-        return withBits(bits, k, seed);
+        double q = -StrictMath.expm1(-(double) expectedItems / p);
+        boolean grownToK = (bits + k - 1) / k < k; // p ≥ k made it bigger than asked: the search finds a smaller k·p
+        if (!grownToK && falsePositiveProbability(expectedItems, k, p) - StrictMath.pow(q, k) <= fpp / 20) {
+            return withBits(bits, k, seed);
+        }
+        long bestK = 0;
+        long bestP = 0;
+        for (int kk = 1; kk <= MAX_HASH_COUNT; kk++) {
+            long pp = smallestPartition(expectedItems, kk, fpp);
+            if (pp > 0 && (bestK == 0 || kk * pp < bestK * bestP)) {
+                bestK = kk;
+                bestP = pp;
+            }
+        }
+        if (bestK == 0) {
+            throw new IllegalArgumentException("expectedItems=" + expectedItems + " at fpp=" + fpp + " needs more than "
+                    + MAX_BITS + " bits in a partitioned filter (its excess ≈ n/p² alone needs p ≥ √(n/fpp) = "
+                    + String.format(java.util.Locale.ROOT, "%.4g", StrictMath.sqrt(expectedItems / fpp))
+                    + " bits per partition), above the limit of " + MAX_BITS + " bits");
+        }
+        return new PartitionedBloomFilter(ItemHasher.seeded(seed), bestP, (int) bestK, null);
+    }
+
+    /**
+     * The finite-n false-positive probability of the prime partition scheme to first order (research notes §3.9,
+     * Kirsch &amp; Mitzenmacher's Theorem 6.1 specialised to prime p):
+     * q<sup>k</sup> + (n/p²)·[1 − k·q<sup>k−1</sup> + (k−1)·q<sup>k</sup>] with q = 1 − e<sup>−n/p</sup>. The second
+     * term is the excess over the asymptotic rate q<sup>k</sup>. StrictMath: it decides sizes, which must not
+     * depend on the JVM.
+     */
+    public static double falsePositiveProbability(long n, int k, long p) {
+        double q = -StrictMath.expm1(-(double) n / p);
+        double qk1 = StrictMath.pow(q, k - 1);
+        return Math.min(1.0, qk1 * q + (double) n / ((double) p * p) * (1 - k * qk1 + (k - 1) * qk1 * q));
+    }
+
+    /** The smallest prime p ≥ k with falsePositiveProbability(n, k, p) ≤ fpp and k·p ≤ MAX_BITS; −1 if none. */
+    private static long smallestPartition(long n, int k, double fpp) {
+        long limit = MAX_BITS / k;
+        long hi = Math.max(k, 2);
+        while (falsePositiveProbability(n, k, hi) > fpp) {
+            if (hi >= limit) {
+                return -1;
+            }
+            hi = Math.min(limit, hi * 2);
+        }
+        long lo = Math.max(k, 2) - 1; // fails or is below the range
+        while (hi - lo > 1) {
+            long mid = lo + (hi - lo) / 2;
+            if (falsePositiveProbability(n, k, mid) <= fpp) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        // the rate is not strictly monotone in p for every (n, k): step on to the next prime that meets it
+        for (long p = Primes.nextPrime(hi); p <= limit; p = Primes.nextPrime(p + 1)) {
+            if (falsePositiveProbability(n, k, p) <= fpp) {
+                return p;
+            }
+        }
+        return -1;
     }
 
     /** k partitions of the smallest prime p ≥ max(⌈bits/k⌉, k) bits each (p ≥ k: see the class comment). */
@@ -117,14 +184,27 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
         return true;
     }
 
-    /** Π<sub>i</sub> X<sub>i</sub>/p over the k partitions' fills X<sub>i</sub>. */
+    /**
+     * Π<sub>i</sub> X<sub>i</sub>/p over the k partitions' fills X<sub>i</sub>, plus the partition scheme's
+     * finite-n excess of {@link #falsePositiveProbability}, (n̂/p²)·[1 − k·q<sup>k−1</sup> + (k−1)·q<sup>k</sup>],
+     * with q the mean fill and n̂ the {@link #approximateElementCount()}.
+     */
     @Override
     public double expectedFpp() {
         double fpp = 1.0;
+        long set = 0;
         for (int i = 0; i < k; i++) {
-            fpp *= (double) countRange(i * partitionBits, (i + 1) * partitionBits) / partitionBits;
+            long x = countRange(i * partitionBits, (i + 1) * partitionBits);
+            set += x;
+            fpp *= (double) x / partitionBits;
         }
-        return fpp;
+        double q = (double) set / bitSize();
+        if (q >= 1) {
+            return 1.0;
+        }
+        double n = -(double) partitionBits * Math.log1p(-q);
+        double qk1 = Math.pow(q, k - 1);
+        return Math.min(1.0, fpp + n / ((double) partitionBits * partitionBits) * (1 - k * qk1 + (k - 1) * qk1 * q));
     }
 
     private long countRange(long from, long to) {

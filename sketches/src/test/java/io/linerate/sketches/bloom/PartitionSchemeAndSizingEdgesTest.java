@@ -8,7 +8,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** Sizing helpers, the prime partition scheme and the counting filter's count at their edges. */
-class HashAndSizingReviewTest {
+class PartitionSchemeAndSizingEdgesTest {
 
     /** n = 0 gave k = 128 (bits / 0 = ∞, clamped), a negative n or bits gave k = 1, with no error. */
     @Test
@@ -45,7 +45,7 @@ class HashAndSizingReviewTest {
     void tinyPartitionedFiltersKeepThePrimePartitionProperty() {
         PartitionedBloomFilter[] filters = {PartitionedBloomFilter.withBits(100, 20, 1),
             PartitionedBloomFilter.withBits(1, 128, 1), PartitionedBloomFilter.create(3, 1e-6, 1),
-            PartitionedBloomFilter.create(1, 1e-30, 1)};
+            PartitionedBloomFilter.create(1, 1e-9, 1)};
         SplittableRandom rnd = new SplittableRandom(3);
         for (PartitionedBloomFilter f : filters) {
             int k = f.hashCount();
@@ -69,12 +69,17 @@ class HashAndSizingReviewTest {
     }
 
     /**
-     * One item in create(1, 1e-30) (k = 100): a query shares all k cells only with the same (h1, h2) mod p, so the
-     * false-positive rate is 1/p². With p = 2 it was 1/4.
+     * One item in a filter of p = 2 < k (create(1, 1e-30) built k = 100, p = 2): a query shares all k cells only
+     * with the same (h1, h2) mod p, so the false-positive rate is 1/p², a quarter. Now p ≥ k always, and create
+     * sizes for the finite-n rate, which at n = 1 is about 1/p²: 10<sup>−30</sup> would need p ≥ 10<sup>15</sup>,
+     * beyond the limit, and is refused.
      */
     @Test
     void aPartitionedFilterOfOneItemIsNotAQuarterFull() {
-        PartitionedBloomFilter f = PartitionedBloomFilter.create(1, 1e-30, 1);
+        assertThat(PartitionedBloomFilter.withBits(2, 100, 1).partitionBits()).isGreaterThanOrEqualTo(100);
+        assertThatThrownBy(() -> PartitionedBloomFilter.create(1, 1e-30, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("expectedItems=1").hasMessageContaining("above the limit of " + BloomFilter.MAX_BITS);
+        PartitionedBloomFilter f = PartitionedBloomFilter.create(1, 1e-9, 1);
         f.put(42L);
         SplittableRandom rnd = new SplittableRandom(4);
         int positives = 0;
