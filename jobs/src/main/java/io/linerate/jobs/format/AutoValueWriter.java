@@ -40,7 +40,10 @@ enum AutoValueWriter implements ValueWriter<Object> {
             g.writeStartObject();
             g.writeNumberField("observation_point", b.observationPoint());
             g.writeNumberField("packets", b.size());
-            if (!b.isEmpty()) {
+            if (b.isEmpty()) { // every documented field, null when an empty batch has none
+                g.writeNullField("min_timestamp");
+                g.writeNullField("max_timestamp");
+            } else {
                 g.writeNumberField("min_timestamp", b.minTimestamp());
                 g.writeNumberField("max_timestamp", b.maxTimestamp());
             }

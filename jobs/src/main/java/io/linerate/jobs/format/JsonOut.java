@@ -171,8 +171,15 @@ final class JsonOut {
             g = generator = factory.createGenerator(new Sink(), JsonEncoding.UTF8);
         }
         boolean done = false;
+        int valuesBefore = g.getOutputContext().getEntryCount();
         try {
             writer.write(value, g);
+            int written = g.getOutputContext().getEntryCount() - valuesBefore;
+            if (g.getOutputContext().inRoot() && written != 1) {
+                // the text around it is written by hand: none would leave "name":, and two would run together
+                throw new IOException("a ValueWriter must write exactly one JSON value, " + writer + " wrote "
+                        + written);
+            }
             done = g.getOutputContext().inRoot();
             g.flush();
         } finally {

@@ -152,7 +152,12 @@ public final class OutputJson {
             g.writeFieldName("query");
             query.write(c.query, g);
             g.writeNumberField("estimate", c.estimate);
-            g.writeNumberField("error_bound", c.errorBound);
+            if (c.errorBound >= 0x1p63) {
+                // the saturation sentinel (no bound): Long.MAX_VALUE exactly, as documented, not the double 2^63
+                g.writeNumberField("error_bound", Long.MAX_VALUE);
+            } else {
+                g.writeNumberField("error_bound", c.errorBound);
+            }
             g.writeNumberField("lower_bound", c.lowerBound());
             g.writeNumberField("total_weight", c.totalWeight);
             g.writeEndObject();

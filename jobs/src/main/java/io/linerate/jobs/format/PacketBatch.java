@@ -237,6 +237,9 @@ public final class PacketBatch {
 
     /** Makes {@code to} equal to this, reusing its arrays where they are large enough. Returns {@code to}. */
     public PacketBatch copyInto(PacketBatch to) {
+        if (to == this) {
+            return to; // already equal; clearing first would empty it
+        }
         to.clear(observationPoint);
         to.ensureCapacity(size);
         System.arraycopy(timestamps, 0, to.timestamps, 0, size);
