@@ -244,7 +244,10 @@ public final class PcapReplay implements Feeder {
             this.producer = producer;
             this.stop = () -> stop.getAsBoolean() || Thread.currentThread().isInterrupted();
             this.pacer = new Pacer(rate, startNanos);
-            this.progress = new Progress(progressOut, terminal, progressInterval.toNanos());
+            // an interval the options accept may exceed 64-bit nanoseconds (292 years): no line before then
+            this.progress = new Progress(progressOut, terminal,
+                    progressInterval.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE
+                            : progressInterval.toNanos());
         }
 
         void replay() throws Exception {

@@ -348,6 +348,10 @@ public final class SyntheticTraffic implements Feeder {
             if (value == null || value.isNegative()) {
                 throw new IllegalArgumentException("--inject-after must be >= 0s, got " + value);
             }
+            if (value.compareTo(Duration.ofMillis(Long.MAX_VALUE)) > 0) { // held in milliseconds
+                throw new IllegalArgumentException("--inject-after must be at most " + Long.MAX_VALUE
+                        + " ms, got " + value);
+            }
             injectAfter = value;
             return this;
         }

@@ -307,11 +307,14 @@ final class PacketDecoder {
         }
         int payloadLength = be16(b, p + 4);
         int next = b[p + 6] & 0xFF;
-        // payload length 0 is a jumbogram (or nothing): then only the captured bytes bound the headers
-        int declaredEnd = payloadLength == 0 ? Math.max(end, p + 40) : p + 40 + payloadLength;
         int q = p + 40;
         boolean laterFragment = false;
         long jumbo = payloadLength == 0 && next == 0 ? jumboPayloadLength(b, q, end) : 0;
+        // payload length 0 is a jumbogram, or a packet captured before segmentation offload (longer on the wire than
+        // any payload length can say): then only the captured bytes bound the headers; else it is an empty payload,
+        // and what follows the header on the wire (Ethernet padding, trailing bytes) is not the packet's
+        boolean unsized = payloadLength == 0 && (jumbo > 0 || wireEnd - p > 40 + 0xFFFF);
+        int declaredEnd = unsized ? Math.max(end, p + 40) : p + 40 + payloadLength;
         chain:
         while (true) {
             int headerLength;

@@ -9,8 +9,8 @@ import io.linerate.flink.rejects.Rejected;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** Defects found by review fmt8 (formats): each test failed before its fix. */
-class Fmt8ReviewTest {
+/** Output writers at their edges: saturated bounds, self-copies, empty batches, scope writers that misbehave. */
+class OutputWriterEdgesTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
