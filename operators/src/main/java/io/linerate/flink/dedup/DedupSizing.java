@@ -15,7 +15,9 @@ import java.time.Duration;
  *   <li>span S = ⌈H / (g − 1)⌉ ms: generation e holds the items inserted while the key's clock was in
  *       [e·S, (e+1)·S), and a key keeps the g generations e − g + 1 … e, so an item inserted at clock T is
  *       remembered until the clock reaches (⌊T/S⌋ + g)·S &gt; T + (g − 1)·S ≥ T + H (and at most T + g·S);</li>
- *   <li>items per generation n = ⌈rate · S⌉ (rate in distinct items per second per key): a generation receives
+ *   <li>items per generation n = ⌈rate · S⌉ (rate in distinct items per second per key, holding over every span S:
+ *       for S below a second, or not a whole number of seconds, a limit per second alone does not bound a span's
+ *       items by rate · S): a generation receives
  *       at most one insertion per distinct item during its span (a repeat already in the current generation is
  *       not written; a repeat found only in an older one is refreshed, once), so its load is the number of
  *       distinct items of the span, at most rate · S, however many records repeat them;</li>

@@ -45,11 +45,13 @@ import org.apache.flink.util.OutputTag;
  *       remembered. In particular, with timestamps in order per key (always, in processing time), every repeat
  *       within H of the previous occurrence is flagged. Repeats up to g·S = H·g/(g − 1) apart may be flagged
  *       too.</li>
- *   <li><i>Bounded false positives.</i> While a key receives at most {@code expectedRate} distinct items per
- *       second (so at most n = ⌈rate·S⌉ distinct items in any span S; repeats do not count, since a generation
- *       takes at most one insertion per distinct item, and an item goes into the generation of its own timestamp,
- *       so out-of-order records load their own span's), a record whose item is new is flagged with probability at
- *       most p: each of the ≤ g generations it is tested against holds ≤ n items and is sized for false-positive
+ *   <li><i>Bounded false positives.</i> While a key receives at most n = ⌈rate·S⌉ distinct items in every span S
+ *       (the rate has to hold at the span's own scale: at most {@code expectedRate} distinct items per second
+ *       bounds a span that is not a whole number of seconds only by the seconds it overlaps, so with S below a
+ *       second a second's items arriving within one span overload its generation; repeats do not count, since a
+ *       generation takes at most one insertion per distinct item, and an item goes into the generation of its own
+ *       timestamp, so out-of-order records load their own span's), a record whose item is new is flagged with
+ *       probability at most p: each of the ≤ g generations it is tested against holds ≤ n items and is sized for false-positive
  *       probability p<sub>g</sub> = 1 − (1 − p)<sup>1/g</sup>, so P(flagged) ≤ 1 − (1 − p<sub>g</sub>)<sup>g</sup>
  *       = p.</li>
  * </ol>
@@ -254,7 +256,8 @@ public final class Deduplicator<T, K> implements Serializable {
 
         /**
          * Distinct items per second per key the false-positive target is met for (&gt; 0): a generation of span S
-         * is sized for n = ⌈rate·S⌉ distinct items. Repeats do not count (a generation takes at most one insertion
+         * is sized for n = ⌈rate·S⌉ distinct items, so the rate must hold over every span S, not only per second
+         * (with S below a second, a burst of a second's items within one span overloads its generation). Repeats do not count (a generation takes at most one insertion
          * per distinct item), so this is the number of flows / event ids per second, not the record rate.
          */
         public Builder<T, K> expectedRate(double itemsPerSecond) {

@@ -291,6 +291,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         private long seed = 0x5EED_4EA7_1L;
         private long alertWeight;
         private double alertFraction;
+        private boolean alertFractionSet; // alertAtFraction was called: its fraction must be in (0, 1], 0 included
         private long alertMinWeight;
         private Integer maxOpenSubWindows;
         private long stateCacheBytes = DEFAULT_STATE_CACHE_BYTES;
@@ -407,6 +408,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
          */
         public Builder<T, K> alertAtFraction(double fraction, long minWindowWeight) {
             this.alertFraction = fraction;
+            this.alertFractionSet = true;
             this.alertMinWeight = minWindowWeight;
             return this;
         }
@@ -509,7 +511,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
             if (alertWeight < 0) {
                 throw new IllegalArgumentException("alertAtWeight must be > 0 (or 0: off), got " + alertWeight);
             }
-            if (alertFraction != 0 && !(alertFraction > 0 && alertFraction <= 1)) {
+            if ((alertFractionSet || alertFraction != 0) && !(alertFraction > 0 && alertFraction <= 1)) {
                 throw new IllegalArgumentException("alertAtFraction fraction must be in (0, 1], got " + alertFraction);
             }
             if (alertMinWeight < 0) {

@@ -328,7 +328,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private void alertFractionsHeldAlready(WindowRing ring, int slot, HeavyHitters tracker, long ts,
                                            boolean ownSuppressed) {
         long n = tracker.totalWeight();
-        for (HeavyHitter h : tracker.heavyHitters(spec.alertFraction)) {
+        // the trackers take φ in (0, 1); a fraction of 1 (allowed: an item that is the whole sub-window) asks for a
+        // φ just below it, which lists every item at the fraction and more: the test below keeps those at it
+        double phi = Math.min(spec.alertFraction, Math.nextDown(1.0));
+        for (HeavyHitter h : tracker.heavyHitters(phi)) {
             if (h.estimate() == 0 || h.estimate() < spec.alertFraction * n) {
                 continue;
             }

@@ -117,4 +117,28 @@ class AlertCornerCasesTest {
             assertThat(op.alertsSuppressed()).isEqualTo(1);
         }
     }
+    /**
+     * alertAtFraction accepts a fraction of 1 (an item that is the whole sub-window). When the sub-window's weight
+     * reaches minWindowWeight the operator tests every item already holding the fraction: with fraction 1 that must
+     * alert the lone item, not fail the task (the trackers' heavyHitters(φ) takes φ in (0, 1) only).
+     */
+    @Test
+    void aFractionOfOneAlertsAtTheMinimumWeightInsteadOfFailingTheTask() throws Exception {
+        for (boolean spaceSaving : new boolean[] {true, false}) {
+            var b = Fixtures.builder().tumbling(Duration.ofSeconds(1)).phi(0.1).capacity(100).alertAtFraction(1.0, 5);
+            HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector =
+                    (spaceSaving ? b.spaceSaving() : b.countMinHeap()).build();
+            try (var h = Fixtures.harness(detector, 1, 0)) {
+                h.open();
+                for (int i = 0; i < 5; i++) { // the 5th record takes the window to minWindowWeight 5
+                    h.processElement(new StreamRecord<>(Tuple3.of("a", 7L, 1), 10 + i));
+                }
+                assertThat(alerts(h)).as(spaceSaving ? "Space-Saving" : "CM-heap").containsExactly("7@14:5/5≥5");
+                h.processElement(new StreamRecord<>(Tuple3.of("a", 8L, 1), 20)); // 1 < 6: no alert, no failure
+                h.processWatermark(999);
+                assertThat(alerts(h)).hasSize(1);
+                assertThat(((HeavyHittersOperator<?, ?>) h.getOperator()).reportsEmitted()).isEqualTo(1);
+            }
+        }
+    }
 }

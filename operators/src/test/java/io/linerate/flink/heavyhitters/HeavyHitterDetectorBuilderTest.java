@@ -132,6 +132,11 @@ class HeavyHitterDetectorBuilderTest {
                 .hasMessage("alertAtFraction fraction must be in (0, 1], got 1.5");
         assertThatThrownBy(() -> Fixtures.builder().alertAtFraction(0.5, -1).build())
                 .hasMessage("alertAtFraction minWindowWeight must be ≥ 0, got -1");
+        // a fraction of 0 (or -0.0) asked for explicitly is outside (0, 1] too: it must not turn the alerts off silently
+        assertThatThrownBy(() -> Fixtures.builder().alertAtFraction(0.0, 1_000).build())
+                .hasMessage("alertAtFraction fraction must be in (0, 1], got 0.0");
+        assertThatThrownBy(() -> Fixtures.builder().alertAtFraction(-0.0, 1_000).build())
+                .hasMessage("alertAtFraction fraction must be in (0, 1], got -0.0");
         assertThatThrownBy(() -> Fixtures.builder().countMinHeap(0, 4).build())
                 .hasMessage("countMinHeap width must be ≥ 1, got 0");
         assertThatThrownBy(() -> Fixtures.builder().countMinHeap(100, 0).build())

@@ -202,6 +202,32 @@ class HeavyHittersRestoreTest {
         }
     }
 
+    /**
+     * docs/operators/README.md listed φ and k among the parameters that "may change across a restore"; with the
+     * default capacity (c · max(k, ⌈1/φ⌉)) they are shape, and the restore fails naming the capacity
+     * (heavy-hitters.md says so).
+     */
+    @Test
+    void changingPhiWithTheDefaultCapacityMakesTheRestoreIncompatible() throws Exception {
+        var before = Fixtures.builder().weight(r -> r.f2).sliding(Duration.ofSeconds(3), Duration.ofSeconds(1))
+                .topK(5).phi(0.02).build();
+        var after = Fixtures.builder().weight(r -> r.f2).sliding(Duration.ofSeconds(3), Duration.ofSeconds(1))
+                .topK(5).phi(0.01).build();
+        assertThat(after.capacity()).isNotEqualTo(before.capacity());
+        OperatorSubtaskState snapshot;
+        try (var h = Fixtures.harness(before, 1, 0)) {
+            h.open();
+            Fixtures.feed(h, EVENTS.subList(0, SPLIT));
+            snapshot = h.snapshot(1, 1);
+        }
+        assertThatThrownBy(() -> {
+            try (var h = Fixtures.harness(after, 1, 0)) {
+                h.initializeState(snapshot);
+                h.open();
+            }
+        }).hasStackTraceContaining("must not be incompatible with the old state serializer");
+    }
+
     /** Outputs per scope key, in emission order ("HH{key ..." or "Alert{key ..."). */
     private static Map<String, List<String>> byKey(List<String> outputs) {
         Map<String, List<String>> out = new TreeMap<>();
