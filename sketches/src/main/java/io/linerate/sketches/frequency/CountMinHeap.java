@@ -238,7 +238,9 @@ public final class CountMinHeap implements HeavyHitters {
      */
     public boolean isComplete(double phi) {
         HeavyHitters.checkPhi(phi);
-        return phi * sketch.totalWeight() > unmonitoredBound;
+        // φN > bound compared exactly: in doubles, φN rounded above a bound equal to it once N passed 2^53
+        return new java.math.BigDecimal(phi).multiply(java.math.BigDecimal.valueOf(sketch.totalWeight()))
+                .compareTo(java.math.BigDecimal.valueOf(unmonitoredBound)) > 0;
     }
 
     public CountMinSketch sketch() {
@@ -261,7 +263,7 @@ public final class CountMinHeap implements HeavyHitters {
     @Override
     public List<HeavyHitter> heavyHitters(double phi) {
         HeavyHitters.checkPhi(phi);
-        return refreshed(phi * sketch.totalWeight());
+        return refreshed(HeavyHitters.ceilPhiN(phi, sketch.totalWeight())); // exact, as SpaceSaving's
     }
 
     /**
@@ -270,7 +272,7 @@ public final class CountMinHeap implements HeavyHitters {
      * the lower bound is the weight counted since admission. Items whose upper bound is below
      * {@code threshold} are left out.
      */
-    private List<HeavyHitter> refreshed(double threshold) {
+    private List<HeavyHitter> refreshed(long threshold) {
         List<HeavyHitter> out = new ArrayList<>();
         for (int s : candidates.slotsByCountDescending()) {
             long h1 = candidates.keyHash(s);
@@ -449,6 +451,8 @@ public final class CountMinHeap implements HeavyHitters {
         in.require("sketch", padded);
         CountMinSketch sketch = CountMinSketch.readImage(in.embedded("sketch"), cmLength);
         in.skip("sketch", padded - cmLength);
+        // as create and over: a tracker that could not write its image once full is refused now, not at a checkpoint
+        checkShape(kind, capacity, new CountMinSketch.Size(sketch.width(), sketch.depth()));
         int size = in.getInt("size", 0, capacity);
         int w = kind.width();
         long[] entries = in.getLongs("candidates", (long) size * (w + 2));

@@ -84,4 +84,14 @@ public interface HeavyHitters {
             throw new IllegalArgumentException("phi must be in (0, 1), got " + phi);
         }
     }
+
+    /**
+     * ⌈φ·N⌉ computed exactly (φ in (0, 1), N ≥ 0), so that a weight c is ≥ φ·N exactly when c ≥ this. In doubles,
+     * φ·N is off by up to a few units once N passes 2<sup>53</sup> (N and the product both rounded), and a count c
+     * compared with it is rounded too: an item of weight ≥ φN could be left out of {@code heavyHitters(φ)}.
+     */
+    static long ceilPhiN(double phi, long n) {
+        return new java.math.BigDecimal(phi).multiply(java.math.BigDecimal.valueOf(n))
+                .setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+    }
 }

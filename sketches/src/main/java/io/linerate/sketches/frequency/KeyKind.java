@@ -63,12 +63,18 @@ public final class KeyKind {
         return type.ordinal();
     }
 
+    /**
+     * The kind an image's keyKind and maxBytes fields describe: maxBytes must be what {@link #maxBytes()} gives (8 for
+     * longs, 40 for 5-tuples), as every writer writes it, not a value ignored and written back differently.
+     */
     static KeyKind of(int id, int maxBytes) {
-        if (id == Type.LONG.ordinal()) {
-            return longs();
-        }
-        if (id == Type.FIVE_TUPLE.ordinal()) {
-            return fiveTuples();
+        if (id == Type.LONG.ordinal() || id == Type.FIVE_TUPLE.ordinal()) {
+            KeyKind kind = id == Type.LONG.ordinal() ? longs() : fiveTuples();
+            if (maxBytes != kind.maxBytes) {
+                throw new IllegalArgumentException("image corrupt: maxBytes is " + maxBytes + " for " + kind
+                        + " keys, must be " + kind.maxBytes);
+            }
+            return kind;
         }
         if (id == Type.BYTES.ordinal()) {
             return bytes(maxBytes);

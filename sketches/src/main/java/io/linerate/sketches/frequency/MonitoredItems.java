@@ -157,8 +157,9 @@ final class MonitoredItems {
 
     /** The smallest power of two that keeps the index at most {@link #MAX_LOAD} full. */
     static int tableSize(int capacity) {
-        int min = (int) Math.ceil(capacity / MAX_LOAD) + 1;
-        return Integer.highestOneBit(Math.max(2, min - 1)) << 1;
+        int least = (int) Math.ceil(capacity / MAX_LOAD); // ≥ 2 for capacity ≥ 1
+        // the smallest power of two ≥ least (highestOneBit(least) << 1 doubled it when least was one)
+        return least <= 2 ? 2 : Integer.highestOneBit(least - 1) << 1;
     }
 
     /**

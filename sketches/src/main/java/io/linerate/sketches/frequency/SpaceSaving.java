@@ -219,7 +219,7 @@ public final class SpaceSaving implements HeavyHitters {
     @Override
     public List<HeavyHitter> heavyHitters(double phi) {
         HeavyHitters.checkPhi(phi);
-        double threshold = phi * totalWeight;
+        long threshold = HeavyHitters.ceilPhiN(phi, totalWeight); // exact: c ≥ threshold ⇔ c ≥ φN
         List<HeavyHitter> out = new ArrayList<>();
         for (int s : items.slotsByCountDescending()) {
             if (items.counts[s] >= threshold) {
@@ -399,6 +399,8 @@ public final class SpaceSaving implements HeavyHitters {
         int maxBytes = in.getInt("maxBytes", 1, KeyKind.MAX_BYTES_LIMIT);
         KeyKind kind = KeyKind.of(kindId, maxBytes);
         int capacity = in.getInt("capacity", 1, MAX_CAPACITY);
+        // as withCapacity: a tracker that could not write its image once full is refused now, not at a checkpoint
+        checkCapacity(kind, capacity);
         long total = in.getLong("totalWeight", 0, Long.MAX_VALUE);
         long floor = in.getLong("floor", 0, total); // no counter, so no floor, exceeds the weight counted
         int size = in.getInt("size", 0, capacity);

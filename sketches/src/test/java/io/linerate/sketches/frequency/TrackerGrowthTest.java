@@ -225,15 +225,37 @@ class TrackerGrowthTest {
     }
 
     /**
-     * Images of a few dozen bytes declaring {@link SpaceSaving#MAX_CAPACITY} = 2²⁶ counters, with 0 or 1 entries:
-     * each reads with an allocation of a few kilobytes (creating such a tracker allocates over 2.5 GB with long
-     * keys), and the tracker then counts exactly while it grows, as any tracker that is not full does: its image
-     * after 500 distinct items is that of a new tracker of capacity 1,000 fed the same, but for the capacity field.
+     * The largest capacity a tracker of {@code kind} over a 101 x 3 sketch may have ({@link CountMinHeap#checkShape},
+     * which also bounds {@link SpaceSaving#checkCapacity}): {@link SpaceSaving#MAX_CAPACITY} for long keys, less for
+     * wider keys, whose full image would not fit one image.
+     */
+    private static int largestReadableCapacity(KeyKind kind) {
+        CountMinSketch.Size sketch = new CountMinSketch.Size(101, 3);
+        int lo = 1;
+        int hi = SpaceSaving.MAX_CAPACITY;
+        while (lo < hi) {
+            int mid = (int) (((long) lo + hi + 1) / 2);
+            if (CountMinHeap.fullImageBytes(kind, mid, sketch) <= io.linerate.sketches.image.ImageWriter.MAX_IMAGE_BYTES) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * Images of a few dozen bytes declaring the largest capacity a tracker may have (2²⁶ counters for long keys;
+     * about 36 million for 5-tuples, beyond which a full tracker's image would not fit one image and the read is
+     * refused), with 0 or 1 entries: each reads with an allocation of a few kilobytes (creating such a tracker
+     * allocates over 2.5 GB), and the tracker then counts exactly while it grows, as any tracker that is not full
+     * does: its image after 500 distinct items is that of a new tracker of capacity 1,000 fed the same, but for the
+     * capacity field.
      */
     @Test
     void anImageDeclaringTheMaximumCapacityReadsWithASmallAllocation() {
-        int huge = SpaceSaving.MAX_CAPACITY;
         for (KeyKind kind : KINDS) {
+            int huge = largestReadableCapacity(kind);
             assertThat(capacityBytes(kind, huge)).as("what creating the tracker would allocate")
                     .isGreaterThan(2_500_000_000L);
             long[] entry = new long[kind.width() + 2];
