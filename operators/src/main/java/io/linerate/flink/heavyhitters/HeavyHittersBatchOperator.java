@@ -517,13 +517,15 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         report.totalWeight = n;
         report.phi = spec.phi;
         report.unmonitoredBound = unmonitoredBound(window);
-        report.complete = report.unmonitoredBound < spec.phi * n;
+        // ⌈φN⌉ exactly: in doubles φ·N is off by a few units beyond N = 2^53, and an item at φN could be misjudged
+        long threshold = HeavyHitters.ceilPhiN(spec.phi, n);
+        report.complete = report.unmonitoredBound < threshold;
         Set<String> seen = new HashSet<>();
         for (HeavyHitter h : window.heavyHitters(spec.phi)) {
-            add(report, seen, h, n);
+            add(report, seen, h, threshold);
         }
         for (HeavyHitter h : window.topK(spec.k)) {
-            add(report, seen, h, n);
+            add(report, seen, h, threshold);
         }
         report.items.sort(Comparator.comparingLong((ReportedItem r) -> r.estimate).reversed()
                 .thenComparing(Comparator.comparingLong((ReportedItem r) -> r.lowerBound).reversed())
@@ -532,11 +534,11 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         output.collect(new StreamRecord<>(report, timestamp));
     }
 
-    private void add(HeavyHitterReport<K> report, Set<String> seen, HeavyHitter h, long n) {
+    private void add(HeavyHitterReport<K> report, Set<String> seen, HeavyHitter h, long threshold) {
         String item = String.valueOf(spec.item.present(h.item()));
         if (seen.add(item)) {
             report.items.add(new ReportedItem(item, h.estimate(), h.lowerBound(), h.upperBound(),
-                    h.upperBound() >= spec.phi * n));
+                    h.upperBound() >= threshold));
         }
     }
 

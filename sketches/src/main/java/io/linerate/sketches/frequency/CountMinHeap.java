@@ -239,7 +239,7 @@ public final class CountMinHeap implements HeavyHitters {
     public boolean isComplete(double phi) {
         HeavyHitters.checkPhi(phi);
         // φN > bound compared exactly: in doubles, φN rounded above a bound equal to it once N passed 2^53
-        return new java.math.BigDecimal(phi).multiply(java.math.BigDecimal.valueOf(sketch.totalWeight()))
+        return java.math.BigDecimal.valueOf(phi).multiply(java.math.BigDecimal.valueOf(sketch.totalWeight()))
                 .compareTo(java.math.BigDecimal.valueOf(unmonitoredBound)) > 0;
     }
 

@@ -89,9 +89,11 @@ public interface HeavyHitters {
      * ⌈φ·N⌉ computed exactly (φ in (0, 1), N ≥ 0), so that a weight c is ≥ φ·N exactly when c ≥ this. In doubles,
      * φ·N is off by up to a few units once N passes 2<sup>53</sup> (N and the product both rounded), and a count c
      * compared with it is rounded too: an item of weight ≥ φN could be left out of {@code heavyHitters(φ)}.
+     * φ is taken at its decimal value ({@link Double#toString}, what the caller wrote): 0.05 of N = 2000 is 100,
+     * where the binary double nearest 0.05 (0.05000000000000000277…) would make it 101.
      */
     static long ceilPhiN(double phi, long n) {
-        return new java.math.BigDecimal(phi).multiply(java.math.BigDecimal.valueOf(n))
+        return java.math.BigDecimal.valueOf(phi).multiply(java.math.BigDecimal.valueOf(n))
                 .setScale(0, java.math.RoundingMode.CEILING).longValueExact();
     }
 }

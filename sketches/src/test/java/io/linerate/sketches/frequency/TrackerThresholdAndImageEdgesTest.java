@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.math.BigDecimal;
 import org.junit.jupiter.api.Test;
 
-/** Review findings (freq8): bounds at huge totals, images no writer produces. */
-class FrequencyReviewTest {
+/** The trackers at their edges: φ·N thresholds at totals beyond 2^53, images that no writer produces. */
+class TrackerThresholdAndImageEdgesTest {
 
     /** The exact real-number product φ·N (φ's double value times N), for the test's own checks. */
     private static BigDecimal exactPhiN(double phi, long n) {
@@ -39,6 +39,27 @@ class FrequencyReviewTest {
      * is outside the set. b ≥ φN exactly, so heavyHitters(φ) misses an item of weight ≥ φN and the answer is not
      * complete; isComplete(φ) said it was (φ·N in doubles rounds above b).
      */
+    /**
+     * φ is the decimal the caller wrote: 0.05 of 2000 is 100, so an item of weight 100 is a heavy hitter. (At the
+     * binary value of the double 0.05, 0.05000000000000000277…, the exact threshold would be 101.)
+     */
+    @Test
+    void phiIsTakenAtItsDecimalValue() {
+        assertThat(HeavyHitters.ceilPhiN(0.05, 2000)).isEqualTo(100);
+        assertThat(HeavyHitters.ceilPhiN(0.1, 30)).isEqualTo(3); // 0.1 * 30 is 3.0000000000000004 in doubles
+        SpaceSaving ss = SpaceSaving.withCapacity(KeyKind.longs(), 64, 1);
+        CountMinHeap h = CountMinHeap.create(KeyKind.longs(), 64, 1009, 4, true, 1);
+        for (HeavyHitters t : new HeavyHitters[] {ss, h}) {
+            t.update(7L, 3);
+            for (long i = 100; i < 127; i++) {
+                t.update(i, 1);
+            }
+            assertThat(t.totalWeight()).isEqualTo(30);
+            assertThat(t.heavyHitters(0.1)).as("%s", t.getClass().getSimpleName()).extracting(HeavyHitter::item)
+                    .contains(7L);
+        }
+    }
+
     @Test
     void countMinHeapIsCompleteIsNotClaimedWhenAnItemOutsideWeighsPhiN() {
         long n = 18014398509962958L;
