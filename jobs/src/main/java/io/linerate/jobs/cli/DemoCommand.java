@@ -13,7 +13,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -39,6 +42,17 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Spec
   private CommandSpec spec;
+
+  /** Runs the built demo: {@link Demo#run()}; the tests check what happens before it without starting anything. */
+  private final Function<Demo, Demo.Result> runner;
+
+  public DemoCommand() {
+    this(Demo::run);
+  }
+
+  DemoCommand(Function<Demo, Demo.Result> runner) {
+    this.runner = runner;
+  }
 
   @Mixin
   private FlinkOptions flink;
@@ -70,8 +84,9 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   @Option(names = "--rate", paramLabel = "PACKETS_PER_SECOND", defaultValue = "20000",
-      description = "Packets the feeder writes per second; synthetic event time runs at the same pace "
-          + "(default: ${DEFAULT-VALUE})")
+      description = "Packets (events with --job DEDUP) the feeder writes per second; synthetic event time runs at "
+          + "the same pace; --job DEDUP sizes its filters for this many new keys per second per tenant and refuses a "
+          + "rate whose filters would take more than half the heap (default: ${DEFAULT-VALUE})")
   void rate(int value) {
     if (value < 1 || value > 10_000_000) {
       throw new ParameterException(spec.commandLine(), "--rate must be in [1, 10000000], got " + value);
@@ -80,7 +95,8 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   @Option(names = "--window", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
-      description = "Tumbling event-time window of the heavy-hitter reports (default: ${DEFAULT-VALUE})")
+      description = "Tumbling event-time window of the heavy-hitter reports; --job HEAVY_HITTERS only "
+          + "(default: ${DEFAULT-VALUE})")
   void window(Duration value) {
     if (value.isNegative() || value.isZero()) {
       throw new ParameterException(spec.commandLine(), "--window must be > 0s, got " + value);
@@ -93,7 +109,8 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   @Option(names = "--top-k", paramLabel = "K", defaultValue = "10",
-      description = "Flows listed per observation point and window (default: ${DEFAULT-VALUE})")
+      description = "Flows listed per observation point and window; --job HEAVY_HITTERS only "
+          + "(default: ${DEFAULT-VALUE})")
   void topK(int value) {
     if (value < 1 || value > 1000) {
       throw new ParameterException(spec.commandLine(), "--top-k must be in [1, 1000], got " + value);
@@ -102,8 +119,8 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   @Option(names = "--heavy-hitter", paramLabel = "SHARE", defaultValue = "0.2",
-      description = "Share of the synthetic packets one injected flow carries from --inject-after on; 0: none "
-          + "(default: ${DEFAULT-VALUE})")
+      description = "Share of the synthetic packets one injected flow carries from --inject-after on; 0: none; "
+          + "not with --pcap or --job DEDUP (default: ${DEFAULT-VALUE})")
   void heavyHitter(double value) {
     if (!(value >= 0 && value < 1)) {
       throw new ParameterException(spec.commandLine(), "--heavy-hitter must be in [0, 1), got " + value);
@@ -113,7 +130,8 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--inject-after", paramLabel = "DURATION", defaultValue = "20s",
       converter = DurationConverter.class,
-      description = "Event time after which the heavy hitter starts (default: ${DEFAULT-VALUE})")
+      description = "Event time after which the heavy hitter starts; not with --pcap or --job DEDUP "
+          + "(default: ${DEFAULT-VALUE})")
   void injectAfter(Duration value) {
     if (value.isNegative()) {
       throw new ParameterException(spec.commandLine(), "--inject-after must be >= 0s, got " + value);
@@ -142,21 +160,104 @@ public final class DemoCommand implements Callable<Integer> {
     partitions = value;
   }
 
+  /** Tenants (dedup scopes) of the dedup demo's events: each keeps a Bloom filter ring of its own. */
+  static final int DEDUP_TENANTS = 4;
+  /** The dedup demo's horizon: the filters hold --rate keys per second for this long (and a generation more). */
+  static final Duration DEDUP_HORIZON = Duration.ofMinutes(1);
+
   @Override
   public Integer call() {
     flink.validate();
     if (jobChoice == DemoJob.DEDUP && !pcaps.isEmpty()) {
       throw new ParameterException(spec.commandLine(), "--pcap: the dedup demo reads JSON events, not packets");
     }
-    Demo.Result result = Demo.builder(job(), feeder())
+    refuseOptionsNotUsed();
+    JobLauncher job = job();
+    if (job instanceof DedupJob dedup) {
+      checkDedupMemory(dedup);
+    }
+    Demo.Result result = runner.apply(Demo.builder(job, feeder())
         .flinkConfiguration(flink.configuration())
         .slots(flink.parallelism())
         .partitions(partitions)
         .duration(duration)
         .out(System.out)
-        .build()
-        .run();
+        .build());
     return result.succeeded() ? 0 : 1;
+  }
+
+  /**
+   * An option given for what the chosen job or traffic does not have is refused, naming it: --window and --top-k
+   * shape the heavy-hitters job only; --heavy-hitter and --inject-after the synthetic packets only (not a --pcap
+   * replay, not the dedup demo's JSON events). Accepted and ignored, they would mislead.
+   */
+  private void refuseOptionsNotUsed() {
+    CommandLine.ParseResult given = spec.commandLine().getParseResult();
+    if (given == null) {
+      return;
+    }
+    if (jobChoice != DemoJob.HEAVY_HITTERS) {
+      for (String option : new String[] {"--window", "--top-k"}) {
+        if (given.hasMatchedOption(option)) {
+          throw new ParameterException(spec.commandLine(), option + " does not apply to --job " + jobChoice
+              + ": it sets the heavy-hitters job's reports (--job HEAVY_HITTERS); leave it out");
+        }
+      }
+    }
+    for (String option : new String[] {"--heavy-hitter", "--inject-after"}) {
+      if (given.hasMatchedOption(option) && (jobChoice == DemoJob.DEDUP || !pcaps.isEmpty())) {
+        throw new ParameterException(spec.commandLine(), option + " does not apply to "
+            + (jobChoice == DemoJob.DEDUP ? "--job DEDUP (its traffic is JSON events)" : "a --pcap replay")
+            + ": it shapes the synthetic packet traffic only; leave it out");
+      }
+    }
+  }
+
+  /**
+   * The heap the dedup demo may give its filters: half of this JVM's maximum heap, which also holds the broker,
+   * the Flink cluster and the serialized copies of the state a checkpoint makes.
+   */
+  static long dedupMemoryLimit() {
+    return Runtime.getRuntime().maxMemory() / 2;
+  }
+
+  /**
+   * Refuses a --rate whose dedup filters would not fit the heap ({@link #dedupMemoryLimit()}) before anything is
+   * started: the job sizes each tenant's filter ring for --rate new keys per second over {@link #DEDUP_HORIZON},
+   * about 1.9 GB per tenant at 10,000,000/s, and would otherwise fail out of memory once the demo runs.
+   */
+  private void checkDedupMemory(DedupJob job) {
+    long bytes = dedupBytes(job);
+    long limit = dedupMemoryLimit();
+    if (bytes <= limit) {
+      return;
+    }
+    int low = 1;
+    int high = rate; // the largest rate that fits: bytes grow with the rate
+    while (low < high) {
+      int mid = (int) (((long) low + high + 1) / 2);
+      if (dedupBytes(dedupJob(mid)) <= limit) {
+        low = mid;
+      } else {
+        high = mid - 1;
+      }
+    }
+    throw new ParameterException(spec.commandLine(), String.format(Locale.ROOT, "--rate %d is too high for --job"
+        + " DEDUP: the demo sizes a filter ring per tenant for --rate new keys per second over %s, and %d tenants"
+        + " x %,d bytes need %,d MiB of dedup filters, above the limit of %,d MiB (half the maximum heap, -Xmx);"
+        + " use --rate %d or less, or a larger -Xmx", rate, DurationConverter.format(DEDUP_HORIZON),
+        DEDUP_TENANTS, job.deduplicator().sizing().stateBytesPerKey(), bytes >> 20, limit >> 20, low));
+  }
+
+  /** The filters' bytes of the dedup demo's tenants, all generations allocated. */
+  private static long dedupBytes(DedupJob job) {
+    return DEDUP_TENANTS * job.deduplicator().sizing().stateBytesPerKey();
+  }
+
+  private DedupJob dedupJob(int keysPerSecond) {
+    // the generator's events: key "id", scope "tenant", time "ts"; sized for every event being new
+    return DedupJob.builder().scopeField("tenant").timestampField("ts").horizon(DEDUP_HORIZON)
+        .expectedRate(keysPerSecond).transactionTimeout(flink.transactionTimeout()).jobName(flink.jobName()).build();
   }
 
   private JobLauncher job() {
@@ -165,9 +266,7 @@ public final class DemoCommand implements Callable<Integer> {
         return FlowMeterJob.builder().capacity(100_000).idleTimeout(Duration.ofSeconds(10))
             .transactionTimeout(flink.transactionTimeout()).jobName(flink.jobName()).build();
       case DEDUP:
-        // the generator's events: key "id", scope "tenant", time "ts"; sized for every event being new
-        return DedupJob.builder().scopeField("tenant").timestampField("ts").horizon(Duration.ofMinutes(1))
-            .expectedRate(rate).transactionTimeout(flink.transactionTimeout()).jobName(flink.jobName()).build();
+        return dedupJob(rate);
       default:
         return HeavyHittersJob.builder()
             .window(window)
@@ -185,6 +284,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
     return SyntheticTraffic.builder()
         .format(jobChoice == DemoJob.DEDUP ? SyntheticTraffic.Format.EVENTS : SyntheticTraffic.Format.PACKETS)
+        .tenants(DEDUP_TENANTS)
         .count(0)
         .rate(rate)
         // a batch is sent when its last packet is due: about ten a second, so a low --rate still flows

@@ -105,6 +105,12 @@ public final class PcapReplay implements Feeder {
                 + ") " + pace + times;
     }
 
+    /** Packets: what {@link #feed} counts (a Kafka record holds a batch of them). */
+    @Override
+    public String unit() {
+        return "packets";
+    }
+
     @Override
     public void feed(FeedContext context) throws Exception {
         FeedSummary summary = run(context.bootstrapServers(), context.topic(), context::stopRequested, context::sent);

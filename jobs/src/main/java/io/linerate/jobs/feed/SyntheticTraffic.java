@@ -157,6 +157,12 @@ public final class SyntheticTraffic implements Feeder {
         return s.append(") ").append(pace).append(", ").append(amount).toString();
     }
 
+    /** Packets or events: what {@link #feed} counts. */
+    @Override
+    public String unit() {
+        return format == Format.PACKETS ? "packets" : "events";
+    }
+
     /** Writes to the demo's topic until done or stopped; counts acknowledged packets or events. */
     @Override
     public void feed(FeedContext context) throws Exception {

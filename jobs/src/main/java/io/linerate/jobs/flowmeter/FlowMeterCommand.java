@@ -114,7 +114,7 @@ public final class FlowMeterCommand implements Callable<Integer> {
 
   @Option(names = "--stash", paramLabel = "ENTRIES", defaultValue = "64",
       description = "Overflow stash entries of each table, searched on every new flow; raise it for tables of a "
-          + "million flows or more run above about 85% of their capacity (default: ${DEFAULT-VALUE})")
+          + "million flows or more run above about 85%% of their capacity (default: ${DEFAULT-VALUE})")
   void stash(int value) {
     if (value < 0 || value > TableLayout.MAX_STASH) {
       throw new ParameterException(spec.commandLine(), "--stash must be in [0, " + TableLayout.MAX_STASH

@@ -39,8 +39,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * which then waited for timeouts (11–30 s); in order the teardown takes about 1–2 s. The JVM then exits with 130
  * (SIGINT) or 143 (SIGTERM), whatever {@code run()} returns.
  *
- * <p>Progress goes to {@code out}: one line per step, and while the job runs a status line (records fed, job
- * status, completed checkpoints) refreshed in place on a terminal, printed every {@code progressInterval}
+ * <p>Progress goes to {@code out}: one line per step, and while the job runs a status line (what the feeder sent,
+ * in its {@linkplain Feeder#unit() unit}: packets or events; job status, completed checkpoints) refreshed in place on a terminal, printed every {@code progressInterval}
  * otherwise.
  */
 public final class Demo {
@@ -89,7 +89,7 @@ public final class Demo {
   /**
    * What a run did.
    *
-   * @param recordsFed records the feeder reported as sent
+   * @param recordsFed what the feeder reported as sent, in its {@linkplain Feeder#unit() unit} (packets, events)
    * @param jobStatus the job's status when the demo stopped it ({@code RUNNING} when it ran until the end)
    * @param drained whether the job's output was complete for the input ({@link JobLauncher#drain})
    * @param stoppedEarly whether Ctrl-C or {@link Demo#stop()} ended the run (then there is no drain)
@@ -215,7 +215,7 @@ public final class Demo {
     if (stopping()) { // a Ctrl-C during the cluster's start: no job, no feeder
       return new Result(0, JobStatus.CREATED, false, true, null);
     }
-    StreamExecutionEnvironment env = new StreamExecutionEnvironment(new Configuration(flinkConfiguration));
+    StreamExecutionEnvironment env = new StreamExecutionEnvironment(jobConfiguration(flink.folder()));
     job.define(env, topics);
     JobID jobId = flink.submit(env, job.name());
     submitted.set(jobId);
@@ -276,7 +276,7 @@ public final class Demo {
       Thread.currentThread().interrupt();
       return new Result(feed.sentCount(), status, false, stopping(), e);
     }
-    out.printf(Locale.ROOT, "feeder stopped: %d records fed%n", feed.sentCount());
+    out.printf(Locale.ROOT, "feeder stopped: %,d %s fed%n", feed.sentCount(), feeder.unit());
     if (feederFailure.get() != null) {
       out.println("the feeder failed: " + feederFailure.get());
       return new Result(feed.sentCount(), status, false, false, feederFailure.get());
@@ -327,6 +327,24 @@ public final class Demo {
     return new Result(feed.sentCount(), flink.status(jobId), drained, false, null);
   }
 
+  /**
+   * The job's configuration: the demo's, except that checkpoints Flink would keep in the JobManager's memory (no
+   * checkpoint directory: the CLI's {@code jobmanager} storage, Flink's default) go to files in the cluster's
+   * folder instead, removed with it. The JobManager storage refuses a task's state above 5 MiB
+   * ({@code JobManagerCheckpointStorage.DEFAULT_MAX_STATE_SIZE}, not configurable): the dedup demo's filters pass
+   * that within 20 s at the default rate, and every checkpoint then failed, the job restarting in a loop.
+   */
+  Configuration jobConfiguration(Path clusterFolder) {
+    Configuration conf = new Configuration(flinkConfiguration);
+    String dir = conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
+    String storage = conf.get(CheckpointingOptions.CHECKPOINT_STORAGE);
+    if ((dir == null || dir.isBlank()) && (storage == null || storage.equalsIgnoreCase("jobmanager"))) {
+      conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+      conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, clusterFolder.resolve("checkpoints").toUri().toString());
+    }
+    return conf;
+  }
+
   /** {@code d} in nanoseconds, or Long.MAX_VALUE past 292 years (a run that long is as good as endless). */
   static long nanosOrMax(Duration d) {
     try {
@@ -361,8 +379,8 @@ public final class Demo {
         view.print(out);
       }
       if (now >= nextLine && (view == null || !terminal)) {
-        String line = String.format(Locale.ROOT, "%6.0f s  fed %,d records  job %s  checkpoints %d",
-            (now - begin) / 1e9, feed.sentCount(), status, flink.completedCheckpoints(jobId));
+        String line = String.format(Locale.ROOT, "%6.0f s  fed %,d %s  job %s  checkpoints %d",
+            (now - begin) / 1e9, feed.sentCount(), feeder.unit(), status, flink.completedCheckpoints(jobId));
         if (terminal) {
           out.print("\r" + line + "   ");
           out.flush();

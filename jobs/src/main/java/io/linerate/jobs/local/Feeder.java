@@ -14,6 +14,14 @@ public interface Feeder {
   String description();
 
   /**
+   * What this feeder counts in {@link FeedContext#sent(long)}, plural, for the demo's progress lines: "packets" for
+   * the packet feeders (a Kafka record holds a batch of them), "events" for the JSON events; "records" by default.
+   */
+  default String unit() {
+    return "records";
+  }
+
+  /**
    * Sends records to {@code context.topic()} on {@code context.bootstrapServers()} until done or stopped.
    *
    * @throws Exception if sending fails: the demo stops and reports it
