@@ -19,6 +19,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.environment.CheckpointConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.record.AbstractRecords;
 import org.apache.kafka.common.record.CompressionType;
 import org.apache.kafka.common.record.Record;
@@ -176,7 +177,10 @@ public final class ExactlyOnceSink {
     /**
      * Any other Kafka producer property ({@code compression.type}, {@code linger.ms}, security settings…).
      * {@code bootstrap.servers}, {@code transactional.id} and {@code transaction.timeout.ms} have their own options;
-     * {@code enable.idempotence} stays on (transactions need it).
+     * {@code enable.idempotence} stays on (transactions need it). A value Kafka's producer would refuse when the
+     * sink's task creates it (a property Kafka knows with a value it cannot parse or that is out of range; {@code
+     * acks} other than {@code all}, {@code retries} 0 or more than 5 {@code max.in.flight.requests.per.connection},
+     * which a transactional producer refuses) is refused here, naming the property.
      */
     public Builder<T> property(String key, String value) {
       Objects.requireNonNull(key, "key");
@@ -188,29 +192,48 @@ public final class ExactlyOnceSink {
             + (key.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) ? " (use bootstrapServers(..))" : "")
             + ", got " + value);
       }
+      checkProducerValue(key, value);
       properties.put(key, value);
       return this;
     }
 
     /** The producers' {@code max.request.size}: as set by {@link #property}, else Kafka's default (1 MiB). */
     public int maxRequestSize() {
-      String set = properties.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
-      return set != null ? Integer.parseInt(set.trim()) : (Integer) ProducerConfig.configDef().configKeys()
-          .get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG).defaultValue;
+      return ((Number) effective(ProducerConfig.MAX_REQUEST_SIZE_CONFIG)).intValue();
     }
 
-    /** The longest record value the sink can send: {@link #maxRequestSize()} − {@link #RECORD_OVERHEAD}. */
+    /** The producers' {@code buffer.memory}: as set by {@link #property}, else Kafka's default (32 MiB). */
+    public long bufferMemory() {
+      return ((Number) effective(ProducerConfig.BUFFER_MEMORY_CONFIG)).longValue();
+    }
+
+    /**
+     * The longest record value the sink can send: the smaller of {@link #maxRequestSize()} and {@link
+     * #bufferMemory()} (the producer refuses a record larger than either) less {@link #RECORD_OVERHEAD}.
+     */
     public int maxValueBytes() {
-      return maxRequestSize() - RECORD_OVERHEAD;
+      return (int) Math.min(maxRequestSize(), bufferMemory()) - RECORD_OVERHEAD;
+    }
+
+    private Object effective(String key) {
+      ConfigDef.ConfigKey def = ProducerConfig.configDef().configKeys().get(key);
+      String set = properties.get(key);
+      return set != null ? ConfigDef.parseType(key, set, def.type) : def.defaultValue;
     }
 
     /** The sink; fails with a message naming the option if one is missing or out of range. */
     public KafkaSink<T> build() {
       requireText(bootstrapServers, "bootstrapServers");
       if (valueSerializer != null) {
-        requireText(topic, "topic");
-      } else if (topic != null) {
-        requireText(topic, "topic");
+        ExactlyOnceSource.requireTopic(topic, "topic");
+      } else {
+        if (topic != null) {
+          requireText(topic, "topic");
+        }
+        if (keySerializer != null) {
+          throw new IllegalArgumentException("keySerializer is for a sink built with a value serializer; the record "
+              + "serializer given to builder(..) makes the whole record, key included");
+        }
       }
       String prefix = transactionalIdPrefix();
       if (transactionTimeout.isZero() || transactionTimeout.isNegative()) {
@@ -338,6 +361,9 @@ public final class ExactlyOnceSink {
    * @throws IllegalArgumentException naming the setting that is wrong
    */
   public static void checkCheckpointing(CheckpointConfig checkpoints, Duration transactionTimeout) {
+    if (transactionTimeout.isZero() || transactionTimeout.isNegative()) {
+      throw new IllegalArgumentException("transactionTimeout must be > 0, got " + transactionTimeout);
+    }
     if (!checkpoints.isCheckpointingEnabled()) {
       throw new IllegalArgumentException("execution.checkpointing.interval must be set: the exactly-once Kafka sink "
           + "commits its transactions on checkpoints (env.enableCheckpointing(..))");
@@ -383,6 +409,29 @@ public final class ExactlyOnceSink {
       LOG.info("execution.checkpointing.timeout lowered from {} to {}: with checkpoints every {}, a checkpoint that"
           + " completes later would commit Kafka transactions older than their timeout ({})", timeout, budget,
           interval, transactionTimeout);
+    }
+  }
+
+  /**
+   * Refuses a producer property value Kafka's producer would refuse when the sink's task creates it: one that does
+   * not parse or is out of range (for the properties Kafka knows; class names are left to the task's class loader),
+   * and the settings a transactional (idempotent) producer cannot run with.
+   */
+  static void checkProducerValue(String key, String value) {
+    Object parsed = ExactlyOnceSource.checkClientValue(ProducerConfig.configDef(), key, value, "producer");
+    if (parsed == null) {
+      return;
+    }
+    String transactional = " for the exactly-once sink (its producer is transactional, so idempotent), got " + value;
+    if (key.equals(ProducerConfig.ACKS_CONFIG) && !parsed.toString().trim().equalsIgnoreCase("all")
+        && !parsed.toString().trim().equals("-1")) {
+      throw new IllegalArgumentException(key + " must be all (or -1)" + transactional);
+    }
+    if (key.equals(ProducerConfig.RETRIES_CONFIG) && ((Number) parsed).intValue() < 1) {
+      throw new IllegalArgumentException(key + " must be >= 1" + transactional);
+    }
+    if (key.equals(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION) && ((Number) parsed).intValue() > 5) {
+      throw new IllegalArgumentException(key + " must be <= 5" + transactional);
     }
   }
 

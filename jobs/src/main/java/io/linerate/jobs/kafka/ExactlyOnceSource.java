@@ -27,6 +27,8 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -76,6 +78,9 @@ public final class ExactlyOnceSource {
   public static final class Builder<T> {
     private static final Set<String> OWNED = Set.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConsumerConfig.GROUP_ID_CONFIG, ConsumerConfig.ISOLATION_LEVEL_CONFIG);
+    /** Consumer properties Flink's Kafka source replaces whatever it is given. */
+    private static final Set<String> OVERRIDDEN = Set.of(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
 
     private final KafkaRecordDeserializationSchema<T> deserializer;
     private final List<String> topics = new ArrayList<>();
@@ -144,7 +149,8 @@ public final class ExactlyOnceSource {
     /**
      * Any other Kafka consumer or Flink Kafka source property ({@code partition.discovery.interval.ms},
      * {@code fetch.max.bytes}, security settings…). {@code bootstrap.servers} and {@code group.id} have their own
-     * options; {@code isolation.level} stays {@code read_committed}.
+     * options; {@code isolation.level} stays {@code read_committed}; {@code auto.offset.reset} (see {@link
+     * #startingOffsets}) and the key and value deserializers are the connector's, which replaces any given.
      */
     public Builder<T> property(String key, String value) {
       Objects.requireNonNull(key, "key");
@@ -156,6 +162,12 @@ public final class ExactlyOnceSource {
         }
         throw new IllegalArgumentException(key + " has its own option (" + camel(key) + "), not property(..)");
       }
+      if (OVERRIDDEN.contains(key)) {
+        throw new IllegalArgumentException(key + " is set by Flink's Kafka source itself and cannot be changed"
+            + (key.equals(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG) ? " (use startingOffsets(..))"
+                : " (the deserializer given to builder(..) reads the record's bytes)") + ", got " + value);
+      }
+      checkClientValue(ConsumerConfig.configDef(), key, value, "consumer");
       properties.put(key, value);
       return this;
     }
@@ -167,7 +179,7 @@ public final class ExactlyOnceSource {
         throw new IllegalArgumentException("topics must name at least one topic");
       }
       for (String topic : topics) {
-        requireText(topic, "topics");
+        requireTopic(topic, "topics");
       }
       requireText(jobName, "jobName");
       String group = groupId != null ? requireText(groupId, "groupId") : "linerate-" + jobName;
@@ -262,6 +274,47 @@ public final class ExactlyOnceSource {
       throw new IllegalArgumentException(option + " must be set, got " + (value == null ? "nothing" : "'" + value + "'"));
     }
     return value;
+  }
+
+  /**
+   * {@code topic} if it is a topic name Kafka accepts (1 to 249 of a-z A-Z 0-9 . _ -, not . or ..): a name the
+   * broker refuses would fail only once the job runs, and again on every restart.
+   *
+   * @throws IllegalArgumentException naming {@code option} and the topic otherwise
+   */
+  static String requireTopic(String topic, String option) {
+    requireText(topic, option);
+    try {
+      org.apache.kafka.common.internals.Topic.validate(topic);
+    } catch (org.apache.kafka.common.errors.InvalidTopicException e) {
+      throw new IllegalArgumentException(option + " must be a Kafka topic name, got '" + topic + "': "
+          + e.getMessage(), e);
+    }
+    return topic;
+  }
+
+  /**
+   * Parses and range-checks {@code value} as Kafka's {@code client} (consumer, producer) would when the task creates
+   * it, so that a bad value fails when the job is defined, naming the property, not in every task at run time.
+   *
+   * @return the parsed value, or null for a key {@code config} does not know (a connector's own, a plugin's) or one
+   *     naming a class (left to the task's class loader)
+   * @throws IllegalArgumentException naming the key and the value if Kafka would refuse it
+   */
+  static Object checkClientValue(ConfigDef config, String key, String value, String client) {
+    ConfigDef.ConfigKey def = config.configKeys().get(key);
+    if (def == null || def.type == ConfigDef.Type.CLASS) {
+      return null;
+    }
+    try {
+      Object parsed = ConfigDef.parseType(key, value, def.type);
+      if (def.validator != null) {
+        def.validator.ensureValid(key, parsed);
+      }
+      return parsed;
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException(key + " is not a value Kafka's " + client + " takes: " + e.getMessage(), e);
+    }
   }
 
   private static String camel(String key) {

@@ -28,9 +28,11 @@ public final class JsonTopics {
   /**
    * Adds {@code stream}, written to {@code topic} as {@code json} renders it; its map to bytes is named
    * {@code <name> as JSON}, uid {@code json-<name>}.
+   *
+   * @throws IllegalArgumentException if {@code topic} is not a Kafka topic name
    */
   public <T> JsonTopics add(String topic, DataStream<T> stream, SerializationSchema<T> json, String name) {
-    Objects.requireNonNull(topic, "topic");
+    ExactlyOnceSource.requireTopic(Objects.requireNonNull(topic, "topic"), "topic");
     DataStream<byte[]> bytes = stream.map(new ToJsonBytes<>(json))
         .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
         .name(name + " as JSON").uid("json-" + name);
@@ -90,6 +92,11 @@ public final class JsonTopics {
    */
   public static int maxValueBytes() {
     return sink("any").maxValueBytes();
+  }
+
+  /** The sinks' {@code max.request.size} ({@link ExactlyOnceSink.Builder#maxRequestSize()}; fixed for the jobs). */
+  static int maxRequestSize() {
+    return sink("any").maxRequestSize();
   }
 
   /** Checks a producer property as the sinks of {@link #sinkAll} would take it; throws as they would. */

@@ -55,20 +55,42 @@ public final class KafkaJobOptions {
     this.bounded = bounded;
   }
 
+  /**
+   * The sinks' {@code transaction.timeout.ms}: > 0 and at most Kafka's default {@code transaction.max.timeout.ms}
+   * ({@link ExactlyOnceSink#DEFAULT_BROKER_MAX_TRANSACTION_TIMEOUT}), as the sinks check it.
+   *
+   * @throws IllegalArgumentException if out of that range
+   */
   public void transactionTimeout(Duration transactionTimeout) {
-    this.transactionTimeout = Objects.requireNonNull(transactionTimeout, "transactionTimeout");
+    Objects.requireNonNull(transactionTimeout, "transactionTimeout");
+    if (transactionTimeout.isZero() || transactionTimeout.isNegative()) {
+      throw new IllegalArgumentException("transactionTimeout must be > 0, got " + transactionTimeout);
+    }
+    if (transactionTimeout.compareTo(ExactlyOnceSink.DEFAULT_BROKER_MAX_TRANSACTION_TIMEOUT) > 0) {
+      throw new IllegalArgumentException("transactionTimeout must be <= the broker's transaction.max.timeout.ms ("
+          + ExactlyOnceSink.DEFAULT_BROKER_MAX_TRANSACTION_TIMEOUT + "), got " + transactionTimeout);
+    }
+    this.transactionTimeout = transactionTimeout;
   }
 
   /**
    * A Kafka producer property of the job's sinks ({@code buffer.memory}, {@code compression.type}, {@code linger.ms},
    * security settings…), checked as {@link ExactlyOnceSink.Builder#property} checks it. {@code max.request.size} is
-   * refused: the jobs dead-letter records whose JSON the default limit cannot carry ({@link JsonTopics#maxValueBytes}).
+   * refused: the jobs dead-letter records whose JSON the default limit cannot carry ({@link JsonTopics#maxValueBytes});
+   * so is a {@code buffer.memory} below it (the producer refuses a record larger than its buffer as well).
    */
   public void sinkProperty(String key, String value) {
     JsonTopics.checkSinkProperty(key, value); // the sink's own checks and messages
     if (key.equals(ProducerConfig.MAX_REQUEST_SIZE_CONFIG)) {
       throw new IllegalArgumentException(key + " is fixed for the jobs' sinks (records whose JSON is longer than "
           + JsonTopics.maxValueBytes() + " bytes go to the dead letters), got " + value);
+    }
+    if (key.equals(ProducerConfig.BUFFER_MEMORY_CONFIG)
+        && Long.parseLong(value.trim()) < JsonTopics.maxRequestSize()) {
+      throw new IllegalArgumentException(key + " must be at least the sinks' max.request.size ("
+          + JsonTopics.maxRequestSize() + " bytes): the producer "
+          + "refuses a record larger than its buffer, and the jobs send records of up to "
+          + JsonTopics.maxValueBytes() + " bytes, got " + value);
     }
     sinkProperties.put(key, value);
   }

@@ -56,6 +56,29 @@ class EmbeddedKafkaTransactionsTest {
         .hasMessageContaining("twice");
   }
 
+  /**
+   * maxValueBytes() is the longest value a sink's producer sends: also with a buffer.memory below max.request.size,
+   * which the producer holds a record to as well (a longer record: RecordTooLargeException, the job fails on it).
+   */
+  @Test
+  void aSinkSendsAValueOfItsMaxValueBytes() throws Exception {
+    String topic = "largest-values";
+    KAFKA.broker().createTopic(topic, 1);
+    ExactlyOnceSink.Builder<String> sink = ExactlyOnceSink.builder(new org.apache.flink.api.common.serialization.SimpleStringSchema())
+        .bootstrapServers(KAFKA.bootstrapServers()).topic(topic).jobName("largest")
+        .property("buffer.memory", Integer.toString(512 * 1024));
+    java.util.Properties config = ExactlyOnceBuildersTest.producerConfig(sink.build());
+    config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "largest-0-1");
+    byte[] value = new byte[sink.maxValueBytes()];
+    java.util.Arrays.fill(value, (byte) 'x');
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+      producer.initTransactions();
+      producer.beginTransaction();
+      producer.send(new ProducerRecord<>(topic, value)).get();
+      producer.commitTransaction();
+    }
+  }
+
   private static void send(KafkaProducer<String, String> producer, String topic, String... values) {
     if (values.length > 0) {
       producer.beginTransaction();

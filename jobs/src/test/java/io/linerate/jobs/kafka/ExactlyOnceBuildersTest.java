@@ -1,6 +1,7 @@
 package io.linerate.jobs.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
@@ -124,5 +125,159 @@ class ExactlyOnceBuildersTest {
     assertThatThrownBy(() -> options.sinkProperty("max.request.size", "10485760"))
         .hasMessageStartingWith("max.request.size is fixed for the jobs' sinks");
     assertThatThrownBy(() -> options.sinkProperty(null, "1")).isInstanceOf(NullPointerException.class);
+  }
+
+  /**
+   * A producer property the sink takes must leave a producer its task can create: the transactional producer refuses
+   * acks other than all, retries 0, more than 5 requests in flight and values Kafka cannot parse, but only in the
+   * sink's task, at run time, where the job fails and restarts on it. property(..) refuses them, naming the key.
+   */
+  @Test
+  void sinkRefusesProducerPropertiesItsProducerCannotStartWith() throws Exception {
+    String[][] bad = {{"acks", "1"}, {"acks", "0"}, {"retries", "0"}, {"max.in.flight.requests.per.connection", "6"},
+        {"linger.ms", "soon"}, {"buffer.memory", "-1"}, {"compression.type", "brotli"}};
+    for (String[] kv : bad) {
+      ExactlyOnceSink.Builder<String> b = sink();
+      try {
+        b.property(kv[0], kv[1]);
+      } catch (IllegalArgumentException refused) {
+        assertThat(refused).as("%s=%s", kv[0], kv[1]).hasMessageContaining(kv[0]).hasMessageContaining(kv[1]);
+        continue;
+      }
+      java.util.Properties config = producerConfig(b.build());
+      config.put("transactional.id", "linerate-job-out-0-1"); // as Flink names the transaction of subtask 0
+      assertThatCode(() -> new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(config).close())
+          .as("a producer with %s=%s", kv[0], kv[1]).doesNotThrowAnyException();
+    }
+    // the good ones stay: what a transactional producer takes
+    for (String[] kv : new String[][] {{"acks", "all"}, {"acks", "-1"}, {"retries", "3"}, {"linger.ms", "50"},
+        {"max.in.flight.requests.per.connection", "5"}, {"compression.type", "zstd"}, {"x.custom", "y"}}) {
+      java.util.Properties config = producerConfig(sink().property(kv[0], kv[1]).build());
+      config.put("transactional.id", "linerate-job-out-0-1");
+      new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(config).close();
+    }
+  }
+
+  /**
+   * The consumer properties the Kafka connector overrides whatever the source was given: the documentation says the
+   * source takes any consumer property but three, yet these were taken and silently replaced.
+   */
+  @Test
+  void sourceRefusesConsumerPropertiesTheConnectorOverrides() throws Exception {
+    String[][] overridden = {{"auto.offset.reset", "none"},
+        {"key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName()},
+        {"value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName()}};
+    for (String[] kv : overridden) {
+      ExactlyOnceSource.Builder<String> b = source();
+      try {
+        b.property(kv[0], kv[1]);
+      } catch (IllegalArgumentException refused) {
+        assertThat(refused).hasMessageContaining(kv[0]);
+        continue;
+      }
+      java.lang.reflect.Field props = org.apache.flink.connector.kafka.source.KafkaSource.class.getDeclaredField("props");
+      props.setAccessible(true);
+      assertThat(((java.util.Properties) props.get(b.build())).getProperty(kv[0]))
+          .as("%s given to the source", kv[0]).isEqualTo(kv[1]);
+    }
+  }
+
+  /** A consumer property Kafka's consumer would refuse in every reader task is refused when given, naming it. */
+  @Test
+  void sourceRefusesConsumerValuesKafkaCannotTake() throws Exception {
+    for (String[] kv : new String[][] {{"fetch.max.bytes", "lots"}, {"max.poll.records", "0"},
+        {"check.crcs", "maybe"}}) {
+      ExactlyOnceSource.Builder<String> b = source();
+      try {
+        b.property(kv[0], kv[1]);
+      } catch (IllegalArgumentException refused) {
+        assertThat(refused).hasMessageContaining(kv[0]).hasMessageContaining(kv[1]);
+        continue;
+      }
+      java.lang.reflect.Field props = org.apache.flink.connector.kafka.source.KafkaSource.class.getDeclaredField("props");
+      props.setAccessible(true);
+      java.util.Properties config = (java.util.Properties) props.get(b.build());
+      assertThatCode(() -> new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(config).close())
+          .as("a consumer with %s=%s", kv[0], kv[1]).doesNotThrowAnyException();
+    }
+    assertThat(source().property("fetch.max.bytes", "1048576").property("partition.discovery.interval.ms", "1000")
+        .build()).isNotNull();
+  }
+
+  /**
+   * The jobs' transaction timeout is checked when set, as the other job options are: a negative one passed the
+   * builder and was blamed on the checkpoint interval when the job was defined.
+   */
+  @Test
+  void jobOptionsCheckTheTransactionTimeoutWhenSet() {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.enableCheckpointing(10_000);
+    // what the job's define said of it
+    assertThatThrownBy(() -> ExactlyOnceSink.checkCheckpointing(env.getCheckpointConfig(), Duration.ofSeconds(-1)))
+        .hasMessageNotContaining("execution.checkpointing.interval (PT10S) must be shorter");
+    KafkaJobOptions options = new KafkaJobOptions(Duration.ZERO, Duration.ZERO);
+    assertThatThrownBy(() -> options.transactionTimeout(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("transactionTimeout must be > 0, got PT-1S");
+    assertThatThrownBy(() -> options.transactionTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("transactionTimeout must be > 0, got PT0S");
+    assertThatThrownBy(() -> options.transactionTimeout(Duration.ofMinutes(20)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("transactionTimeout must be <= the broker's transaction.max.timeout.ms (PT15M), got PT20M");
+    options.transactionTimeout(Duration.ofMinutes(15));
+    assertThat(options.transactionTimeout()).isEqualTo(Duration.ofMinutes(15));
+  }
+
+  /**
+   * The jobs' sinks keep max.request.size at Kafka's default, and JsonTopics.maxValueBytes() promises records up to
+   * it; a producer also refuses a record larger than its buffer.memory (RecordTooLargeException, failing the job on
+   * every replay), so a buffer.memory below max.request.size broke that promise.
+   */
+  @Test
+  void jobOptionsRefuseABufferMemoryBelowTheRecordsTheSinksMustCarry() {
+    KafkaJobOptions options = new KafkaJobOptions(Duration.ZERO, Duration.ZERO);
+    assertThatThrownBy(() -> options.sinkProperty("buffer.memory", "524288"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("buffer.memory");
+    options.sinkProperty("buffer.memory", "1048576");
+    assertThat(ExactlyOnceSink.builder(new SimpleStringSchema()).property("buffer.memory", "524288").maxValueBytes())
+        .isEqualTo(524_288 - ExactlyOnceSink.RECORD_OVERHEAD);
+  }
+
+  /**
+   * A topic name the broker refuses is refused when the source or sink is built, naming the option: it passed, and
+   * the job failed only once it ran (the sink's producer with InvalidTopicException), again on every restart.
+   */
+  @Test
+  void topicNamesKafkaRefusesAreRefusedWhenBuilt() {
+    assertThatThrownBy(() -> source().topics("in", "bad topic").build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("topics must be a Kafka topic name, got 'bad topic'");
+    assertThatThrownBy(() -> sink().topic("hh/out").build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("topic must be a Kafka topic name, got 'hh/out'");
+    assertThatThrownBy(() -> sink().topic("..").build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("topic must be a Kafka topic name, got '..'");
+    String tooLong = "t".repeat(250);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    assertThatThrownBy(() -> new JsonTopics().add(tooLong, env.fromData("a"), new SimpleStringSchema(), "a"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("topic must be a Kafka topic name");
+    assertThat(source().topics("in.put_1-x").build()).isNotNull();
+    assertThat(sink().topic("t".repeat(249)).build()).isNotNull();
+  }
+
+  /** A key serializer given to a sink whose record serializer makes the whole record was silently ignored. */
+  @Test
+  void sinkRefusesAKeySerializerItWouldIgnore() {
+    ExactlyOnceSink.Builder<byte[]> records = ExactlyOnceSink.builder(new JsonTopics.WriteTime("out"))
+        .bootstrapServers("127.0.0.1:1").jobName("job").topic("out")
+        .keySerializer(v -> "key".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThatThrownBy(records::build).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("keySerializer is for a sink built with a value serializer");
+    assertThat(sink().keySerializer(new SimpleStringSchema()).build()).isNotNull();
+  }
+
+  static java.util.Properties producerConfig(org.apache.flink.connector.kafka.sink.KafkaSink<?> sink) throws Exception {
+    java.lang.reflect.Method m = org.apache.flink.connector.kafka.sink.KafkaSink.class.getDeclaredMethod("getKafkaProducerConfig");
+    m.setAccessible(true);
+    java.util.Properties config = new java.util.Properties();
+    config.putAll((java.util.Properties) m.invoke(sink));
+    return config;
   }
 }
