@@ -305,6 +305,14 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
             // the final watermark fires every tick timer: sweep at the timer's own time, then let the
             // end-of-input timer flush what is left (records keep their FLUSHED reason)
             table.advanceTime(time, table.slots());
+            if (table.size() == 0) {
+                // every flow exported: clear the state instead of writing an empty table back for the end-of-input
+                // timer to clear (that timer is removed: nothing is left to flush)
+                observe(table);
+                tables.clear();
+                ctx.timerService().deleteEventTimeTimer(END_OF_INPUT);
+                return;
+            }
         } else {
             long sweepAt = Math.max(time, Math.floorDiv(watermark, meter.tick) * meter.tick);
             table.advanceTime(sweepAt, table.slots());
