@@ -103,8 +103,8 @@ public class FlinkOptions {
   @Option(names = "--transaction-timeout", paramLabel = "DURATION", defaultValue = "10m",
       converter = DurationConverter.class,
       description = "transaction.timeout.ms of the exactly-once Kafka sinks: at least 30s and --checkpoint-interval "
-          + "plus 20s, at most 15m (the brokers' default transaction.max.timeout.ms); also bounds the checkpoint "
-          + "timeout (default: ${DEFAULT-VALUE})")
+          + "plus 10s plus a margin of a tenth of the timeout (at least 10s), at most 15m (the brokers' default "
+          + "transaction.max.timeout.ms); also bounds the checkpoint timeout (default: ${DEFAULT-VALUE})")
   void transactionTimeout(Duration value) {
     Duration max = ExactlyOnceSink.DEFAULT_BROKER_MAX_TRANSACTION_TIMEOUT;
     if (value.isNegative() || value.isZero() || value.compareTo(max) > 0) {
