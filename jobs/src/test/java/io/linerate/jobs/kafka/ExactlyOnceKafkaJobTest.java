@@ -95,6 +95,10 @@ class ExactlyOnceKafkaJobTest {
     System.out.printf("exactly-once job: %d input records, %d output records read_committed, %d read_uncommitted "
         + "(the difference: records of transactions aborted by the failure)%n",
         RECORDS, readCommitted.size(), readUncommitted.size());
+    // the premise of "why this can fail": the failed attempt wrote records past its last checkpoint, which an
+    // exactly-once sink leaves in aborted transactions (seen only read_uncommitted) and an at-least-once one commits
+    assertThat(readUncommitted.size()).as("records the failed attempt wrote after its last checkpoint")
+        .isGreaterThan(RECORDS);
     readCommitted.sort(null);
     assertThat(readCommitted).containsExactlyElementsOf(expected);
   }
@@ -122,39 +126,45 @@ class ExactlyOnceKafkaJobTest {
 
   /**
    * Upper-cases; slow enough (1 ms per record) for checkpoints to complete while the input is read, and throws
-   * once: {@link #AFTER} records after the first record that follows a completed checkpoint once a quarter of the
-   * input went through, so the failed attempt has written records past its last checkpoint.
+   * once, when a quarter of the input went through and {@link #AFTER} records were mapped since the last completed
+   * checkpoint: the failed attempt has written records past its last checkpoint. (It used to count from the first
+   * checkpoint instead, so a checkpoint completing just before the failure could leave only a few.)
    */
   static final class FailOnceAfterCheckpoint extends RichMapFunction<String, String> implements CheckpointListener {
-    static final int AFTER = 100;
+    static final int AFTER = 50;
+    static final long FLUSH_WAIT_MS = 100 * ExactlyOnceSink.DEFAULT_LINGER.toMillis(); // 2 s: room for a loaded machine
     static final AtomicBoolean FAILED = new AtomicBoolean();
     static final AtomicLong SEEN = new AtomicLong();
-    static final AtomicLong ARMED_AT = new AtomicLong();
-    static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
+    /** SEEN when a checkpoint last completed; −1 before the first. */
+    static final AtomicLong SEEN_AT_CHECKPOINT = new AtomicLong(-1);
 
     static void reset() {
       FAILED.set(false);
       SEEN.set(0);
-      ARMED_AT.set(0);
-      CHECKPOINTED.set(false);
+      SEEN_AT_CHECKPOINT.set(-1);
     }
 
     @Override
     public String map(String value) throws Exception {
       Thread.sleep(1);
       long seen = SEEN.incrementAndGet();
-      if (!FAILED.get() && seen > RECORDS / 4 && CHECKPOINTED.get()) {
-        ARMED_AT.compareAndSet(0, seen);
-        if (seen >= ARMED_AT.get() + AFTER && FAILED.compareAndSet(false, true)) {
-          throw new IllegalStateException("injected failure after a completed checkpoint");
-        }
+      long atCheckpoint = SEEN_AT_CHECKPOINT.get();
+      if (!FAILED.get() && seen > RECORDS / 4 && atCheckpoint >= 0 && seen - atCheckpoint > AFTER
+          && FAILED.compareAndSet(false, true)) {
+        // let the sink's producer send what this attempt emitted since its last checkpoint (it lingers
+        // ExactlyOnceSink.DEFAULT_LINGER, 20 ms): without the wait the failure dropped those records unsent, so the
+        // output was the same with an at-least-once sink and the test could not tell the two apart. No checkpoint
+        // completes meanwhile: this subtask holds its barrier while it sleeps in map().
+        Thread.sleep(FLUSH_WAIT_MS);
+        throw new IllegalStateException("injected failure after a completed checkpoint");
       }
       return value.toUpperCase(java.util.Locale.ROOT);
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
-      CHECKPOINTED.set(true);
+      // every subtask passed the checkpoint's barrier before it completed: records counted from now on follow it
+      SEEN_AT_CHECKPOINT.accumulateAndGet(SEEN.get(), Math::max);
     }
   }
 

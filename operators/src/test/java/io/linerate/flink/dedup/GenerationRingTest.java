@@ -85,4 +85,47 @@ class GenerationRingTest {
         ring.advanceTo(4, SIZING.itemsPerGeneration()); // generation 0 dropped, 2 kept
         assertThat(testAndPutResult(ring, 7) & GenerationRing.SEEN).isNotZero();
     }
+
+    /**
+     * The class contract: a record behind the ring (more than g − 1 epochs behind the current one) is inserted into
+     * the oldest kept generation, epoch − g + 1, not the current one; so it is forgotten at the next advance, and
+     * the current generation's load is unchanged. A record within the ring loads its own epoch's generation.
+     */
+    @Test
+    void aLateRecordLoadsTheOldestKeptGenerationAndAnOutOfOrderOneItsOwn() {
+        GenerationRing ring = new GenerationRing(4, 1, 10, 10_000);
+        long h1 = ItemHasher.seeded(1).hash(99L);
+        assertThat(ring.testAndPut(h1, ItemHasher.h2(h1), SIZING, 2) & GenerationRing.SEEN).isZero(); // 8 behind
+        assertThat(ring.inserted(7)).as("the oldest kept generation, 10 - 4 + 1").isEqualTo(1);
+        assertThat(ring.inserted(10)).as("the current generation").isZero();
+        long o1 = ItemHasher.seeded(1).hash(98L);
+        ring.testAndPut(o1, ItemHasher.h2(o1), SIZING, 9); // one behind: its own generation
+        assertThat(ring.inserted(9)).isEqualTo(1);
+        assertThat(ring.inserted(10)).isZero();
+        ring.advanceTo(11, SIZING.itemsPerGeneration()); // epoch 7 drops out
+        assertThat(testAndPut(ring, 99)).as("the late item went with the oldest generation").isFalse();
+        assertThat(testAndPut(ring, 98)).as("epoch 9 is still kept").isTrue();
+    }
+
+    /**
+     * The OVER_CAPACITY bit (counted as overCapacityGenerations): a generation that closed within its capacity n and
+     * then takes stragglers of its span reports it with its (n + 1)-th distinct item, exactly once; not with the
+     * n-th, not again after. n = 2 here.
+     */
+    @Test
+    void aClosedGenerationReportsOverCapacityWithItsNPlusFirstItemOnce() {
+        assertThat(SIZING.itemsPerGeneration()).isEqualTo(2);
+        GenerationRing ring = new GenerationRing(4, 1, 0, 0);
+        assertThat(stamped(ring, 100, 0) & GenerationRing.OVER_CAPACITY).isZero();
+        assertThat(ring.advanceTo(1, SIZING.itemsPerGeneration())).as("closed with 1 item").isZero();
+        assertThat(stamped(ring, 101, 0) & GenerationRing.OVER_CAPACITY).as("the n-th item").isZero();
+        assertThat(stamped(ring, 102, 0) & GenerationRing.OVER_CAPACITY).as("the (n + 1)-th item").isNotZero();
+        assertThat(stamped(ring, 103, 0) & GenerationRing.OVER_CAPACITY).as("counted once").isZero();
+        assertThat(ring.inserted(0)).as("no false positive kept an item out").isEqualTo(4);
+    }
+
+    private static int stamped(GenerationRing ring, long item, long timeEpoch) {
+        long h1 = ItemHasher.seeded(1).hash(item);
+        return ring.testAndPut(h1, ItemHasher.h2(h1), SIZING, timeEpoch);
+    }
 }

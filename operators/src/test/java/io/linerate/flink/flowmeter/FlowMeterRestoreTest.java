@@ -181,6 +181,44 @@ class FlowMeterRestoreTest {
         }
     }
 
+    /**
+     * flow-meter.md: "the overflow policy [is] behaviour, not layout: a restored table takes the values the meter is
+     * configured with now". Saved with EVICT_LEAST_RECENT, restored with EXPORT_NEW: once the table is full, the
+     * flow that finds no slot is the one exported (its own packet), the flows in the table stay. Under the saved
+     * policy the least recent flow in the table would leave instead.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"heap", "rocksdb"})
+    void restoredScopesTakeTheOverflowPolicyTheJobIsNowConfiguredWith(String backend) throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = Harnesses.open(Packets.meter().capacity(4).stashCapacity(2)
+                .overflow(io.linerate.sketches.flowtable.OverflowPolicy.EVICT_LEAST_RECENT).build(), backend(backend),
+                1, 0, null)) {
+            h.open();
+            Harnesses.send(h, new Packet("a", 0, 0, 100, 1_000));
+            snapshot = h.snapshot(1, 1_000);
+            assertThat(h.extractOutputValues()).isEmpty();
+        }
+        try (var h = Harnesses.open(Packets.meter().capacity(4).stashCapacity(2)
+                .overflow(io.linerate.sketches.flowtable.OverflowPolicy.EXPORT_NEW).build(), backend(backend), 1, 0,
+                null)) {
+            h.initializeState(snapshot);
+            h.open();
+            int flow = 1;
+            for (; flow < 1_000 && h.extractOutputValues().isEmpty(); flow++) {
+                Harnesses.send(h, new Packet("a", flow, 0, 100, 1_000 + flow));
+            }
+            int refused = flow - 1;
+            assertThat(h.extractOutputValues()).as("the first export once the table is full").singleElement()
+                    .satisfies(f -> {
+                        assertThat(f.reason).isEqualTo(ExportReason.EVICTED);
+                        assertThat(f.fiveTuple()).as("the new flow, refused (EXPORT_NEW)")
+                                .isEqualTo(new Packet("a", refused, 0, 100, 0).tuple());
+                        assertThat(f.packets).isEqualTo(1);
+                    });
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"heap", "rocksdb"})
     void restoringIntoATableOfAnotherCapacityFailsNamingTheField(String backend) throws Exception {

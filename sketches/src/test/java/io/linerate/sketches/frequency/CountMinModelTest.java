@@ -341,6 +341,16 @@ class CountMinModelTest {
         for (Map.Entry<Long, BigInteger> e : model.entrySet()) {
             assertThat(s.estimate(e.getKey())).as("%s: estimate of %d >= true", what, e.getKey())
                     .isGreaterThanOrEqualTo(capped(e.getValue()));
+            // the documented estimate: the smallest of the item's four counters (N if that one is saturated); an
+            // estimate from fewer counters is still an upper bound, so the check above cannot tell
+            long smallest = Long.MAX_VALUE;
+            for (int i : s.counterIndexes(s.hasher().hash((long) e.getKey()))) {
+                smallest = Math.min(smallest, s.counter(i));
+            }
+            long expected = smallest == BlockedCountMinSketch.MAX_COUNTER ? Math.max(smallest, s.totalWeight())
+                    : smallest;
+            assertThat(s.estimate(e.getKey())).as("%s: estimate of %d, the least of its four counters", what,
+                    e.getKey()).isEqualTo(expected);
         }
         BigInteger[] halves = {BigInteger.ZERO, BigInteger.ZERO};
         for (int i = 0; i < s.blocks() * BlockedCountMinSketch.BLOCK_COUNTERS; i++) {
@@ -360,6 +370,29 @@ class CountMinModelTest {
         assertThat(back.toByteArray()).as("%s: image round trip", what).isEqualTo(image);
         for (Long key : model.keySet()) {
             assertThat(back.estimate(key)).isEqualTo(s.estimate(key));
+        }
+    }
+
+    /** counterIndexes names the four distinct counters an update raises, and no other counter changes. */
+    @Test
+    void blockedCounterIndexesAreTheCountersAnUpdateRaises() {
+        SplittableRandom r = new SplittableRandom(12);
+        for (int trial = 0; trial < 200; trial++) {
+            BlockedCountMinSketch s = BlockedCountMinSketch.withBlocks(2 + r.nextInt(30), r.nextLong());
+            long key = r.nextLong();
+            s.update(key, 1);
+            java.util.Set<Integer> raised = new java.util.TreeSet<>();
+            for (int i = 0; i < s.blocks() * BlockedCountMinSketch.BLOCK_COUNTERS; i++) {
+                if (s.counter(i) != 0) {
+                    assertThat(s.counter(i)).isEqualTo(1);
+                    raised.add(i);
+                }
+            }
+            java.util.Set<Integer> named = new java.util.TreeSet<>();
+            for (int i : s.counterIndexes(s.hasher().hash(key))) {
+                named.add(i);
+            }
+            assertThat(raised).as("trial %d", trial).hasSize(4).isEqualTo(named);
         }
     }
 
