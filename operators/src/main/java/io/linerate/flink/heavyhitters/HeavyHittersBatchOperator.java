@@ -331,8 +331,9 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         // the trackers take φ in (0, 1); a fraction of 1 (allowed: an item that is the whole sub-window) asks for a
         // φ just below it, which lists every item at the fraction and more: the test below keeps those at it
         double phi = Math.min(spec.alertFraction, Math.nextDown(1.0));
+        long threshold = fractionThreshold(n);
         for (HeavyHitter h : tracker.heavyHitters(phi)) {
-            if (h.estimate() == 0 || h.estimate() < spec.alertFraction * n) {
+            if (h.estimate() == 0 || h.estimate() < threshold) {
                 continue;
             }
             Object item = h.item();
@@ -343,10 +344,31 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
                 continue; // the record's own item: its suppressed alert is counted already
             }
             if (markAlerted(ring, slot, tracker, hash)) {
-                alert(ring, slot, spec.item.present(item), h.estimate(), n, (long) Math.ceil(spec.alertFraction * n),
+                alert(ring, slot, spec.item.present(item), h.estimate(), n, threshold,
                         HeavyHitterAlert.FRACTION, ts);
             }
         }
+    }
+
+    /**
+     * ⌈fraction·n⌉ at the decimal fraction the caller wrote, as the reports' φ·N ({@link HeavyHitters#ceilPhiN}): in
+     * doubles 0.07 · 100 = 7.000000000000001, and an item of exactly 7% would not alert (n itself at fraction 1).
+     */
+    private long fractionThreshold(long n) {
+        return HeavyHitters.ceilPhiN(spec.alertFraction, n);
+    }
+
+    /**
+     * estimate ≥ {@link #fractionThreshold}, on the per-record path: decided in doubles unless {@code estimate} is
+     * within the double product's error (relative 2<sup>−50</sup>, plus 2) of fraction·n, exactly (BigDecimal) then.
+     */
+    private boolean holdsFraction(long estimate, long n) {
+        double t = spec.alertFraction * n;
+        double margin = t * 0x1p-50 + 2;
+        if (estimate < t - margin) {
+            return false;
+        }
+        return estimate > t + margin || estimate >= fractionThreshold(n);
     }
 
     /** The current key's ring: one state read per batch, at its first element that needs it. */
@@ -382,8 +404,8 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         if (spec.alertWeight > 0 && estimate >= spec.alertWeight) {
             threshold = spec.alertWeight;
             kind = HeavyHitterAlert.ABSOLUTE;
-        } else if (spec.alertFraction > 0 && n >= spec.alertMinWeight && estimate >= spec.alertFraction * n) {
-            threshold = (long) Math.ceil(spec.alertFraction * n);
+        } else if (spec.alertFraction > 0 && n >= spec.alertMinWeight && holdsFraction(estimate, n)) {
+            threshold = -1; // ⌈fraction·n⌉, computed only for an alert that is emitted
             kind = HeavyHitterAlert.FRACTION;
         } else {
             return false;
@@ -392,7 +414,8 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         // this sub-window crosses the threshold again at every one of its records, the heaviest items' most of all
         WindowRing.Mark mark = mark(ring, slot, tracker, tracker.lastItemHash());
         if (mark == WindowRing.Mark.ADDED) {
-            alert(ring, slot, spec.item.itemOf(element), estimate, n, threshold, kind, ts); // renders as present()
+            alert(ring, slot, spec.item.itemOf(element), estimate, n, threshold < 0 ? fractionThreshold(n) : threshold,
+                    kind, ts); // renders as present()
         }
         return mark == WindowRing.Mark.SET_FULL;
     }

@@ -83,11 +83,23 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
         return Math.min(1.0, qk1 * q + (double) n / ((double) p * p) * (1 - k * qk1 + (k - 1) * qk1 * q));
     }
 
-    /** The smallest prime p ≥ k with falsePositiveProbability(n, k, p) ≤ fpp and k·p ≤ MAX_BITS; −1 if none. */
+    /**
+     * The rate the search sizes by: {@link #falsePositiveProbability}, and the same first-order formula with the
+     * binomial fill q = 1 − (1 − 1/p)<sup>n</sup> if that is higher. The Poisson fill 1 − e<sup>−n/p</sup> is below
+     * it, by much when p is a few bits (n = 1, p = 2: 0.39 for 0.5), where the search's tiny filters live.
+     */
+    static double sizingRate(long n, int k, long p) {
+        double q = -StrictMath.expm1(n * StrictMath.log1p(-1.0 / p));
+        double qk1 = StrictMath.pow(q, k - 1);
+        double binomial = Math.min(1.0, qk1 * q + (double) n / ((double) p * p) * (1 - k * qk1 + (k - 1) * qk1 * q));
+        return Math.max(falsePositiveProbability(n, k, p), binomial);
+    }
+
+    /** The smallest prime p ≥ k with sizingRate(n, k, p) ≤ fpp and k·p ≤ MAX_BITS; −1 if none. */
     private static long smallestPartition(long n, int k, double fpp) {
         long limit = MAX_BITS / k;
         long hi = Math.max(k, 2);
-        while (falsePositiveProbability(n, k, hi) > fpp) {
+        while (sizingRate(n, k, hi) > fpp) {
             if (hi >= limit) {
                 return -1;
             }
@@ -96,7 +108,7 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
         long lo = Math.max(k, 2) - 1; // fails or is below the range
         while (hi - lo > 1) {
             long mid = lo + (hi - lo) / 2;
-            if (falsePositiveProbability(n, k, mid) <= fpp) {
+            if (sizingRate(n, k, mid) <= fpp) {
                 hi = mid;
             } else {
                 lo = mid;
@@ -104,7 +116,7 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
         }
         // the rate is not strictly monotone in p for every (n, k): step on to the next prime that meets it
         for (long p = Primes.nextPrime(hi); p <= limit; p = Primes.nextPrime(p + 1)) {
-            if (falsePositiveProbability(n, k, p) <= fpp) {
+            if (sizingRate(n, k, p) <= fpp) {
                 return p;
             }
         }
