@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.junit.jupiter.api.Test;
 
-/** recheck8: legitimate producer and consumer properties stay accepted by the new value checks. */
-class KafkaPropertiesRecheckTest {
+/** Legitimate producer and consumer properties stay accepted by the new value checks. */
+class KafkaLegitimatePropertiesTest {
 
   private static final String[][] PRODUCER = {
       {"acks", "all"}, {"acks", "-1"}, {"compression.type", "zstd"}, {"compression.type", "lz4"},

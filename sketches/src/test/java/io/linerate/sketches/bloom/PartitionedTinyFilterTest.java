@@ -6,11 +6,11 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * recheck8: create's search sizes tiny filters (a few bits per partition) with the Poisson fill
+ * create's search sizes tiny filters (a few bits per partition) with the Poisson fill
  * q = 1 − e<sup>−n/p</sup>, which underestimates the fill 1 − (1 − 1/p)<sup>n</sup> when p is small. create(1, 0.4)
  * gave k = 1, p = 2: one item sets one of 2 bits, so a query is a false positive with probability 1/2, not 0.39.
  */
-class PartitionedTinyFilterRecheckTest {
+class PartitionedTinyFilterTest {
 
     @Test
     void aOneItemFilterMeetsItsTarget() {

@@ -11,11 +11,11 @@ import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
 /**
- * recheck8: the φ·N thresholds of the reports are exact at the decimal φ (HeavyHitters.ceilPhiN), but the fraction
+ * The φ·N thresholds of the reports are exact at the decimal φ (HeavyHitters.ceilPhiN), but the fraction
  * alerts still compare with the double product: 0.07 · 100 = 7.000000000000001, so an item of weight 7 in a
  * sub-window of 100 (exactly 7%) does not alert at fraction 0.07, while the report marks it above φ = 0.07.
  */
-class AlertFractionDecimalRecheckTest {
+class AlertFractionDecimalTest {
 
     private static List<String> alerts(KeyedOneInputStreamOperatorTestHarness<String, Tuple3<String, Long, Integer>,
             HeavyHitterReport<String>> h) {
