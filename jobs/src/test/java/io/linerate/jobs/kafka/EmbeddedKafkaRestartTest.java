@@ -109,7 +109,15 @@ class EmbeddedKafkaRestartTest {
           tx.send(new ProducerRecord<>(TOPIC, "tx-3"));
           tx.commitTransaction();
         }
-        assertThat(TopicReader.readAll(bootstrap, TOPIC, true)).contains("tx-3").hasSize(5);
+        // commitTransaction returns once the coordinator has logged the commit; it writes the partitions' commit
+        // markers after that, so a read_committed reader may briefly stop before tx-3 (seen once in CI): wait for it
+        List<String> afterCommit = TopicReader.readAll(bootstrap, TOPIC, true);
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            !afterCommit.contains("tx-3") && System.nanoTime() < deadline; ) {
+          Thread.sleep(100);
+          afterCommit = TopicReader.readAll(bootstrap, TOPIC, true);
+        }
+        assertThat(afterCommit).contains("tx-3").hasSize(5);
 
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
           Map<TopicPartition, OffsetAndMetadata> offsets =
