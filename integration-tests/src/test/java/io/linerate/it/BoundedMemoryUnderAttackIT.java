@@ -76,8 +76,9 @@ import org.junit.jupiter.api.io.TempDir;
  * work is one table update per packet in and one JSON record through the transactional sink per flow record out; an
  * attack of distinct flows multiplies the records out by R = attack records / normal records (≈ 4.5 here: every
  * attack packet ends its own flow). Asserted: attack time ≤ 2 · max(1, R) · normal time, within 2× per unit of
- * work — what a hash-flooding slowdown (a table degrading to linear scans: ~C times slower) would break by orders of
- * magnitude whatever the output. The end-to-end ratio (the issue's 2×) is printed, not asserted, because the job
+ * work. That bound is loose: a table whose misses scanned every slot (18× the table's time per packet at C = 1,024)
+ * passed it at 0.58× per unit of work, the output records' cost hiding the table's. The table's own constant time
+ * under attack is asserted apart ({@link #tableTimePerAttackPacketDoesNotGrowWithCapacity}). The end-to-end ratio (the issue's 2×) is printed, not asserted, because the job
  * does not meet it reliably: measured on the 2-core machine (docs/integration-tests.md), 1.6–2.4× at the reduced
  * scale and 2.5–2.6× at the full scale, where normal traffic's fixed costs weigh less. Each attack test alternates one
  * more run of normal and of attack traffic and compares the fastest of
@@ -112,7 +113,7 @@ class BoundedMemoryUnderAttackIT {
   static Result normal;
   static Result crafted;
 
-  /** Flows per observation point: 1,024 at the reduced scale (409,600 packets per input), 4,096 at full (1,638,400). */
+  /** Flows per observation point: 1,024 at the reduced scale (819,200 packets per input), 4,096 at full (3,276,800). */
   static int capacity() {
     return Scale.current() == Scale.FULL ? 4096 : 1024;
   }
@@ -123,8 +124,8 @@ class BoundedMemoryUnderAttackIT {
   }
 
   /**
-   * The timeouts of the unbounded run that measures state and heap: longer than any input's event-time span (20 s at
-   * the reduced scale, 82 s at full), so no flow of the input times out before the state is read and a table without
+   * The timeouts of the unbounded run that measures state and heap: longer than any input's event-time span (41 s at
+   * the reduced scale, 164 s at full), so no flow of the input times out before the state is read and a table without
    * a capacity limit would hold all 100·C flows of each observation point at that moment. (With the workload's 2 s
    * idle timeout only about 5,000 flows per observation point were live at once: an audit found the flood nowhere near
    * 100× capacity at any moment.)
@@ -142,7 +143,8 @@ class BoundedMemoryUnderAttackIT {
         .outOfOrderness(Workload.OUT_OF_ORDERNESS).idleness(Duration.ZERO)
         .seed(seed).bounded(bounded);
     if (!bounded) {
-      // the state run's only output is the attack's evicted flows (normal traffic's flows never time out in it): a
+      // the state run's only output is evicted flows (no flow times out in it): about 800,000 records under attack,
+      // about 150,000 under normal traffic (10,000 Zipf flows per observation point overflow its tables too): a
       // sink producer keeps the batches it used pooled, up to buffer.memory (32 MiB by default) each, so at the full
       // scale the attack's pools alone outgrew HEAP_NOISE_MIB (crafted collisions 49.8 MiB against normal traffic's
       // 16.9). Capped here, the pools differ by at most SINK_BUFFER_BYTES per sink subtask.
@@ -187,6 +189,66 @@ class BoundedMemoryUnderAttackIT {
     assertWithinBounds(normal, OBSERVATION_POINTS);
     assertConserved(normal);
     return normal;
+  }
+
+  /**
+   * The table's work per attack packet does not grow with its capacity: tables built like the job's
+   * ({@link #prototype}, its overflow policy), filled with distinct flows, then fed more (each misses, then evicts),
+   * at capacity C and {@value #TABLE_GROWTH}·C; the fastest of five rounds each, in this JVM, without Kafka or Flink.
+   * A miss reads d buckets and the stash whatever the capacity, so the time per packet grows only with cache misses
+   * (measured on the 2-core machine: 1.2× from 1,024 to 16,384 flows, 1.8–2.3× from 4,096 to 65,536); a table
+   * degraded to scanning its slots (a hash-flooding slowdown) grows with them, 12–16×. The end-to-end bound of
+   * {@link #assertThroughput} cannot see that at these sizes: a table whose misses scanned every slot (18× the table
+   * time per packet at C = 1,024) passed it at 0.58× per unit of work, the output records' cost hiding it.
+   */
+  @Test
+  @Order(0)
+  @Timeout(300)
+  void tableTimePerAttackPacketDoesNotGrowWithCapacity() {
+    int small = capacity();
+    int large = TABLE_GROWTH * small;
+    tableNanosPerDistinctPacket(small, 1); // compiled before it is timed
+    double atSmall = tableNanosPerDistinctPacket(small, 5);
+    double atLarge = tableNanosPerDistinctPacket(large, 5);
+    System.out.printf(Locale.ROOT, "[BoundedMemoryUnderAttackIT] table time per distinct-flow packet: %.0f ns at"
+        + " capacity %d, %.0f ns at %d: %.2fx (bound %dx)%n", atSmall, small, atLarge, large, atLarge / atSmall,
+        TABLE_GROWTH_BOUND);
+    assertThat(atLarge).as("table ns per attack packet at capacity %d against %.0f ns at %d (%dx the capacity)",
+        large, atSmall, small, TABLE_GROWTH).isLessThanOrEqualTo(TABLE_GROWTH_BOUND * atSmall);
+  }
+
+  /** How much larger the second table of {@link #tableTimePerAttackPacketDoesNotGrowWithCapacity} is. */
+  static final int TABLE_GROWTH = 16;
+  /** Its bound on the growth of the time per packet: a linear one would be about {@value #TABLE_GROWTH}×. */
+  static final int TABLE_GROWTH_BOUND = 4;
+
+  /**
+   * Nanoseconds per packet of a full table of {@code capacity} fed distinct flows (SYNs from 100.64.0.0/10, random
+   * ports), the fastest of {@code rounds} rounds of up to 200,000 packets or 2 s.
+   */
+  static double tableNanosPerDistinctPacket(int capacity, int rounds) {
+    double best = Double.MAX_VALUE;
+    for (int r = 0; r < rounds; r++) {
+      FlowTable t = prototype(ItemHasher.DEFAULT_SEED).capacity(capacity)
+          .overflowPolicy(job(true, ItemHasher.DEFAULT_SEED).meter().overflow())
+          .idleTimeout(Long.MAX_VALUE).activeTimeout(Long.MAX_VALUE).exporter(x -> { }).build();
+      java.util.SplittableRandom random = new java.util.SplittableRandom(ReferenceRuns.SEED + r);
+      long ts = 0;
+      for (int i = 0; i < 2 * capacity; i++) { // full: every further packet misses and evicts
+        t.updateIpv4(0x64400000 | random.nextInt(1 << 22), CollidingFlows.DST, random.nextInt(1 << 16),
+            CollidingFlows.DST_PORT, CollidingFlows.TCP, 0x02, 60, ts++);
+      }
+      long begin = System.nanoTime();
+      long deadline = begin + 2_000_000_000L;
+      int n = 0;
+      while (n < 200_000 && ((n & 1023) != 0 || System.nanoTime() < deadline)) {
+        t.updateIpv4(0x64400000 | random.nextInt(1 << 22), CollidingFlows.DST, random.nextInt(1 << 16),
+            CollidingFlows.DST_PORT, CollidingFlows.TCP, 0x02, 60, ts++);
+        n++;
+      }
+      best = Math.min(best, (System.nanoTime() - begin) / (double) n);
+    }
+    return best;
   }
 
   /**
