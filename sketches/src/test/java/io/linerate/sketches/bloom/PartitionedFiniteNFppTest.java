@@ -35,6 +35,9 @@ class PartitionedFiniteNFppTest {
         PartitionedBloomFilter f = PartitionedBloomFilter.create(n, fpp, 7);
         assertThat(PartitionedBloomFilter.falsePositiveProbability(n, f.hashCount(), f.partitionBits()))
                 .isLessThanOrEqualTo(fpp);
+        // the example bloom-filters.md gives for this sizing
+        assertThat(f.bitSize()).isEqualTo(159_812);
+        assertThat(f.hashCount()).isEqualTo(4);
         SplittableRandom rnd = new SplittableRandom(1);
         for (long i = 0; i < n; i++) {
             f.put(rnd.nextLong());
