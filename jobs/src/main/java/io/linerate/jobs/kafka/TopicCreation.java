@@ -2,19 +2,27 @@ package io.linerate.jobs.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Creates topics the way every {@link KafkaBroker} of the project does: replication factor 1, checked names and
- * partition count, and a return only once every partition has a leader (a topic right after creation may not be
- * writable yet, and a describe may not know it yet: asked again until {@code timeout}).
+ * partition count, and a return only once every partition has a leader that serves it (a topic right after creation
+ * may not be writable yet, a describe may not know it yet, and a leader it names may not have taken the partition
+ * over yet: asked again until {@code timeout}).
  */
 public final class TopicCreation {
 
@@ -56,6 +64,33 @@ public final class TopicCreation {
     }
   }
 
+  /**
+   * Whether every partition's leader answers a ListOffsets request, which only a partition's leader serves. The
+   * metadata a describe reads can name a leader before the broker has taken the partition over; a producer's first
+   * batch sent then fails with NOT_LEADER_OR_FOLLOWER while later ones are taken, and the idempotent producer then
+   * retries that batch as out of order until its delivery timeout (seen on the embedded broker under load: 120 s,
+   * then the whole batch expired).
+   */
+  private static boolean leadersServe(Admin admin, Duration timeout, List<String> names)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (TopicDescription d : admin.describeTopics(names).allTopicNames()
+        .get(timeout.toMillis(), TimeUnit.MILLISECONDS).values()) {
+      for (TopicPartitionInfo p : d.partitions()) {
+        latest.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest());
+      }
+    }
+    try {
+      admin.listOffsets(latest).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RetriableException) {
+        return false; // not the leader yet (or not known yet): ask again
+      }
+      throw e;
+    }
+  }
+
   private static void awaitLeaders(Admin admin, Duration timeout, List<String> names)
       throws InterruptedException, ExecutionException, TimeoutException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -71,7 +106,7 @@ public final class TopicCreation {
         }
         ready = false; // created, but the broker's metadata does not show the topic yet: ask again
       }
-      if (ready) {
+      if (ready && leadersServe(admin, timeout, names)) {
         return;
       }
       if (System.nanoTime() > deadline) {
