@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
+import io.linerate.jobs.kafka.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -14,7 +15,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * A topic's committed records streamed to a consumer, not kept ({@code TopicReader} keeps them: too much at the full
- * scale): every partition from its beginning to its last stable offset at the time of the call.
+ * scale): every partition from its beginning to its last stable offset at the time of the call, once the
+ * transactions committed before the call have their markers ({@code TopicReader.awaitMarkers}).
  */
 final class CommittedRecords {
 
@@ -35,6 +37,9 @@ final class CommittedRecords {
           .map(p -> new TopicPartition(p.topic(), p.partition())).collect(Collectors.toList());
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
+      // the transactions committed before the call (a finished job's last ones included) as well: their markers,
+      // which the broker writes after the commit returned, decide where the last stable offset stands
+      TopicReader.awaitMarkers(bootstrapServers);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
       long deadline = System.nanoTime() + DEADLINE.toNanos();
       while (!end.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue())) {

@@ -118,7 +118,14 @@ class HeavyHittersDemoTest {
           }, "top-k-view");
           viewer.start();
           try {
-            Thread.sleep(2_000);
+            // until the view has drawn both points' tables (a fixed 2 s wait assumed it would by then)
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            String drawn;
+            while (!((drawn = live.toString(StandardCharsets.UTF_8)).contains("observation point 1")
+                && drawn.contains("10.0.39.15 10.0.0.254 10999 80 6")) && viewer.isAlive()
+                && System.nanoTime() < deadline) {
+              Thread.sleep(50);
+            }
             viewer.interrupt();
             viewer.join(10_000);
           } catch (InterruptedException e) {

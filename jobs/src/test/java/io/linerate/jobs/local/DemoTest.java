@@ -124,7 +124,23 @@ class DemoTest {
     conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
     conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
     conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, "file://" + checkpoints);
-    Demo demo = Demo.builder(new PassThroughJob(), new PassThroughFeeder(200))
+    // the feeder's context, to stop once it fed something (a fixed 500 ms wait assumed its producer would have
+    // started and had a first acknowledgement by then; on a loaded machine it need not, and recordsFed is then 0)
+    java.util.concurrent.atomic.AtomicReference<FeedContext> feeding = new java.util.concurrent.atomic.AtomicReference<>();
+    PassThroughFeeder passThrough = new PassThroughFeeder(200);
+    Feeder feeder = new Feeder() {
+      @Override
+      public String description() {
+        return passThrough.description();
+      }
+
+      @Override
+      public void feed(FeedContext context) throws Exception {
+        feeding.set(context);
+        passThrough.feed(context);
+      }
+    };
+    Demo demo = Demo.builder(new PassThroughJob(), feeder)
         .flinkConfiguration(conf).slots(1).partitions(1).terminal(false).out(out).build();
     java.util.concurrent.CompletableFuture<Demo.Result> run =
         java.util.concurrent.CompletableFuture.supplyAsync(demo::run);
@@ -132,7 +148,9 @@ class DemoTest {
     while (!captured.toString(StandardCharsets.UTF_8).contains("running until Ctrl-C") && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
-    Thread.sleep(500);
+    while ((feeding.get() == null || feeding.get().sentCount() == 0) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
     demo.stop();
     Demo.Result result = run.get(60, java.util.concurrent.TimeUnit.SECONDS);
     String text = captured.toString(StandardCharsets.UTF_8);

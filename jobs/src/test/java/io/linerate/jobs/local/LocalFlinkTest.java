@@ -63,6 +63,9 @@ class LocalFlinkTest {
       StreamExecutionEnvironment failing = new StreamExecutionEnvironment(checkpointing);
       failing.fromSequence(1, Long.MAX_VALUE).map(new FailsOnOpen()).sinkTo(new DiscardingSink<>());
       JobID broken = flink.submit(failing, "failing");
+      // the message names the latest failure once there is one: on a loaded machine the first deployment can take
+      // longer than the 6 s below
+      awaitCondition(() -> flink.latestFailure(broken) != null, "a failure of job " + broken);
       assertThatThrownBy(() -> flink.awaitStatus(broken, JobStatus.RUNNING, Duration.ofSeconds(6)))
           .hasMessageContaining("not RUNNING").hasMessageContaining("tasks: ")
           .hasMessageContaining("its latest failure: java.lang.IllegalStateException: boom: the task cannot open");
@@ -72,6 +75,8 @@ class LocalFlinkTest {
       StreamExecutionEnvironment wide = new StreamExecutionEnvironment(new Configuration());
       wide.fromSequence(1, Long.MAX_VALUE).setParallelism(3).sinkTo(new DiscardingSink<>()).setParallelism(3);
       JobID waiting = flink.submit(wide, "too wide");
+      // the job itself RUNNING (its tasks cannot be): what the 3 s wait below must then report
+      awaitCondition(() -> flink.status(waiting) == JobStatus.RUNNING, "job " + waiting + " RUNNING");
       assertThatThrownBy(() -> flink.awaitStatus(waiting, JobStatus.RUNNING, Duration.ofSeconds(3)))
           .hasMessageContaining("not RUNNING with all its tasks running within PT3S (it is RUNNING; tasks: ");
       flink.cancel(waiting, Duration.ofSeconds(60));
@@ -91,6 +96,16 @@ class LocalFlinkTest {
       left.removeIf(t -> !t.isAlive());
     }
     assertThat(left.stream().map(Thread::getName).collect(Collectors.toList())).isEmpty();
+  }
+
+  /** Waits up to 60 s for {@code condition}. */
+  private static void awaitCondition(java.util.function.BooleanSupplier condition, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime() < deadline).as("no " + what + " within 60 s").isTrue();
+      Thread.sleep(50);
+    }
   }
 
   /** A task that cannot start. */
