@@ -31,7 +31,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link EmbeddedKafka#restart(Duration)}: same address, same data (records, transactions, group offsets), clients
+ * {@link EmbeddedKafka#restart(Duration)}: same address, same data (records, transactions, a transaction left open
+ * that the restored coordinator aborts, group offsets), clients
  * that sent during the downtime get through, and a port taken meanwhile gives a clear error.
  */
 class EmbeddedKafkaRestartTest {
@@ -39,6 +40,9 @@ class EmbeddedKafkaRestartTest {
   private static final String TOPIC = "restart";
   private static final String GROUP = "restart-group";
   private static final String TRANSACTIONAL_ID = "restart-tx";
+  /** A topic of one partition whose transaction is left open across the restart. */
+  private static final String OPEN_TOPIC = "restart-open";
+  private static final String OPEN_TRANSACTIONAL_ID = "restart-open-tx";
 
   @Test
   void dataTransactionsAndGroupOffsetsSurviveARestart() throws Exception {
@@ -46,6 +50,7 @@ class EmbeddedKafkaRestartTest {
     List<CompletableFuture<RecordMetadata>> sentWhileDown = new ArrayList<>();
     @SuppressWarnings("unchecked")
     KafkaProducer<String, String>[] plain = new KafkaProducer[1];
+    KafkaProducer<String, String> open = null;
     EmbeddedKafka[] holder = new EmbeddedKafka[1];
     try {
       try (EmbeddedKafka kafka = EmbeddedKafka.builder().progress(line -> {
@@ -79,6 +84,14 @@ class EmbeddedKafkaRestartTest {
         }
         plain[0] = producer(bootstrap, null);
         plain[0].send(new ProducerRecord<>(TOPIC, "plain-1")).get(30, TimeUnit.SECONDS);
+        // a transaction left open across the restart: only a coordinator that kept its state knows to abort it
+        // when the same transactional.id starts again; without that state the partition's last stable offset stays
+        // at the open transaction's first record, and read_committed consumers never see anything after it
+        kafka.createTopic(OPEN_TOPIC, 1);
+        open = producer(bootstrap, OPEN_TRANSACTIONAL_ID);
+        open.initTransactions();
+        open.beginTransaction();
+        open.send(new ProducerRecord<>(OPEN_TOPIC, "open-1")).get(30, TimeUnit.SECONDS);
         TopicPartition partition0 = new TopicPartition(TOPIC, 0);
         try (KafkaConsumer<String, String> consumer = consumer(bootstrap)) {
           consumer.assign(List.of(partition0));
@@ -119,6 +132,17 @@ class EmbeddedKafkaRestartTest {
         }
         assertThat(afterCommit).contains("tx-3").hasSize(5);
 
+        // the open transaction: its coordinator, restored from __transaction_state, aborts it when the same
+        // transactional.id initializes again, so a later transaction is visible to read_committed consumers
+        try (KafkaProducer<String, String> again = producer(bootstrap, OPEN_TRANSACTIONAL_ID)) {
+          again.initTransactions();
+          again.beginTransaction();
+          again.send(new ProducerRecord<>(OPEN_TOPIC, "after-open"));
+          again.commitTransaction();
+        }
+        assertThat(TopicReader.readAll(bootstrap, OPEN_TOPIC, true)).containsExactly("after-open");
+        assertThat(TopicReader.readAll(bootstrap, OPEN_TOPIC, false)).containsExactly("open-1", "after-open");
+
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
           Map<TopicPartition, OffsetAndMetadata> offsets =
               admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
@@ -135,6 +159,9 @@ class EmbeddedKafkaRestartTest {
     } finally {
       if (plain[0] != null) {
         plain[0].close(Duration.ofSeconds(5));
+      }
+      if (open != null) {
+        open.close(Duration.ZERO); // fenced: nothing of it to finish
       }
     }
   }

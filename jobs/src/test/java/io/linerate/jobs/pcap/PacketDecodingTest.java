@@ -152,6 +152,10 @@ class PacketDecodingTest {
         byte[] extLonger = Frames.ipv6("2001:db8::1", "2001:db8::2", 0, Frames.concat(
                 Frames.optionsHeader(59, 1), new byte[8]));
         extLonger[41] = 3;                                        // hop-by-hop of 32 bytes in a 16-byte payload
+        byte[] extNextBeyond = Frames.ipv6("2001:db8::1", "2001:db8::2", 0, Frames.concat(
+                Frames.optionsHeader(60, 1), Frames.optionsHeader(UDP, 1), Frames.udp(1, 2, 0)));
+        extNextBeyond[4] = 0;
+        extNextBeyond[5] = 8;                                     // the destination options header starts at its end
         byte[] tcpShort4 = Frames.ipv4("10.0.0.1", "10.0.0.2", TCP, Frames.tcp(1, 2, SYN, 0));
         tcpShort4[20 + 12] = 0x40;                                // TCP data offset 4 words < 5
         byte[] tcpShort6 = Frames.ipv6("2001:db8::1", "2001:db8::2", TCP, Frames.tcp(1, 2, SYN, 0));
@@ -160,11 +164,14 @@ class PacketDecodingTest {
                 Frames.ethernet(0x0800, shortIhl), Frames.ethernet(0x0800, shortTotal),
                 Frames.ethernet(0x0800, udpCut), Frames.ethernet(0x0800, v6InV4),
                 Frames.ethernet(0x86DD, good), Frames.ethernet(0x86DD, extBeyond),
-                Frames.ethernet(0x86DD, extLonger), Frames.ethernet(0x0800, tcpShort4),
-                Frames.ethernet(0x86DD, tcpShort6), Frames.ethernet(0x0800, good));
+                Frames.ethernet(0x86DD, extLonger), Frames.ethernet(0x86DD, extNextBeyond),
+                Frames.ethernet(0x0800, tcpShort4), Frames.ethernet(0x86DD, tcpShort6),
+                Frames.ethernet(0x0800, good));
         assertThat(c.lines).containsExactly(Collected.expect(T, UDP, "10.0.0.1", 7, "10.0.0.2", 9, 0, 28));
-        assertThat(c.reader.skipped(SkipReason.MALFORMED_IP)).isEqualTo(9);
-        assertThat(c.reader.recordsRead()).isEqualTo(10);
+        // all captured whole: a header that the payload length does not hold is malformed, none truncated
+        assertThat(c.reader.skipped(SkipReason.MALFORMED_IP)).isEqualTo(10);
+        assertThat(c.reader.skipped(SkipReason.TRUNCATED)).isZero();
+        assertThat(c.reader.recordsRead()).isEqualTo(11);
     }
 
     @Test

@@ -324,6 +324,25 @@ class BloomImageTest {
                 .bitCount()).isEqualTo(100);
     }
 
+    /**
+     * A counting image whose last word has bits set past its last counter is corrupt: 33 counters of 4 bits fill
+     * one nibble of the third word, so any higher bit there is refused, while that nibble itself may hold any count.
+     */
+    @Test
+    void countingCounterBitsBeyondTheLastCounterAreRejected() {
+        int probing = Probing.ENHANCED_CUBIC.id();
+        byte[] bad = countingImage(33, 3, 4, probing, 0, 0, new long[] {0, 0, 1L << 4});
+        assertThatThrownBy(() -> BloomFilters.fromByteArray(bad)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("counter bits set beyond counter 33");
+        byte[] top = countingImage(33, 3, 4, probing, 0, 0, new long[] {0, 0, 1L << 63});
+        assertThatThrownBy(() -> BloomFilters.fromByteArray(top)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("counter bits set beyond counter 33");
+        CountingBloomFilter full = (CountingBloomFilter) BloomFilters.fromByteArray(
+                countingImage(33, 3, 4, probing, 0, 0, new long[] {0, 0, 0xF}));
+        assertThat(full.bitCount()).isEqualTo(1);
+        assertThat(full.saturatedCounters()).isEqualTo(1);
+    }
+
     /** The probing id is a long in the image; any value but 0, 1, 2 is corrupt (no truncation to int). */
     @Test
     void badProbingIdsAreRejected() {
