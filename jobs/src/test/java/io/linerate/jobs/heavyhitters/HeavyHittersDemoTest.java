@@ -20,14 +20,12 @@ import io.linerate.jobs.format.OutputJson;
 import io.linerate.jobs.format.PacketBatch;
 import io.linerate.jobs.format.PacketBatchCodec;
 import io.linerate.jobs.kafka.TopicReader;
+import io.linerate.jobs.local.DemoConfigurations;
 import io.linerate.jobs.local.Demo;
 import io.linerate.jobs.local.FeedContext;
 import io.linerate.jobs.local.Feeder;
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -87,10 +85,7 @@ class HeavyHittersDemoTest {
   void theDemoRunsTheJobAndPrintsTheTopKTable() throws Exception {
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8);
-    Configuration conf = new Configuration();
-    conf.set(CoreOptions.DEFAULT_PARALLELISM, 2);
-    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
-    conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+    Configuration conf = DemoConfigurations.fastCheckpoints(2);
     conf.set(StateBackendOptions.STATE_BACKEND, FlinkOptions.StateBackend.HEAP.flinkName());
     HeavyHittersJob job = HeavyHittersJob.builder().window(Duration.ofMillis(WINDOW_MS)).topK(3).phi(0.05)
         .outOfOrderness(Duration.ofMillis(200)).alertAtFraction(0.3, 100).build();

@@ -20,8 +20,6 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.junit.jupiter.api.Test;
@@ -82,10 +80,7 @@ class DemoCheckpointStorageTest {
   void aStateAboveFiveMebibytesCheckpointsWithoutACheckpointDirectory() {
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8);
-    Configuration conf = new Configuration();
-    conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
-    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
-    conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+    Configuration conf = DemoConfigurations.fastCheckpoints(1);
     conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "jobmanager"); // what FlinkOptions sets without --checkpoint-dir
     Demo.Result result = Demo.builder(new BigStateJob(), new PassThroughFeeder(200)).flinkConfiguration(conf)
         .slots(1).partitions(1).duration(Duration.ofSeconds(3)).progressInterval(Duration.ofMillis(500))

@@ -8,10 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import io.linerate.jobs.feed.SyntheticTraffic;
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,10 +35,7 @@ class DemoFedUnitTest {
   void theStatusLinesCountTheFeedersUnit() {
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8);
-    Configuration conf = new Configuration();
-    conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
-    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
-    conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+    Configuration conf = DemoConfigurations.fastCheckpoints(1);
     PassThroughJob copy = new PassThroughJob();
     JobLauncher job = new JobLauncher() { // the pass-through pipeline without its drain (it counts records)
       @Override

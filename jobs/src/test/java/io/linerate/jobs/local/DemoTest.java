@@ -27,7 +27,6 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.core.execution.CheckpointingMode;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,10 +47,7 @@ class DemoTest {
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(new Tee(captured, System.out), true, StandardCharsets.UTF_8);
 
-    Configuration conf = new Configuration();
-    conf.set(CoreOptions.DEFAULT_PARALLELISM, 2);
-    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
-    conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+    Configuration conf = DemoConfigurations.fastCheckpoints(2);
     conf.set(StateBackendOptions.STATE_BACKEND, FlinkOptions.StateBackend.HEAP.flinkName());
     List<String> output = new ArrayList<>();
     List<String> bootstrap = new ArrayList<>();
