@@ -457,15 +457,26 @@ public final class FlowMeter<T, K> implements Serializable {
             require(capacity == 0 || memoryBudget == 0, "set capacity or memoryBudget, not both");
             require(capacity != 0 || memoryBudget != 0, "capacity (flows) or memoryBudget (bytes) must be set");
             long flows = capacity != 0 ? capacity : capacityFor(memoryBudget);
-            long longs = entryLongs(flows, scheme, keyFormat, stashCapacity);
-            require(longs <= MAX_ENTRY_LONGS, "capacity " + flows + " is too large for one scope's table: "
-                    + (longs == Long.MAX_VALUE ? "more than " + TableLayout.MAX_SLOTS + " slots" : longs
-                    + " longs of entries") + " with scheme " + scheme + " and keyFormat " + keyFormat
-                    + ", limit is " + MAX_ENTRY_LONGS + " longs");
-            // the table's own setters check the rest with the same names, and its plan that a full table's image
-            // fits a checkpoint (nothing is allocated here)
-            tableBuilder(flows, scheme, overflow, keyFormat, stashCapacity, seed, idleTimeout.toMillis(),
-                    activeTimeout.toMillis()).plan();
+            try {
+                long longs = entryLongs(flows, scheme, keyFormat, stashCapacity);
+                require(longs <= MAX_ENTRY_LONGS, "capacity " + flows + " is too large for one scope's table: "
+                        + (longs == Long.MAX_VALUE ? "more than " + TableLayout.MAX_SLOTS + " slots" : longs
+                        + " longs of entries") + " with scheme " + scheme + " and keyFormat " + keyFormat
+                        + ", limit is " + MAX_ENTRY_LONGS + " longs");
+                // the table's own setters check the rest with the same names, and its plan that a full table's
+                // image fits a checkpoint (nothing is allocated here)
+                tableBuilder(flows, scheme, overflow, keyFormat, stashCapacity, seed, idleTimeout.toMillis(),
+                        activeTimeout.toMillis()).plan();
+            } catch (IllegalArgumentException tooLarge) {
+                if (capacity == 0 || !tooLarge.getMessage().startsWith("capacity " + flows + " is too large")) {
+                    throw tooLarge;
+                }
+                // say what fits: the limits depend on the scheme, key format and stash, so a bare limit in slots,
+                // longs or bytes leaves the user to work the capacity out
+                throw new IllegalArgumentException(tooLarge.getMessage() + "; the largest capacity with scheme "
+                        + scheme + ", keyFormat " + keyFormat + " and stashCapacity " + stashCapacity + " is "
+                        + capacityFor(Long.MAX_VALUE) + " flows", tooLarge);
+            }
             return new FlowMeter<>(this, flows);
         }
 

@@ -62,7 +62,16 @@ class FlowMeterBuilderTest {
                 .isLessThanOrEqualTo(Integer.MAX_VALUE - 8);
         assertThatThrownBy(() -> Packets.meter().capacity(most + 1).build())
                 .hasMessageStartingWith("capacity " + (most + 1) + " is too large: a full table's image (its state in a"
-                        + " checkpoint) would have ");
+                        + " checkpoint) would have ")
+                .hasMessageEndingWith("; the largest capacity with scheme SECOND_CHANCE, keyFormat IPV4_AND_IPV6 and "
+                        + "stashCapacity 64 is " + most + " flows");
+        // each limit's message names the largest capacity that fits, for the key format asked for
+        long mostIpv4 = Packets.meter().keyFormat(FlowKeyFormat.IPV4_ONLY).memoryBudget(Long.MAX_VALUE).build()
+                .capacity();
+        assertThat(mostIpv4).isGreaterThan(most);
+        assertThatThrownBy(() -> Packets.meter().keyFormat(FlowKeyFormat.IPV4_ONLY).capacity(250_000_000).build())
+                .hasMessageContaining("more than 268435456 slots")
+                .hasMessageEndingWith("keyFormat IPV4_ONLY and stashCapacity 64 is " + mostIpv4 + " flows");
     }
 
     @Test
