@@ -1,6 +1,6 @@
 package io.linerate.jobs.feed;
 
-import java.io.Console;
+import io.linerate.jobs.cli.Terminals;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -88,7 +88,7 @@ public final class PcapReplay implements Feeder {
         speed = b.speed;
         loops = b.loops;
         progressOut = b.progressOut;
-        terminal = b.terminal == null ? onTerminal() : b.terminal;
+        terminal = b.terminal == null ? Terminals.standardOutput() : b.terminal;
         progressInterval = b.progressInterval;
     }
 
@@ -165,19 +165,6 @@ public final class PcapReplay implements Feeder {
         /** What the replay sent and skipped before the error, the failing file's skipped records included. */
         public FeedSummary sentBeforeIt() {
             return sentBeforeIt;
-        }
-    }
-
-    /** Whether standard output is an interactive terminal (a console that is a terminal). */
-    static boolean onTerminal() {
-        Console console = System.console();
-        if (console == null) {
-            return false;
-        }
-        try { // Java 22+: a console exists even when redirected; isTerminal() tells
-            return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
-        } catch (ReflectiveOperationException e) {
-            return true;
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Main;
+import io.linerate.jobs.cli.Terminals;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -74,8 +75,8 @@ public final class ReplayCommand implements Callable<Integer> {
     /** Where progress and the summary go, and whether that is a terminal (tests replace them). */
     PrintStream out = System.out;
     Boolean terminal;
-    /** Whether standard input is a terminal (a console exists only when it is; tests replace it). */
-    boolean inputIsTerminal = System.console() != null && PcapReplay.onTerminal();
+    /** Whether standard input is a terminal (tests replace it). */
+    boolean inputIsTerminal = Terminals.standardInput();
 
     /** The replay the options describe; a bad value is a {@link ParameterException} naming its option. */
     PcapReplay replay() {

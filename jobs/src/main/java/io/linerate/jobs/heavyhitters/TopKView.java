@@ -1,5 +1,6 @@
 package io.linerate.jobs.heavyhitters;
 
+import io.linerate.jobs.cli.Terminals;
 import io.linerate.jobs.local.LiveView;
 
 import java.io.PrintStream;
@@ -257,7 +258,7 @@ public final class TopKView implements LiveView {
     private final String bootstrapServers;
     private final String topic;
     private int rows = 10;
-    private boolean terminal = System.console() != null;
+    private boolean terminal = Terminals.standardOutput();
 
     private Builder(String bootstrapServers, String topic) {
       this.bootstrapServers = bootstrapServers;

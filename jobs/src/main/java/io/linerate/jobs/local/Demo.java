@@ -1,5 +1,6 @@
 package io.linerate.jobs.local;
 
+import io.linerate.jobs.cli.Terminals;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -489,7 +490,7 @@ public final class Demo {
     private int partitions = 2;
     private Duration duration = Duration.ZERO;
     private PrintStream out = System.out;
-    private boolean terminal = System.console() != null;
+    private boolean terminal = Terminals.standardOutput();
     private Duration progressInterval = Duration.ofSeconds(5);
     private Consumer<JobTopics> beforeStop;
 
