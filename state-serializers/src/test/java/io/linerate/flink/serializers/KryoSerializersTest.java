@@ -17,6 +17,7 @@ import io.linerate.sketches.frequency.SpaceSaving;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
@@ -76,6 +77,11 @@ class KryoSerializersTest {
         assertThat(((CountMinSketch) copy.sketch).toByteArray()).isEqualTo(cms.toByteArray());
     }
 
+    private static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
+                .getThreadAllocatedBytes(Thread.currentThread().getId());
+    }
+
     @Test
     void kryoSerializerRejectsLyingLengthWithoutLargeAllocation() {
         Kryo kryo = new Kryo();
@@ -87,7 +93,10 @@ class KryoSerializersTest {
         }
         KryoSerializers.CountMinSketchKryo s = new KryoSerializers.CountMinSketchKryo();
         Input in = new Input(new ByteArrayInputStream(bytes.toByteArray()));
+        long before = allocatedBytes();
         assertThatThrownBy(() -> s.read(kryo, in, CountMinSketch.class)).isInstanceOf(KryoException.class);
+        // measured, not left to the heap limit: a 1 GiB claim on a 100-byte stream must not allocate its claim
+        assertThat(allocatedBytes() - before).as("bytes allocated for a 1 GiB claim").isLessThan(4L << 20);
 
         ByteArrayOutputStream neg = new ByteArrayOutputStream();
         try (Output out = new Output(neg)) {
