@@ -180,7 +180,8 @@ public final class ExactlyOnceSink {
      * {@code enable.idempotence} stays on (transactions need it). A value Kafka's producer would refuse when the
      * sink's task creates it (a property Kafka knows with a value it cannot parse or that is out of range; {@code
      * acks} other than {@code all}, {@code retries} 0 or more than 5 {@code max.in.flight.requests.per.connection},
-     * which a transactional producer refuses) is refused here, naming the property.
+     * which a transactional producer refuses) is refused here, naming the property; a {@code delivery.timeout.ms}
+     * below {@code linger.ms} + {@code request.timeout.ms}, which the producer refuses too, by {@link #build}.
      */
     public Builder<T> property(String key, String value) {
       Objects.requireNonNull(key, "key");
@@ -215,6 +216,28 @@ public final class ExactlyOnceSink {
       return (int) Math.min(maxRequestSize(), bufferMemory()) - RECORD_OVERHEAD;
     }
 
+    /**
+     * A delivery.timeout.ms set below linger.ms + request.timeout.ms is refused: Kafka's producer refuses it (when
+     * set explicitly) as each of the sink's tasks creates one, at run time; linger.ms is the sink's own default
+     * ({@link #DEFAULT_LINGER}) unless set.
+     */
+    private void checkDeliveryTimeout() {
+      if (!properties.containsKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) {
+        return; // Kafka raises its default to linger.ms + request.timeout.ms itself
+      }
+      long delivery = ((Number) effective(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)).longValue();
+      long linger = properties.containsKey(ProducerConfig.LINGER_MS_CONFIG)
+          ? ((Number) effective(ProducerConfig.LINGER_MS_CONFIG)).longValue() : DEFAULT_LINGER.toMillis();
+      long request = ((Number) effective(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)).longValue();
+      // as KafkaProducer: linger.ms capped at an int, the sum too
+      long least = Math.min(Math.min(linger, Integer.MAX_VALUE) + request, Integer.MAX_VALUE);
+      if (delivery < least) {
+        throw new IllegalArgumentException("delivery.timeout.ms must be at least linger.ms + request.timeout.ms ("
+            + linger + " + " + request + " = " + least + " ms" + (properties.containsKey(ProducerConfig.LINGER_MS_CONFIG)
+                ? "" : ", linger.ms being the sink's default") + "): Kafka's producer refuses less, got " + delivery);
+      }
+    }
+
     private Object effective(String key) {
       ConfigDef.ConfigKey def = ProducerConfig.configDef().configKeys().get(key);
       String set = properties.get(key);
@@ -243,6 +266,7 @@ public final class ExactlyOnceSink {
         throw new IllegalArgumentException("transactionTimeout must be <= the broker's transaction.max.timeout.ms ("
             + brokerMaxTransactionTimeout + "), got " + transactionTimeout);
       }
+      checkDeliveryTimeout();
       KafkaSinkBuilder<T> builder = KafkaSink.<T>builder()
           .setBootstrapServers(bootstrapServers)
           .setRecordSerializer(recordSerializer != null ? recordSerializer : valueRecords())

@@ -159,6 +159,48 @@ class ExactlyOnceBuildersTest {
   }
 
   /**
+   * Kafka's producer refuses an explicitly set delivery.timeout.ms below linger.ms + request.timeout.ms when the
+   * sink's task creates it (KafkaProducer's configureDeliveryTimeout), so with the sink's own linger.ms of 20 ms a
+   * delivery.timeout.ms of 30 s (request.timeout.ms's default) failed every task at run time. build() refuses it,
+   * naming the three properties; the combinations a producer takes stay.
+   */
+  @Test
+  void sinkRefusesADeliveryTimeoutItsProducerCannotStartWith() throws Exception {
+    String[][][] combos = {{{"delivery.timeout.ms", "30000"}}, {{"delivery.timeout.ms", "30019"}},
+        {{"request.timeout.ms", "60000"}, {"delivery.timeout.ms", "59000"}},
+        {{"delivery.timeout.ms", "30100"}, {"linger.ms", "200"}}};
+    for (String[][] combo : combos) {
+      ExactlyOnceSink.Builder<String> b = sink();
+      for (String[] kv : combo) {
+        b.property(kv[0], kv[1]);
+      }
+      org.apache.flink.connector.kafka.sink.KafkaSink<String> built;
+      try {
+        built = b.build();
+      } catch (IllegalArgumentException refused) {
+        assertThat(refused).as(java.util.Arrays.deepToString(combo)).hasMessageContaining("delivery.timeout.ms")
+            .hasMessageContaining("linger.ms").hasMessageContaining("request.timeout.ms");
+        continue;
+      }
+      java.util.Properties config = producerConfig(built);
+      config.put("transactional.id", "linerate-job-out-0-1");
+      assertThatCode(() -> new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(config).close())
+          .as("a producer with %s", java.util.Arrays.deepToString(combo)).doesNotThrowAnyException();
+    }
+    for (String[][] combo : new String[][][] {{{"delivery.timeout.ms", "30020"}},
+        {{"linger.ms", "0"}, {"delivery.timeout.ms", "30000"}}, {{"request.timeout.ms", "1000"},
+        {"delivery.timeout.ms", "1020"}}, {{"linger.ms", "100"}}}) {
+      ExactlyOnceSink.Builder<String> b = sink();
+      for (String[] kv : combo) {
+        b.property(kv[0], kv[1]);
+      }
+      java.util.Properties config = producerConfig(b.build());
+      config.put("transactional.id", "linerate-job-out-0-1");
+      new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(config).close();
+    }
+  }
+
+  /**
    * The consumer properties the Kafka connector overrides whatever the source was given: the documentation says the
    * source takes any consumer property but three, yet these were taken and silently replaced.
    */
