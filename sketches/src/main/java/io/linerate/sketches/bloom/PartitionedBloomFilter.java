@@ -49,7 +49,7 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
         }
         double q = -StrictMath.expm1(-(double) expectedItems / p);
         boolean grownToK = (bits + k - 1) / k < k; // p ≥ k made it bigger than asked: the search finds a smaller k·p
-        if (!grownToK && falsePositiveProbability(expectedItems, k, p) - StrictMath.pow(q, k) <= fpp / 20) {
+        if (!grownToK && firstOrderRate(expectedItems, k, p) - StrictMath.pow(q, k) <= fpp / 20) {
             return withBits(bits, k, seed);
         }
         long bestK = 0;
@@ -76,8 +76,22 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
      * q<sup>k</sup> + (n/p²)·[1 − k·q<sup>k−1</sup> + (k−1)·q<sup>k</sup>] with q = 1 − e<sup>−n/p</sup>. The second
      * term is the excess over the asymptotic rate q<sup>k</sup>. StrictMath: it decides sizes, which must not
      * depend on the JVM.
+     *
+     * @throws IllegalArgumentException if {@code n} is not in [0, 16·(2<sup>31</sup>−1)] (0: an empty filter, rate 0),
+     *     {@code k} not in [1, {@link #MAX_HASH_COUNT}] or {@code p} not in [1, {@link #MAX_BITS}] (a NaN or a
+     *     negative rate otherwise)
      */
     public static double falsePositiveProbability(long n, int k, long p) {
+        if (n < 0 || n > Integer.MAX_VALUE * 16L) {
+            throw new IllegalArgumentException("n must be in [0, " + Integer.MAX_VALUE * 16L + "] items, got " + n);
+        }
+        Checks.hashCount(k);
+        Checks.positive("partitionBits", p, MAX_BITS);
+        return firstOrderRate(n, k, p);
+    }
+
+    /** {@link #falsePositiveProbability} without the argument checks, for the sizing's own valid arguments. */
+    private static double firstOrderRate(long n, int k, long p) {
         double q = -StrictMath.expm1(-(double) n / p);
         double qk1 = StrictMath.pow(q, k - 1);
         return Math.min(1.0, qk1 * q + (double) n / ((double) p * p) * (1 - k * qk1 + (k - 1) * qk1 * q));
@@ -92,7 +106,7 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
         double q = -StrictMath.expm1(n * StrictMath.log1p(-1.0 / p));
         double qk1 = StrictMath.pow(q, k - 1);
         double binomial = Math.min(1.0, qk1 * q + (double) n / ((double) p * p) * (1 - k * qk1 + (k - 1) * qk1 * q));
-        return Math.max(falsePositiveProbability(n, k, p), binomial);
+        return Math.max(firstOrderRate(n, k, p), binomial);
     }
 
     /** The smallest prime p ≥ k with sizingRate(n, k, p) ≤ fpp and k·p ≤ MAX_BITS; −1 if none. */

@@ -25,6 +25,26 @@ class PartitionedFiniteNFppTest {
     }
 
     /**
+     * The public formula refuses arguments outside its domain, naming them, as optimalHashCount does: it returned NaN
+     * for p = 0, a negative "probability" for n &lt; 0 and 1.0 for k ≤ 0 or p &lt; 0, silently. n = 0 is an empty
+     * filter: rate 0.
+     */
+    @Test
+    void theFirstOrderRateRefusesArgumentsOutsideItsDomain() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> PartitionedBloomFilter.falsePositiveProbability(1000, 4, 0)).hasMessageContaining("partitionBits");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> PartitionedBloomFilter.falsePositiveProbability(1000, 4, -7)).hasMessageContaining("partitionBits");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> PartitionedBloomFilter.falsePositiveProbability(-5, 4, 1009)).hasMessageContaining("n must");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> PartitionedBloomFilter.falsePositiveProbability(1000, 0, 1009)).hasMessageContaining("hashCount");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> PartitionedBloomFilter.falsePositiveProbability(1000, 129, 1009)).hasMessageContaining("hashCount");
+        assertThat(PartitionedBloomFilter.falsePositiveProbability(0, 4, 1009)).isZero();
+    }
+
+    /**
      * create(1000, 10<sup>−6</sup>) now meets its target: its model rate is at most fpp, and the measured rate over
      * 4·10<sup>6</sup> queries is below 3·fpp (expected hits ≤ 4; P(Poisson(4) ≥ 12) ≈ 0.001).
      */
