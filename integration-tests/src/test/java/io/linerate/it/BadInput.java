@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.Future;
@@ -23,6 +24,10 @@ import io.linerate.jobs.format.PacketRecord;
 import io.linerate.jobs.heavyhitters.HeavyHittersJob;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
 
 /**
  * The input of a bad-input run, written in order: a workload's seeded traffic where each Kafka record is preceded,
@@ -40,11 +45,12 @@ final class BadInput {
   static final long WINDOW_MS = ((HeavyHittersJob) Workload.HEAVY_HITTERS.job(true)).detector().windowSize().toMillis();
 
   /** One malformed record: where it is and the dead letter its value makes. */
-  record Malformed(MalformedValues.Defect defect, byte[] value, int partition, long offset, long timestamp,
-      DeadLetter expected) {
+  record Malformed(MalformedValues.Defect defect, byte[] key, byte[] value, List<Header> headers, int partition,
+      long offset, long timestamp, DeadLetter expected) {
   }
 
-  private record Sent(MalformedValues.Defect defect, byte[] value, DeadLetter expected, Future<RecordMetadata> ack) {
+  private record Sent(MalformedValues.Defect defect, byte[] key, byte[] value, List<Header> headers,
+      DeadLetter expected, Future<RecordMetadata> ack) {
   }
 
   final List<Malformed> malformed = new ArrayList<>();
@@ -85,8 +91,9 @@ final class BadInput {
       if (random.nextDouble() < MALFORMED_SHARE) {
         MalformedValues.Defect defect = defects[sent.size() % defects.length];
         byte[] bad = defect.make(r.value(), random);
-        DeadLetter expected = deadLetter(decoding, topic, partition, r.key(), bad, defect);
-        sent.add(new Sent(defect, bad, expected, writer.send(partition, r.key(), bad)));
+        List<Header> headers = headers(sent.size(), defect);
+        DeadLetter expected = deadLetter(decoding, topic, partition, r.key(), bad, headers, defect);
+        sent.add(new Sent(defect, r.key(), bad, headers, expected, writer.send(partition, r.key(), bad, headers)));
       }
       writer.send(partition, r.key(), r.value());
       Decoded<?> good = decoding.decode(new ConsumerRecord<>(topic, partition, 0L, r.key(), r.value()));
@@ -100,15 +107,37 @@ final class BadInput {
       RecordMetadata m = s.ack().get(30, TimeUnit.SECONDS);
       s.expected().offset = m.offset();
       s.expected().timestamp = m.timestamp();
-      in.malformed.add(new Malformed(s.defect(), s.value(), m.partition(), m.offset(), m.timestamp(), s.expected()));
+      in.malformed.add(new Malformed(s.defect(), s.key(), s.value(), s.headers(), m.partition(), m.offset(),
+          m.timestamp(), s.expected()));
     }
     return in;
   }
 
+  /**
+   * The headers of the i-th malformed record, in turn: none; two (the defect's name, and one with a null value);
+   * {@link KafkaDecoding#MAX_DEAD_LETTER_HEADERS} + 6, more than a dead letter keeps.
+   */
+  static List<Header> headers(int i, MalformedValues.Defect defect) {
+    switch (i % 3) {
+      case 0:
+        return List.of();
+      case 1:
+        return List.of(new RecordHeader("defect", defect.name().getBytes(StandardCharsets.UTF_8)),
+            new RecordHeader("none", null));
+      default:
+        List<Header> many = new ArrayList<>();
+        for (int h = 0; h < KafkaDecoding.MAX_DEAD_LETTER_HEADERS + 6; h++) {
+          many.add(new RecordHeader("h" + h, new byte[] {(byte) h}));
+        }
+        return many;
+    }
+  }
+
   /** The dead letter of {@code bad} (offset and timestamp filled in once written); checks it against its defect. */
   private static DeadLetter deadLetter(KafkaDecoding<?> decoding, String topic, int partition, byte[] key, byte[] bad,
-      MalformedValues.Defect defect) {
-    Decoded<?> d = decoding.decode(new ConsumerRecord<>(topic, partition, -1L, key, bad));
+      List<Header> headers, MalformedValues.Defect defect) {
+    Decoded<?> d = decoding.decode(new ConsumerRecord<>(topic, partition, -1L, ConsumerRecord.NO_TIMESTAMP,
+        TimestampType.CREATE_TIME, -1, -1, key, bad, new RecordHeaders(headers), Optional.empty()));
     if (!d.isDead()) {
       throw new AssertionError(defect + " made a value the decoder reads: " + Arrays.toString(bad));
     }

@@ -18,9 +18,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.linerate.it.broker.BrokerExtension;
 import io.linerate.jobs.format.DeadLetter;
+import io.linerate.jobs.format.DeadLetterReplay;
 import io.linerate.jobs.format.KafkaDecoding;
 import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -125,7 +128,7 @@ class BadInputIT {
   }
 
   /** One dead letter per malformed record, as described; nothing else in the dead-letter topic. */
-  private static void checkDeadLetters(Workload w, BadInput in, JobTopics topics) {
+  private static void checkDeadLetters(Workload w, BadInput in, JobTopics topics) throws Exception {
     Map<String, BadInput.Malformed> expected = new HashMap<>();
     in.malformed.forEach(m -> expected.put(m.partition() + "@" + m.offset(), m));
     Map<String, JsonNode> actual = new HashMap<>();
@@ -155,6 +158,7 @@ class BadInputIT {
           : Arrays.copyOf(m.value(), Math.min(length, KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES));
       assertThat(Base64.getDecoder().decode(d.path("value_base64").asText())).as("kept bytes of " + what)
           .isEqualTo(kept);
+      checkKeyAndHeaders(m, d, what);
     }
     System.out.printf(Locale.ROOT, "[BadInputIT] %s: %d dead letters, one per malformed record, as written; "
         + "truncated values: %d%n", w, actual.size(),
@@ -163,6 +167,41 @@ class BadInputIT {
     in.malformed.forEach(m -> reasons.putIfAbsent(m.defect().name(), m.expected().reason));
     reasons.forEach((kind, reason) -> System.out.printf(Locale.ROOT, "[BadInputIT] %s:   %s -> \"%s\"%n", w, kind,
         reason.length() > 110 ? reason.substring(0, 110) + "..." : reason));
+  }
+
+  /**
+   * The dead letter's key and headers are the record's, the headers cut to the first
+   * {@link KafkaDecoding#MAX_DEAD_LETTER_HEADERS}; one that kept the whole record replays as it was written.
+   */
+  private static void checkKeyAndHeaders(BadInput.Malformed m, JsonNode d, String what) throws Exception {
+    int keyLength = m.key() == null ? -1 : m.key().length;
+    assertThat(d.path("key_length").asInt()).as("key length of " + what).isEqualTo(keyLength);
+    assertThat(d.path("key_truncated").asBoolean()).as("key truncated, " + what)
+        .isEqualTo(keyLength > KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES);
+    if (m.key() != null && keyLength <= KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES) {
+      assertThat(Base64.getDecoder().decode(d.path("key_base64").asText())).as("key of " + what).isEqualTo(m.key());
+    }
+    int kept = Math.min(m.headers().size(), KafkaDecoding.MAX_DEAD_LETTER_HEADERS);
+    assertThat(d.path("header_count").asInt()).as("header count of " + what).isEqualTo(m.headers().size());
+    assertThat(d.path("headers_truncated").asBoolean()).as("headers truncated, " + what)
+        .isEqualTo(kept < m.headers().size());
+    assertThat(d.path("headers").size()).as("headers kept of " + what).isEqualTo(kept);
+    for (int i = 0; i < kept; i++) {
+      Header h = m.headers().get(i);
+      JsonNode j = d.path("headers").get(i);
+      assertThat(j.path("key").asText()).as("header %d of %s", i, what).isEqualTo(h.key());
+      assertThat(j.path("value_base64").isNull() ? null : Base64.getDecoder().decode(j.path("value_base64").asText()))
+          .as("value of header %d of %s", i, what).isEqualTo(h.value());
+    }
+    if (!d.path("value_truncated").asBoolean() && !d.path("key_truncated").asBoolean() && kept == m.headers().size()) {
+      ProducerRecord<byte[], byte[]> replay = DeadLetterReplay.record(JSON.writeValueAsBytes(d));
+      assertThat(replay.partition()).as("replayed partition, " + what).isEqualTo(m.partition());
+      assertThat(replay.timestamp()).as("replayed timestamp, " + what).isEqualTo(m.timestamp());
+      assertThat(replay.key()).as("replayed key, " + what).isEqualTo(m.key());
+      assertThat(replay.value()).as("replayed value, " + what).isEqualTo(m.value());
+      assertThat(replay.headers().toArray()).as("replayed headers, " + what)
+          .containsExactly(m.headers().toArray(new Header[0]));
+    }
   }
 
   /** Per observation point and window, total_weight = the well-formed packets there; their sum = all of them. */

@@ -1,6 +1,7 @@
 package io.linerate.it;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Future;
@@ -10,6 +11,7 @@ import io.linerate.jobs.feed.TrafficSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -71,9 +73,15 @@ public final class InputWriter implements AutoCloseable {
 
   /** Writes one record to {@code partition}; the future gives its offset and timestamp once acknowledged. */
   public Future<RecordMetadata> send(int partition, byte[] key, byte[] value) throws Exception {
+    return send(partition, key, value, List.of());
+  }
+
+  /** {@link #send(int, byte[], byte[])} of a record with {@code headers}. */
+  public Future<RecordMetadata> send(int partition, byte[] key, byte[] value, List<Header> headers)
+      throws Exception {
     rethrow();
     records++;
-    return producer.send(new ProducerRecord<>(topic, partition, key, value), (metadata, e) -> {
+    return producer.send(new ProducerRecord<>(topic, partition, null, key, value, headers), (metadata, e) -> {
       if (e != null) {
         failure.compareAndSet(null, e);
       }

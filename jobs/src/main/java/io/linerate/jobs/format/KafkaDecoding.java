@@ -8,12 +8,15 @@ import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDe
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 
 /**
  * The Kafka source's deserializer: decodes each record value with a {@link BytesDecoder} and emits a
  * {@link Decoded} holding either the value or a {@link DeadLetter} (topic, partition, offset, reason, byte offset,
- * the value truncated to {@code maxDeadLetterBytes}). It never throws for bad input, so one bad record neither
- * fails nor restarts the job. Split the stream with {@link SplitDecoded}.
+ * and the record: the value and the key each truncated to {@code maxDeadLetterBytes}, the headers up to
+ * {@value #MAX_DEAD_LETTER_HEADERS} of them and {@code maxDeadLetterBytes} bytes of names and values in all). It
+ * never throws for bad input, so one bad record neither fails nor restarts the job. Split the stream with
+ * {@link SplitDecoded}.
  *
  * <p>Metrics (the source's metric group): counters {@code recordsDecoded} and {@code malformedRecords}.
  */
@@ -23,6 +26,8 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
 
     /** Default bytes of a bad value kept in its dead letter. */
     public static final int DEFAULT_MAX_DEAD_LETTER_BYTES = 4096;
+    /** The most headers a dead letter keeps (the first ones; {@link DeadLetter#headerCount} counts them all). */
+    public static final int MAX_DEAD_LETTER_HEADERS = 64;
     /** The most characters of a reason a dead letter keeps. */
     static final int MAX_REASON_CHARS = 2_000;
 
@@ -92,10 +97,73 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
             reason = "decoder failed: " + e;
             errorOffset = MalformedRecordException.NO_OFFSET;
         }
-        byte[] kept = value == null ? new byte[0] : Arrays.copyOf(value, Math.min(value.length, maxDeadLetterBytes));
-        return Decoded.dead(new DeadLetter(record.topic(), record.partition(), record.offset(),
-                record.timestamp() < 0 ? -1 : record.timestamp(), capped(reason), errorOffset, kept,
-                value == null ? -1 : value.length));
+        DeadLetter letter = new DeadLetter(record.topic(), record.partition(), record.offset(),
+                record.timestamp() < 0 ? -1 : record.timestamp(), capped(reason), errorOffset, head(value),
+                value == null ? -1 : value.length);
+        keepKeyAndHeaders(record, letter);
+        return Decoded.dead(letter);
+    }
+
+    /** The first {@code maxDeadLetterBytes} of {@code bytes} (a copy: the array is the consumer's); empty for null. */
+    private byte[] head(byte[] bytes) {
+        return bytes == null ? new byte[0] : Arrays.copyOf(bytes, Math.min(bytes.length, maxDeadLetterBytes));
+    }
+
+    /**
+     * Copies the record's key (truncated like the value) and the longest prefix of its headers within
+     * {@value #MAX_DEAD_LETTER_HEADERS} headers and {@code maxDeadLetterBytes} bytes of names (UTF-8) and values:
+     * a prefix, so that the kept headers replay in their order. Sizes are measured before anything is copied, and
+     * the arrays allocated for the kept headers only, however many the record has.
+     */
+    private void keepKeyAndHeaders(ConsumerRecord<byte[], byte[]> record, DeadLetter letter) {
+        byte[] key = record.key();
+        int count = 0;
+        int kept = 0;
+        long bytes = 0;
+        boolean full = false;
+        for (Header h : record.headers()) {
+            count++;
+            if (!full) {
+                long size = utf8Length(h.key()) + (h.value() == null ? 0 : h.value().length);
+                if (kept < MAX_DEAD_LETTER_HEADERS && bytes + size <= maxDeadLetterBytes) {
+                    kept++;
+                    bytes += size;
+                } else {
+                    full = true;
+                }
+            }
+        }
+        String[] names = new String[kept];
+        byte[][] values = new byte[kept][];
+        int i = 0;
+        for (Header h : record.headers()) {
+            if (i == kept) {
+                break;
+            }
+            names[i] = h.key();
+            values[i] = h.value() == null ? null : h.value().clone();
+            i++;
+        }
+        letter.keyAndHeaders(head(key), key == null ? -1 : key.length, names, values, count);
+    }
+
+    /** Bytes of {@code s} in UTF-8 as Kafka writes a header name (an unpaired surrogate counted as 3, an upper bound). */
+    static long utf8Length(String s) {
+        long n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                n += 1;
+            } else if (c < 0x800) {
+                n += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                n += 4;
+                i++;
+            } else {
+                n += 3;
+            }
+        }
+        return n;
     }
 
     /**

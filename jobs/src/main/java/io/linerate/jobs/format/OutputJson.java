@@ -164,7 +164,11 @@ public final class OutputJson {
         });
     }
 
-    /** Dead letters: the value's kept bytes in base64 (RFC 4648, with padding). */
+    /**
+     * Dead letters: the value's and the key's kept bytes in base64 (RFC 4648, with padding), the kept headers as
+     * {@code {"key": name, "value_base64": …}} objects in their order ({@code null} for a null value). The fields
+     * of the key and headers follow those of earlier versions, which they leave as they were.
+     */
     public static JsonSerialization<DeadLetter> deadLetters() {
         return new JsonSerialization<>((d, g) -> {
             g.writeStartObject();
@@ -178,6 +182,21 @@ public final class OutputJson {
             g.writeNumberField("value_length", d.valueLength);
             g.writeBooleanField("value_truncated", d.truncated());
             g.writeStringField("value_base64", d.value == null ? null : Base64.getEncoder().encodeToString(d.value));
+            g.writeNumberField("key_length", d.keyLength);
+            g.writeBooleanField("key_truncated", d.keyTruncated());
+            g.writeStringField("key_base64", d.keyLength < 0 || d.key == null ? null
+                    : Base64.getEncoder().encodeToString(d.key));
+            g.writeNumberField("header_count", d.headerCount);
+            g.writeBooleanField("headers_truncated", d.headersTruncated());
+            g.writeArrayFieldStart("headers");
+            for (int i = 0; i < d.keptHeaders(); i++) {
+                g.writeStartObject();
+                g.writeStringField("key", d.headerKeys[i]);
+                byte[] v = d.headerValues[i];
+                g.writeStringField("value_base64", v == null ? null : Base64.getEncoder().encodeToString(v));
+                g.writeEndObject();
+            }
+            g.writeEndArray();
             g.writeEndObject();
         });
     }

@@ -12,7 +12,7 @@ import org.apache.flink.util.Collector;
 
 /**
  * Splits the {@link Decoded} stream of a Kafka source: values go to the main output, dead letters to
- * {@link DeadLetter#TAG} (then to the dead-letter topic through {@link DeadLetterJson}). Chained to the source, so
+ * {@link DeadLetter#TAG} (then to the dead-letter topic through {@link OutputJson#deadLetters()}). Chained to the source, so
  * the union costs no serialization when object reuse is on, and a copy of the decoded value otherwise.
  *
  * <p>Metric: counter {@code deadLetters}.

@@ -2,6 +2,7 @@ package io.linerate.jobs.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -13,6 +14,7 @@ import java.util.SplittableRandom;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.linerate.jobs.cli.Main;
+import io.linerate.jobs.format.DeadLetterReplay;
 import io.linerate.jobs.kafka.KafkaBrokerExtension;
 import io.linerate.jobs.kafka.TopicReader;
 import io.linerate.jobs.local.JobTopics;
@@ -20,9 +22,13 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -206,6 +212,82 @@ class DedupJobTest {
         .contains("max.request.size");
     assertThat(letters.get(0).get("offset").asLong()).isEqualTo(1);
     assertThat(letters.get(0).get("value_length").asInt()).isEqualTo(big.length());
+  }
+
+  /**
+   * A malformed event's dead letter keeps the record's key and headers (repeated names, a null value, a null key
+   * included), and {@link DeadLetterReplay} writes it again as it was: read back from Kafka, the replayed records
+   * have the original keys, values and headers, in order. Before, the dead letter dropped the key and headers. The
+   * dead-letter records themselves stay without key or headers (FORMATS.md says why).
+   */
+  @Test
+  @Timeout(120)
+  void aDeadLetterReplaysAsItsOriginalRecord() throws Exception {
+    String in = "replay-events";
+    String out = "replay-unique";
+    String dead = "replay-dead";
+    String again = "replay-again";
+    KAFKA.broker().createTopics(1, in, out, dead, again);
+    byte[] utf8Key = "tenant-é".getBytes(StandardCharsets.UTF_8);
+    List<ProducerRecord<byte[], byte[]>> bad = List.of(
+        new ProducerRecord<>(in, null, null, utf8Key, "{not json".getBytes(StandardCharsets.UTF_8),
+            List.of(new RecordHeader("trace", new byte[] {1, 2, 3}), new RecordHeader("none", null),
+                new RecordHeader("trace", new byte[0]))),
+        new ProducerRecord<>(in, null, null, null, "{\"id\":7}".getBytes(StandardCharsets.UTF_8),
+            List.of(new RecordHeader("content-type", "application/json".getBytes(StandardCharsets.UTF_8)))),
+        new ProducerRecord<>(in, null, null, new byte[] {0, -1}, "[]".getBytes(StandardCharsets.UTF_8),
+            List.<Header>of()));
+    List<ProducerRecord<byte[], byte[]>> all = new ArrayList<>(bad);
+    all.add(1, new ProducerRecord<>(in, "{\"id\":\"a\",\"ts\":1763720000000}".getBytes(StandardCharsets.UTF_8)));
+    List<Long> timestamps = new ArrayList<>();
+    for (org.apache.kafka.clients.producer.RecordMetadata m : produceBytes(all)) {
+      timestamps.add(m.timestamp());
+    }
+    timestamps.remove(1);
+
+    int exit = Main.commandLine().execute("dedup", "--bootstrap-servers", KAFKA.bootstrapServers(),
+        "--input-topic", in, "--output-topic", out, "--duplicates-topic", "", "--dead-letter-topic", dead,
+        "--checkpoint-interval", "300ms", "--timestamp-field", "ts", "--idleness", "0s", "--bounded");
+    assertThat(exit).as("exit code of linerate dedup").isZero();
+
+    List<ProducerRecord<byte[], byte[]>> replays = new ArrayList<>();
+    TopicReader.forEachRecord(KAFKA.bootstrapServers(), dead, true, r -> {
+      assertThat(r.key()).as("key of a dead-letter record").isNull();
+      assertThat(r.headers().toArray()).as("headers of a dead-letter record").isEmpty();
+      replays.add(DeadLetterReplay.record(r.value(), again));
+    });
+    assertThat(replays).hasSize(bad.size());
+    produceBytes(replays);
+    List<ConsumerRecord<byte[], byte[]>> back = new ArrayList<>();
+    TopicReader.forEachRecord(KAFKA.bootstrapServers(), again, true, back::add);
+    assertThat(back).hasSize(bad.size());
+    for (int i = 0; i < bad.size(); i++) {
+      ProducerRecord<byte[], byte[]> o = bad.get(i);
+      ConsumerRecord<byte[], byte[]> r = back.get(i);
+      assertThat(r.key()).as("key of replayed record %d", i).isEqualTo(o.key());
+      assertThat(r.value()).as("value of replayed record %d", i).isEqualTo(o.value());
+      assertThat(r.headers().toArray()).as("headers of replayed record %d", i).containsExactly(o.headers().toArray());
+      assertThat(r.timestamp()).as("timestamp of replayed record %d", i).isEqualTo(timestamps.get(i));
+    }
+  }
+
+  private static List<org.apache.kafka.clients.producer.RecordMetadata> produceBytes(
+      List<ProducerRecord<byte[], byte[]>> records) throws Exception {
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
+        ProducerConfig.ACKS_CONFIG, "all",
+        ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 20_000,
+        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 40_000,
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()))) {
+      List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
+      records.forEach(r -> sent.add(producer.send(r)));
+      List<org.apache.kafka.clients.producer.RecordMetadata> acks = new ArrayList<>();
+      for (java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> f : sent) {
+        acks.add(f.get(60, java.util.concurrent.TimeUnit.SECONDS));
+      }
+      return acks;
+    }
   }
 
   /**

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.metrics.Counter;
@@ -20,6 +21,15 @@ import org.apache.flink.util.SimpleUserCodeClassLoader;
 import org.apache.flink.util.UserCodeClassLoader;
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.java.typeutils.runtime.PojoSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
 class KafkaDecodingTest {
@@ -99,6 +109,104 @@ class KafkaDecodingTest {
         assertThat(d.deadLetter.truncated()).isTrue();
         assertThat(schema.decode(record(2, "{\"k\":\"x\"}".getBytes(StandardCharsets.UTF_8))).value.key)
                 .isEqualTo("x");
+    }
+
+    static ConsumerRecord<byte[], byte[]> record(long offset, byte[] key, byte[] value, Header... headers) {
+        return new ConsumerRecord<>("packets", 3, offset, 1_763_720_000_000L, TimestampType.CREATE_TIME,
+                key == null ? -1 : key.length, value == null ? -1 : value.length, key, value,
+                new RecordHeaders(headers), Optional.empty());
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A dead letter keeps the record's key and headers (a header with a null value and repeated names included),
+     * so that the record can be written again exactly; before, both were dropped.
+     */
+    @Test
+    void deadLettersKeepTheKeyAndTheHeaders() {
+        KafkaDecoding<PacketBatch> schema = KafkaDecoding.packetBatches();
+        DeadLetter d = schema.decode(record(4, bytes("tenant-1"), bytes("{}"),
+                new RecordHeader("trace", bytes("abc")), new RecordHeader("none", null),
+                new RecordHeader("trace", new byte[0]), new RecordHeader("\u00e9t\u00e9", new byte[] {0, -1}))).deadLetter;
+        assertThat(d.key).isEqualTo(bytes("tenant-1"));
+        assertThat(d.keyLength).isEqualTo(8);
+        assertThat(d.keyTruncated()).isFalse();
+        assertThat(d.headerKeys).containsExactly("trace", "none", "trace", "\u00e9t\u00e9");
+        assertThat(d.headerValues).isDeepEqualTo(new byte[][] {bytes("abc"), null, new byte[0], new byte[] {0, -1}});
+        assertThat(d.headerCount).isEqualTo(4);
+        assertThat(d.headersTruncated()).isFalse();
+
+        DeadLetter none = schema.decode(record(5, null, bytes("{}"))).deadLetter;
+        assertThat(none.key).isEmpty();
+        assertThat(none.keyLength).isEqualTo(-1);
+        assertThat(none.headerKeys).isEmpty();
+        assertThat(none.headerValues).isEmpty();
+        assertThat(none.headerCount).isZero();
+        assertThat(none.headersTruncated()).isFalse();
+    }
+
+    /**
+     * The key is cut like the value (its first maxDeadLetterBytes bytes, its length kept); the headers are the
+     * longest prefix within 64 headers and maxDeadLetterBytes bytes of names (UTF-8) and values, the count of all
+     * of them kept: a record with a huge key or 100,000 headers makes a small dead letter.
+     */
+    @Test
+    void theKeyAndTheHeadersAreKeptWithinTheLimits() {
+        KafkaDecoding<Event> schema = new KafkaDecoding<>(JsonEventFormat.builder().keyField("k").build(),
+                Event.typeInfo(), 16);
+        byte[] key = bytes("k".repeat(100));
+        // names and values: 1+3, 2+4 ("é" is 2 bytes), 1+5 = 16 bytes; the next (1 + 0) is over the limit, and so
+        // is every later one even where it would fit: the kept headers are a prefix
+        Header[] headers = {new RecordHeader("a", bytes("bcd")), new RecordHeader("\u00e9", bytes("efgh")),
+                new RecordHeader("i", bytes("jklmn")), new RecordHeader("o", null), new RecordHeader("p", null)};
+        DeadLetter d = schema.decode(record(1, key, bytes("["), headers)).deadLetter;
+        assertThat(d.key).isEqualTo(Arrays.copyOf(key, 16));
+        assertThat(d.keyLength).isEqualTo(100);
+        assertThat(d.keyTruncated()).isTrue();
+        assertThat(d.headerKeys).containsExactly("a", "\u00e9", "i");
+        assertThat(d.headerCount).isEqualTo(5);
+        assertThat(d.headersTruncated()).isTrue();
+
+        KafkaDecoding<Event> roomy = new KafkaDecoding<>(JsonEventFormat.builder().keyField("k").build(),
+                Event.typeInfo(), 1 << 20);
+        Header[] many = new Header[100_000];
+        for (int i = 0; i < many.length; i++) {
+            many[i] = new RecordHeader("h", new byte[] {(byte) i});
+        }
+        DeadLetter m = roomy.decode(record(2, null, bytes("["), many)).deadLetter;
+        assertThat(m.headerKeys).hasSize(KafkaDecoding.MAX_DEAD_LETTER_HEADERS);
+        assertThat(m.headerValues.length).isEqualTo(KafkaDecoding.MAX_DEAD_LETTER_HEADERS);
+        assertThat(m.headerValues[63]).containsExactly(63);
+        assertThat(m.headerCount).isEqualTo(100_000);
+        assertThat(m.headersTruncated()).isTrue();
+        // one header too large for the limit alone: none kept, and none copied
+        DeadLetter big = schema.decode(record(3, null, bytes("["), new RecordHeader("x", new byte[1 << 20])))
+                .deadLetter;
+        assertThat(big.headerKeys).isEmpty();
+        assertThat(big.headerCount).isEqualTo(1);
+        assertThat(KafkaDecoding.utf8Length("a\u00e9\u20ac\uD83D\uDE00\uD83D")).isEqualTo(1 + 2 + 3 + 4 + 3);
+    }
+
+    /** The dead letter with its key and headers crosses Flink's serializer (a POJO, not Kryo) unchanged. */
+    @Test
+    void deadLettersWithKeyAndHeadersSerializeAsPojos() throws Exception {
+        DeadLetter d = KafkaDecoding.packetBatches().decode(record(4, bytes("k"), bytes("{}"),
+                new RecordHeader("trace", bytes("abc")), new RecordHeader("none", null))).deadLetter;
+        TypeSerializer<DeadLetter> serializer = DeadLetter.typeInfo().createSerializer(new SerializerConfigImpl());
+        assertThat(serializer).isInstanceOf(PojoSerializer.class);
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        serializer.serialize(d, out);
+        DeadLetter back = serializer.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        assertThat(back).isEqualTo(d);
+        assertThat(back.headerValues[1]).isNull();
+        assertThat(serializer.copy(d)).isEqualTo(d);
+        DeadLetter old = new DeadLetter("t", 0, 9, -1, "bad magic", 0, new byte[] {1, 2}, 2);
+        out.clear();
+        serializer.serialize(old, out);
+        assertThat(serializer.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()))).isEqualTo(old);
     }
 
     /** A dead letter keeps at most 2,000 characters of its reason: it stays far below the sink's record limit. */

@@ -96,7 +96,9 @@ class OutputJsonTest {
     static DeadLetter deadLetter() {
         byte[] head = {0x4C, 0x52, 0x01, 0x00, 0x00, 0x00, 0x00, 0x07};
         return new DeadLetter("packets", 3, 1042, T0 + 500,
-                "packet 2: impossible length 12 of an IPv4 packet, expected [20, 2097151]", 75, head, 120);
+                "packet 2: impossible length 12 of an IPv4 packet, expected [20, 2097151]", 75, head, 120)
+                .keyAndHeaders(new byte[] {0, 0, 0, 7}, 4, new String[] {"source", "trace"},
+                        new byte[][] {"probe-7".getBytes(java.nio.charset.StandardCharsets.UTF_8), null}, 2);
     }
 
     static Rejected<PacketRecord> rejected() {

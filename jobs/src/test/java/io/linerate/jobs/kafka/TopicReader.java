@@ -70,6 +70,12 @@ public final class TopicReader {
    */
   public static void forEachValue(String bootstrapServers, String topic, boolean readCommitted,
       Consumer<byte[]> each) {
+    forEachRecord(bootstrapServers, topic, readCommitted, record -> each.accept(record.value()));
+  }
+
+  /** {@link #forEachValue} with the whole record (key, headers, timestamp…). */
+  public static void forEachRecord(String bootstrapServers, String topic, boolean readCommitted,
+      Consumer<ConsumerRecord<byte[], byte[]>> each) {
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
         ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted",
@@ -92,7 +98,7 @@ public final class TopicReader {
               + DEADLINE);
         }
         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-          each.accept(record.value());
+          each.accept(record);
           deadline = System.nanoTime() + DEADLINE.toNanos();
         }
       }
