@@ -85,8 +85,9 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--rate", paramLabel = "PACKETS_PER_SECOND", defaultValue = "20000",
       description = "Packets (events with --job DEDUP) the feeder writes per second; synthetic event time runs at "
-          + "the same pace; --job DEDUP sizes its filters for this many new keys per second per tenant and refuses a "
-          + "rate whose filters would take more than half the heap (default: ${DEFAULT-VALUE})")
+          + "the same pace; --job DEDUP sizes each tenant's filters for its share of this rate (a quarter, with a "
+          + "margin for chance) and refuses a rate whose filters would take more than half the heap "
+          + "(default: ${DEFAULT-VALUE})")
   void rate(int value) {
     if (value < 1 || value > 10_000_000) {
       throw new ParameterException(spec.commandLine(), "--rate must be in [1, 10000000], got " + value);
@@ -162,7 +163,10 @@ public final class DemoCommand implements Callable<Integer> {
 
   /** Tenants (dedup scopes) of the dedup demo's events: each keeps a Bloom filter ring of its own. */
   static final int DEDUP_TENANTS = 4;
-  /** The dedup demo's horizon: the filters hold --rate keys per second for this long (and a generation more). */
+  /**
+   * The dedup demo's horizon: each tenant's filters hold its share of --rate keys per second
+   * ({@link #dedupTenantRate}) for this long (and a generation more).
+   */
   static final Duration DEDUP_HORIZON = Duration.ofMinutes(1);
 
   @Override
@@ -223,8 +227,9 @@ public final class DemoCommand implements Callable<Integer> {
 
   /**
    * Refuses a --rate whose dedup filters would not fit the heap ({@link #dedupMemoryLimit()}) before anything is
-   * started: the job sizes each tenant's filter ring for --rate new keys per second over {@link #DEDUP_HORIZON},
-   * about 1.9 GB per tenant at 10,000,000/s, and would otherwise fail out of memory once the demo runs.
+   * started: the job sizes each tenant's filter ring for its share of --rate over {@link #DEDUP_HORIZON}
+   * ({@link #dedupTenantRate}), about 0.5 GB per tenant at 10,000,000/s, and would otherwise fail out of memory
+   * once the demo runs.
    */
   private void checkDedupMemory(DedupJob job) {
     long bytes = dedupBytes(job);
@@ -243,9 +248,9 @@ public final class DemoCommand implements Callable<Integer> {
       }
     }
     throw new ParameterException(spec.commandLine(), String.format(Locale.ROOT, "--rate %d is too high for --job"
-        + " DEDUP: the demo sizes a filter ring per tenant for --rate new keys per second over %s, and %d tenants"
-        + " x %,d bytes need %,d MiB of dedup filters, above the limit of %,d MiB (half the maximum heap, -Xmx);"
-        + " use --rate %d or less, or a larger -Xmx", rate, DurationConverter.format(DEDUP_HORIZON),
+        + " DEDUP: the demo sizes a filter ring per tenant for its share of --rate (a quarter, with a margin) over"
+        + " %s, and %d tenants x %,d bytes need %,d MiB of dedup filters, above the limit of %,d MiB (half the"
+        + " maximum heap, -Xmx); use --rate %d or less, or a larger -Xmx", rate, DurationConverter.format(DEDUP_HORIZON),
         DEDUP_TENANTS, job.deduplicator().sizing().stateBytesPerKey(), bytes >> 20, limit >> 20, low));
   }
 
@@ -254,10 +259,41 @@ public final class DemoCommand implements Callable<Integer> {
     return DEDUP_TENANTS * job.deduplicator().sizing().stateBytesPerKey();
   }
 
-  private DedupJob dedupJob(int keysPerSecond) {
+  /** The dedup job of the demo at {@code rate} events per second: each tenant sized for {@link #dedupTenantRate}. */
+  DedupJob dedupJob(int rate) {
+    long span = dedupJobFor(1).deduplicator().sizing().spanMillis(); // the span depends on horizon and generations
+    return dedupJobFor(dedupTenantRate(rate, span));
+  }
+
+  private DedupJob dedupJobFor(double keysPerSecondPerTenant) {
     // the generator's events: key "id", scope "tenant", time "ts"; sized for every event being new
     return DedupJob.builder().scopeField("tenant").timestampField("ts").horizon(DEDUP_HORIZON)
-        .expectedRate(keysPerSecond).transactionTimeout(flink.transactionTimeout()).jobName(flink.jobName()).build();
+        .expectedRate(keysPerSecondPerTenant).transactionTimeout(flink.transactionTimeout()).jobName(flink.jobName())
+        .build();
+  }
+
+  /** −ln of the probability that one tenant's events in one generation span exceed what its filter is sized for. */
+  static final double DEDUP_OVERLOAD_LOG = Math.log(1e9);
+
+  /**
+   * The rate (keys per second) the dedup demo sizes each tenant's filters for, at {@code rate} events per second
+   * and generation span S = {@code spanMillis}. A generation holds at most the distinct keys of its span, so at most
+   * its tenant's events of the span. The generator gives each distinct key a tenant drawn uniformly from the
+   * {@value #DEDUP_TENANTS} (a hash of the key's number; a duplicate repeats its key's tenant), so the tenants'
+   * shares are equal and a tenant's events in a span of N = ⌈rate·S⌉ + 1 events are Binomial(N, 1/T), mean
+   * μ = N/T, variance below μ. Bernstein's inequality, P(X ≥ μ + t) ≤ exp(−t² / (2(μ + t/3))), gives the margin
+   * t = L/3 + √((L/3)² + 2μL) for probability e<sup>−L</sup>, L = {@link #DEDUP_OVERLOAD_LOG} (one in 10⁹ per tenant
+   * and span); the result is min(μ + t, N)/S (a tenant never gets more than all of a span's events). That is about
+   * rate/T plus 2% at the default rate (sizing every tenant for the whole rate, as before, took T times the memory),
+   * a larger share at low rates, where chance weighs more, and up to the whole rate at the lowest. Every event is
+   * counted as a possible new key (a repeat whose first occurrence is in an older generation is inserted again).
+   */
+  static double dedupTenantRate(int rate, long spanMillis) {
+    double events = Math.ceil(rate * (spanMillis / 1000.0)) + 1;
+    double mean = events / DEDUP_TENANTS;
+    double third = DEDUP_OVERLOAD_LOG / 3;
+    double margin = third + Math.sqrt(third * third + 2 * mean * DEDUP_OVERLOAD_LOG);
+    return Math.min(mean + margin, events) * 1000.0 / spanMillis;
   }
 
   private JobLauncher job() {
@@ -278,7 +314,8 @@ public final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private Feeder feeder() {
+  /** The demo's traffic: synthetic packets or events, or the captures. */
+  Feeder feeder() {
     if (!pcaps.isEmpty()) {
       return PcapReplay.builder(pcaps).rate(rate).loops(0).build();
     }

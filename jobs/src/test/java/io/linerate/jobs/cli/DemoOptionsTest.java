@@ -79,7 +79,7 @@ class DemoOptionsTest {
   }
 
   /**
-   * The dedup demo sizes a Bloom filter ring per tenant for --rate new keys per second over a 1-minute horizon: at
+   * The dedup demo sizes a Bloom filter ring per tenant for its share of --rate over a 1-minute horizon: at
    * --rate 10000000 that is gigabytes of heap. It must be refused before anything starts, with the memory, the
    * limit and the options named, not fail (out of memory) once the broker and the cluster run.
    */

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Timeout;
  * The demo without a checkpoint directory (the CLI's default: Flink's {@code jobmanager} checkpoint storage) must
  * still checkpoint a job whose state passes 5 MiB per subtask: the JobManager storage refuses state above
  * {@code JobManagerCheckpointStorage.DEFAULT_MAX_STATE_SIZE} (5 MiB, not configurable), and the dedup demo's
- * filters (3.9 MB per tenant, 4 tenants, at the default --rate) pass it 20 s into the run: every checkpoint then
- * failed and the job restarted in a loop, its output never committed.
+ * filters passed it 20 s into the run (then 3.9 MB per tenant, 4 tenants, at the default --rate; since each tenant
+ * is sized for its share of the rate, 0.99 MB, they pass it from about 1.35 times the default rate): every
+ * checkpoint then failed and the job restarted in a loop, its output never committed.
  */
 class DemoCheckpointStorageTest {
 
