@@ -290,6 +290,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             slot = ring.open(sub, spec.newTracker());
         }
         HeavyHitters tracker = ring.tracker(slot);
+        long weightBefore = tracker.totalWeight();
         try {
             spec.item.addTo(tracker, element, weight);
         } catch (RuntimeException e) {
@@ -312,8 +313,11 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         }
         if (spec.alerts()) {
             boolean ownSuppressed = checkAlert(ring, slot, tracker, element, ts);
-            long n = tracker.totalWeight();
-            if (spec.alertFraction > 0 && n >= spec.alertMinWeight && n - weight < spec.alertMinWeight) {
+            // the weight before this record, not n − weight: a total saturated at Long.MAX_VALUE has n − weight
+            // below the minimum at every record of positive weight (all of them with minWindowWeight
+            // Long.MAX_VALUE), which re-ran the pass at each one and counted the full set's refusals again
+            if (spec.alertFraction > 0 && tracker.totalWeight() >= spec.alertMinWeight
+                    && weightBefore < spec.alertMinWeight) {
                 alertFractionsHeldAlready(ring, slot, tracker, ts, ownSuppressed);
             }
         }

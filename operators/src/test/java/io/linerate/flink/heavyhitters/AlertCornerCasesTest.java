@@ -118,6 +118,34 @@ class AlertCornerCasesTest {
         }
     }
     /**
+     * The pass over the items already at the fraction runs once, when the sub-window's weight reaches
+     * minWindowWeight. A total saturated at Long.MAX_VALUE must not look like a new crossing at every later record
+     * (it did: n − weight fell below the minimum), which repeated the pass and counted the full set's refusal of
+     * the heavy item again in alertsSuppressed at each record, though that item had no record of its own.
+     */
+    @Test
+    void aSaturatedSubWindowRunsTheFractionPassOnce() throws Exception {
+        HeavyHitterDetector<Tuple3<String, Long, Integer>, String> detector = Fixtures.builder()
+                .weight(r -> r.f2 < 0 ? Long.MAX_VALUE : r.f2).tumbling(Duration.ofSeconds(1)).topK(1).phi(0.5)
+                .capacity(3).alertAtWeight(10).alertAtFraction(0.1, Long.MAX_VALUE).build();
+        try (var h = Fixtures.harness(detector, 1, 0)) {
+            h.open();
+            var op = (HeavyHittersOperator<?, ?>) h.getOperator();
+            for (long item = 1; item <= 3; item++) {
+                h.processElement(new StreamRecord<>(Tuple3.of("a", item, 10), 10 * item)); // alerted: the set is full
+            }
+            // item 4 saturates the total (the crossing of minWindowWeight): its own alert is refused, once
+            h.processElement(new StreamRecord<>(Tuple3.of("a", 4L, -1), 40));
+            assertThat(op.alertsSuppressed()).isEqualTo(1);
+            for (int i = 0; i < 5; i++) { // item 2 alerted already: nothing is due, the total stays saturated
+                h.processElement(new StreamRecord<>(Tuple3.of("a", 2L, 1), 50 + i));
+            }
+            assertThat(op.alertsEmitted()).isEqualTo(3);
+            assertThat(op.alertsSuppressed()).as("no second pass over item 4").isEqualTo(1);
+        }
+    }
+
+    /**
      * alertAtFraction accepts a fraction of 1 (an item that is the whole sub-window). When the sub-window's weight
      * reaches minWindowWeight the operator tests every item already holding the fraction: with fraction 1 that must
      * alert the lone item, not fail the task (the trackers' heavyHitters(φ) takes φ in (0, 1) only).
