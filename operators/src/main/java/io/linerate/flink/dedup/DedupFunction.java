@@ -58,6 +58,7 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
     // RocksDB the rings of recent keys stay live between checkpoints (Deduplicator.Builder#stateCacheBytes)
     private transient WriteBackCache<K, GenerationRing> state;
     private transient WriteBackCache.KeyContext<K> keys;
+    private transient ValueStateDescriptor<GenerationRing> ringsDescriptor;
     private transient ItemHasher hasher;
     private transient Counter itemsProcessed;
     private transient Counter duplicatesFlagged;
@@ -115,8 +116,9 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
 
     @Override
     public void open(OpenContext context) {
-        ValueState<GenerationRing> rings = getRuntimeContext().getState(
-                new ValueStateDescriptor<>("generations", new GenerationRingTypeInfo(sizing.shape(eventTime))));
+        ringsDescriptor = new ValueStateDescriptor<>("generations",
+                new GenerationRingTypeInfo(sizing.shape(eventTime)));
+        ValueState<GenerationRing> rings = getRuntimeContext().getState(ringsDescriptor);
         // weighed by their bytes, not counted: a ring restored from a configuration of larger filters keeps them
         // until its generations rotate out, and would take the cache over its budget if counted as one of this size
         long ringHeap = Deduplicator.ringHeapBytes(sizing);
@@ -373,6 +375,27 @@ public final class DedupFunction<K, B, T> extends KeyedProcessFunction<K, B, T> 
         if (state != null) { // null if open() failed (a refused restore): nothing was cached
             state.flush();
         }
+    }
+
+    /**
+     * The input has ended: every key's current generation, which no rotation will close now, is judged as a
+     * rotation would judge it ({@code overCapacityGenerations}). In processing time nothing else would: Flink drops
+     * the pending processing-time timers at the end of the input, so an overload of the last span went uncounted.
+     * In event time the final watermark has rotated every ring past its last generation (the current one is then
+     * empty), except a ring whose clock reached the last epoch (no rotation timer): it is judged here too. The
+     * current generation is never counted before it closes (out-of-order inserts count only older ones), so no
+     * generation counts twice. Runs under {@link io.linerate.flink.state.WriteBackOperator} (every
+     * {@link Deduplicator} stream); a bare {@code KeyedProcessOperator} has no such pass.
+     */
+    @Override
+    public void atEndOfInput(EveryKey every) throws Exception {
+        every.forEach(ringsDescriptor, () -> {
+            GenerationRing ring = state.value();
+            if (ring != null) {
+                overCapacityGenerations.inc(ring.currentOverCapacity(
+                        ring.currentCapacity(sizing.itemsPerGeneration(), sizing.bitsPerGeneration())));
+            }
+        });
     }
 
     /** The rings' write-back cache (tests). */

@@ -57,7 +57,8 @@ import org.apache.flink.util.OutputTag;
  * </ol>
  * Above the rate the false-positive probability grows (never the false negatives): the {@code estimatedFpp}
  * gauge reports it from the filters' fill and {@code overCapacityGenerations} counts generations that took
- * more than n distinct items (also after they closed, from out-of-order or late records).
+ * more than n distinct items (also after they closed, from out-of-order or late records, and the generation still
+ * current when the input ends, judged then: in processing time no rotation closes it).
  *
  * <p>Event time: a record's time is {@link Builder#timestamps} of it if set, else its Flink record timestamp (for a
  * batch element: the batch record's). A record with a time more than H behind its key's clock is counted in

@@ -129,6 +129,14 @@ public final class GenerationRing {
     }
 
     /**
+     * 1 if the current generation holds more than {@code capacity} distinct items, else 0: what {@link #advanceTo}
+     * would count for it when it closes, for a generation that never closes (the end of the input).
+     */
+    int currentOverCapacity(long capacity) {
+        return inserted[slot(epoch)] > capacity ? 1 : 0;
+    }
+
+    /**
      * Makes {@code target} the current epoch, dropping generations older than {@code target − g + 1}. Only the
      * generation that was current closes (the epochs in between were never current, so they are empty).
      *
