@@ -38,7 +38,8 @@ import org.apache.flink.util.OutputTag;
  * whole table once, exporting every flow idle for {@code idleTimeout} or older than {@code activeTimeout}, and
  * re-arms one tick later while the table holds flows. One end-of-input timer at {@code Long.MAX_VALUE}, set
  * when the scope's table is created, fires on the final watermark of a bounded input and flushes the table
- * (records marked {@link ExportReason#FLUSHED}); the scope's state is then cleared.
+ * (records marked {@link ExportReason#FLUSHED}); the scope's state is then cleared. A scope whose table a tick
+ * timer freed keeps only its now until the final watermark ({@link #atEndOfEventTime}).
  *
  * <p><b>Late packets</b> ({@code lateRecords}): timestamp behind the current watermark on arrival. They are
  * metered all the same (no packet is dropped); one whose flow was already exported starts a new record.
@@ -63,8 +64,10 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
     // RocksDB the tables of recent scopes stay live between checkpoints (FlowMeter.Builder#stateCacheBytes)
     private transient WriteBackCache<K, FlowTable> tables;
     // the now of a scope whose table a timer freed (8 bytes instead of a full-capacity table): its next table starts
-    // there, so late packets are judged against the scope's now and not against their own timestamps
+    // there, so late packets are judged against the scope's now and not against their own timestamps; cleared at
+    // the end of event time (atEndOfEventTime)
     private transient ValueState<Long> freedNow;
+    private transient ValueStateDescriptor<Long> freedNowDescriptor;
     private transient WriteBackCache.KeyContext<K> keys;
     private transient PacketFields fields;
     private transient Emitter emitter;
@@ -108,7 +111,8 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
                 FlowTableSerializer.expecting(meter.tablePlan()))); // no full-capacity table built to say it
         tables = new WriteBackCache<>(state, keys, meter.cachedScopes(),
                 "flow tables of " + meter.tableBytes() + " bytes");
-        freedNow = getRuntimeContext().getState(new ValueStateDescriptor<>("freedNow", Types.LONG));
+        freedNowDescriptor = new ValueStateDescriptor<>("freedNow", Types.LONG);
+        freedNow = getRuntimeContext().getState(freedNowDescriptor);
         fields = new PacketFields();
         emitter = new Emitter();
         meterPacket = this::meterPacket;
@@ -140,6 +144,28 @@ public final class FlowMeterFunction<B, T, K> extends KeyedProcessFunction<K, B,
         if (tables != null) { // null if open() failed (a refused restore): nothing was cached
             tables.flush();
         }
+    }
+
+    /**
+     * The watermark {@code Long.MAX_VALUE} has fired every timer: every freed scope's now is removed, so that the
+     * state of a job with churning scope keys does not keep one long per scope key it ever saw.
+     *
+     * <p>Why not earlier. A packet needs the freed now only if it is late for it (timestamp t &lt; now; a packet at
+     * or after it moves the new table's now to t anyway), and then for the record boundaries and the amortised
+     * expiry: its record is "expired at now" when {@code now − t} reaches a timeout, so the flow's next late packet
+     * starts a new record, as in the emptied table, had it stayed (an empty table has no timer, so its now would
+     * stay where it was until the next packet). That holds however far the watermark has moved on since: with an
+     * idle timeout of 10 s, a scope freed at now 20 s, and two packets of a flow at 5 s and 5.5 s arriving when the
+     * watermark is at 100 s, the freed now makes two records, a new table starting at 5 s one. So no watermark
+     * short of the end makes it unneeded, and an event-time timer per freed scope to clear it would cost more
+     * state than the long. After the final watermark no timer of the scope fires again, its tables are flushed,
+     * and a packet that still comes starts a table whose timers never fire (flow-meter.md, End of input): such a
+     * table now starts at that packet's own time, which changes only how packets after the end of event time are
+     * cut into records that no timer will export.
+     */
+    @Override
+    public void atEndOfEventTime(EveryKey every) throws Exception {
+        every.forEach(freedNowDescriptor, freedNow::clear);
     }
 
     /** Meters every packet of {@code record} (a batch, or one packet) with one state read and at most one write. */
