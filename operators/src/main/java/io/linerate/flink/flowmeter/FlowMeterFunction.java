@@ -42,7 +42,9 @@ import org.apache.flink.util.OutputTag;
  * timer freed keeps only its now until the final watermark ({@link #atEndOfEventTime}).
  *
  * <p><b>Late packets</b> ({@code lateRecords}): timestamp behind the current watermark on arrival. They are
- * metered all the same (no packet is dropped); one whose flow was already exported starts a new record.
+ * metered all the same (no packet is dropped), by their flow: one whose flow has a record in the table, not expired
+ * at the scope's now, joins it (its first timestamp may move back before the range of a record of the flow
+ * exported earlier); otherwise it starts a new record.
  *
  * <p><b>Batches</b>: each packet of a batch gets its own timestamp ({@link FlowMeter.Builder#timestamps}, else
  * the batch record's Flink timestamp) and its own malformed / late decision. A batch whose {@link ElementsOf}
