@@ -2,6 +2,7 @@ package io.linerate.sketches.frequency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.linerate.sketches.hash.ItemHasher;
@@ -464,6 +465,33 @@ class CountMinSketchTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("epsilon must be > 0");
         }
         org.assertj.core.api.Assertions.assertThat(cm.failureProbability(0.1)).isBetween(0.0, 1.0);
+    }
+
+    /**
+     * The reported guarantee is Theorem 3.8.1's, not merely a probability: ε = 2e/w, the bound εN on the total
+     * weight N added, and Pr(â &gt; a + εN) ≤ 2/(εw²) + (2/(εw))<sup>d</sup> for MOD_PRIME, the all-rows term
+     * dropped for the mixed indexings, each base capped at 1. (Only "between 0 and 1" was checked, which a
+     * constant 0 passed.)
+     */
+    @Test
+    void reportedErrorBoundsAreTheoremThreeEightOnesAtTheSketchsShape() {
+        int w = 101;
+        int d = 3;
+        double eps = 0.1;
+        double rows = Math.pow(2 / (eps * w), d);
+        CountMinSketch prime = CountMinSketch.withShape(w, d, 1, RowIndexing.MOD_PRIME, false);
+        CountMinSketch full = CountMinSketch.withShape(w, d, 1, RowIndexing.FULL_WIDTH, false);
+        assertThat(prime.failureProbability(eps)).isCloseTo(2 / (eps * w * w) + rows, within(1e-15));
+        assertThat(full.failureProbability(eps)).isCloseTo(rows, within(1e-15));
+        // εw ≤ 2: every row may fail, the bound is the trivial 1
+        assertThat(full.failureProbability(1.5 / w)).isEqualTo(1.0);
+        assertThat(prime.failureProbability(1.5 / w)).isEqualTo(1.0);
+
+        assertThat(full.epsilon()).isCloseTo(2 * Math.E / w, within(1e-15));
+        assertThat(full.errorBound()).isZero();
+        full.update(1, 2, 600);
+        full.update(3, 4, 400);
+        assertThat(full.errorBound()).isCloseTo(2 * Math.E / w * 1000, within(1e-9));
     }
 
     /** The largest sketch still has an image a Java array can hold; imageBytes is the image's length. */
