@@ -175,6 +175,22 @@ class HostileLengthTest {
         }
     }
 
+    /** The range is [0, MAX_IMAGE_BYTES] inclusive: its ends are read (and fail as a bad or a cut image). */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("serializers")
+    void lengthsAtTheEndsOfTheRangeAreReadNotRejected(Case c) throws IOException {
+        assertThatThrownBy(() -> c.serializer().deserialize(lengthThenBytes(0, 64))).isInstanceOf(IOException.class)
+                .hasMessageStartingWith("cannot read " + c.name() + " image");
+        assertThatThrownBy(() -> c.kryo().read(kryo(), new Input(kryoLengthThenBytes(0, 64)), null))
+                .isInstanceOf(KryoException.class).hasMessageStartingWith("cannot read " + c.name() + " image");
+        int max = ImageSerializer.MAX_IMAGE_BYTES;
+        assertThatThrownBy(() -> c.serializer().deserialize(lengthThenBytes(max, 64))).isInstanceOf(EOFException.class);
+        assertThatThrownBy(() -> c.serializer().copy(lengthThenBytes(max, 64), new DataOutputSerializer(64)))
+                .isInstanceOf(EOFException.class);
+        assertThatThrownBy(() -> c.kryo().read(kryo(), new Input(kryoLengthThenBytes(max, 64)), null))
+                .isInstanceOf(KryoException.class).hasMessageNotContaining("length field");
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("serializers")
     void lengthClaimingOneGibOnAShortStreamFailsFastWithoutLargeAllocation(Case c) throws IOException {

@@ -82,6 +82,19 @@ class KryoSerializersTest {
                 .getThreadAllocatedBytes(Thread.currentThread().getId());
     }
 
+    /** Kryo's copy (used by Flink's KryoSerializer.copy) is an independent structure with the same image. */
+    @Test
+    void kryoCopyIsAnIndependentStructureWithTheSameImage() {
+        CountMinSketch cms = CountMinSketch.withShape(256, 4, 3, RowIndexing.FULL_WIDTH, false);
+        cms.update(17, 5);
+        KryoSerializers.CountMinSketchKryo serializer = new KryoSerializers.CountMinSketchKryo();
+        CountMinSketch copy = serializer.copy(new Kryo(), cms);
+        assertThat(copy).isNotNull().isNotSameAs(cms);
+        assertThat(copy.toByteArray()).isEqualTo(cms.toByteArray());
+        cms.update(17, 1);
+        assertThat(copy.estimate(17)).isEqualTo(5);
+    }
+
     @Test
     void kryoSerializerRejectsLyingLengthWithoutLargeAllocation() {
         Kryo kryo = new Kryo();

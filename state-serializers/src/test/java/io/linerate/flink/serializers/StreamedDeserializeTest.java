@@ -1,16 +1,20 @@
 package io.linerate.flink.serializers;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.linerate.sketches.frequency.CountMinSketch;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataInputViewStreamWrapper;
@@ -150,6 +154,80 @@ class StreamedDeserializeTest {
         assertThat(streamed).as("streamed deserialize of a %d-byte image", image)
                 .isBetween((long) image - 64, image + (256L << 10));
         assertThat(bytesFirst).as("bytes-first deserialize of a %d-byte image", image).isGreaterThan(2L * image - 64);
+    }
+
+    /**
+     * The streamed read is only for inputs that say they hold the whole image: a real image cut short (its length
+     * field intact) fails with an EOF on a deserializer, a stream and a Kryo input alike, before the structure's
+     * arrays (8 MiB here) are allocated from its header.
+     */
+    @Test
+    void aCutImageFailsBeforeTheStructureIsAllocatedOnEveryInput() throws IOException {
+        CountMinSketch s = CountMinSketch.withMemory(8 << 20, 4, 7);
+        DataOutputSerializer out = new DataOutputSerializer(9 << 20);
+        CountMinSketchSerializer.INSTANCE.serialize(s, out);
+        byte[] cut = Arrays.copyOf(out.getCopyOfBuffer(), 100_000);
+        ByteArrayOutputStream kryoBytes = new ByteArrayOutputStream();
+        try (Output kout = new Output(kryoBytes)) {
+            new KryoSerializers.CountMinSketchKryo().write(kryo(), kout, s);
+        }
+        byte[] kryoCut = Arrays.copyOf(kryoBytes.toByteArray(), 100_000);
+        long limit = 4L << 20;
+
+        long before = allocatedBytes();
+        assertThatThrownBy(() -> CountMinSketchSerializer.INSTANCE.deserialize(new DataInputDeserializer(cut)))
+                .isInstanceOf(EOFException.class);
+        assertThat(allocatedBytes() - before).as("deserializer").isLessThan(limit);
+        before = allocatedBytes();
+        assertThatThrownBy(() -> CountMinSketchSerializer.INSTANCE.deserialize(
+                new DataInputViewStreamWrapper(new ByteArrayInputStream(cut)))).isInstanceOf(EOFException.class);
+        assertThat(allocatedBytes() - before).as("stream").isLessThan(limit);
+        Kryo kryo = kryo();
+        before = allocatedBytes();
+        assertThatThrownBy(() -> new KryoSerializers.CountMinSketchKryo().read(kryo, new Input(kryoCut), null))
+                .isInstanceOf(KryoException.class);
+        assertThat(allocatedBytes() - before).as("Kryo input").isLessThan(limit);
+    }
+
+    /**
+     * An input holding exactly the image (no byte after it) is streamed too: a stream whose {@code available()}
+     * covers it and a Kryo input over an array cost the structure, not the structure and its image.
+     */
+    @Test
+    void anInputHoldingExactlyTheImageIsStreamed() throws IOException {
+        CountMinSketch s = CountMinSketch.withMemory(4 << 20, 4, 7);
+        DataOutputSerializer out = new DataOutputSerializer(5 << 20);
+        CountMinSketchSerializer.INSTANCE.serialize(s, out);
+        byte[] bytes = out.getCopyOfBuffer();
+        ByteArrayOutputStream kryoBytes = new ByteArrayOutputStream();
+        KryoSerializers.CountMinSketchKryo kryoSerializer = new KryoSerializers.CountMinSketchKryo();
+        try (Output kout = new Output(kryoBytes)) {
+            kryoSerializer.write(kryo(), kout, s);
+        }
+        byte[] kryoImage = kryoBytes.toByteArray();
+        Kryo kryo = kryo();
+        // warm up both paths
+        CountMinSketchSerializer.INSTANCE.deserialize(new DataInputViewStreamWrapper(new ByteArrayInputStream(bytes)));
+        kryoSerializer.read(kryo, new Input(kryoImage), null);
+        int image = bytes.length - 4;
+
+        long before = allocatedBytes();
+        CountMinSketch read = CountMinSketchSerializer.INSTANCE.deserialize(
+                new DataInputViewStreamWrapper(new ByteArrayInputStream(bytes)));
+        long stream = allocatedBytes() - before;
+        before = allocatedBytes();
+        CountMinSketch readKryo = kryoSerializer.read(kryo, new Input(kryoImage), null);
+        long kryoInput = allocatedBytes() - before;
+
+        assertThat(read.toByteArray()).isEqualTo(s.toByteArray());
+        assertThat(readKryo.toByteArray()).isEqualTo(s.toByteArray());
+        assertThat(stream).as("stream holding exactly a %d-byte image", image).isLessThan(image + (256L << 10));
+        assertThat(kryoInput).as("Kryo input holding exactly a %d-byte image", image).isLessThan(image + (256L << 10));
+    }
+
+    private static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
+                .getThreadAllocatedBytes(Thread.currentThread().getId());
     }
 
     private interface Read {
