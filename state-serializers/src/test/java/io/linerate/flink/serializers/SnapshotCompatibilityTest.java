@@ -19,6 +19,7 @@ import io.linerate.sketches.frequency.KeyKind;
 import io.linerate.sketches.frequency.RowIndexing;
 import io.linerate.sketches.frequency.SpaceSaving;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
@@ -221,6 +222,52 @@ class SnapshotCompatibilityTest {
         // the limit itself is allowed
         assertThatCode(() -> snapshotShape(new String[] {"width", overlong.substring(1), "field"}))
                 .doesNotThrowAnyException();
+    }
+
+    @Test
+    void aSnapshotMayHoldUpToMaxFieldsAndNamesOfTheLimitLength() throws IOException {
+        String[][] full = new String[Shape.MAX_FIELDS][];
+        for (int i = 0; i < full.length; i++) {
+            full[i] = new String[] {"f" + i, Integer.toString(i), i % 2 == 0 ? "field" : "hint"};
+        }
+        Shape read = snapshotShape(full);
+        assertThat(read.fields()).hasSize(Shape.MAX_FIELDS);
+        assertThat(read.hints()).hasSize(Shape.MAX_FIELDS / 2).contains("f1").doesNotContain("f0");
+        String[][] tooMany = Arrays.copyOf(full, Shape.MAX_FIELDS + 1);
+        tooMany[Shape.MAX_FIELDS] = new String[] {"extra", "1", "field"};
+        assertThatThrownBy(() -> snapshotShape(tooMany)).isInstanceOf(IOException.class)
+                .hasMessage("serializer snapshot corrupt: shape field count 257 outside [0, 256]");
+        String longest = "n".repeat(Shape.MAX_TEXT_CHARS);
+        assertThat(snapshotShape(new String[] {longest, "1", "field"}).fields()).containsEntry(longest, "1");
+    }
+
+    @Test
+    void aBuilderHoldsUpToMaxFieldsAndMayStillReplaceOneWhenFull() {
+        Shape.Builder b = Shape.builder();
+        for (int i = 0; i < Shape.MAX_FIELDS; i++) {
+            if (i == 1) {
+                b.hint("f" + i, i);
+            } else {
+                b.field("f" + i, i);
+            }
+        }
+        b.field("f0", "replaced").hint("f1", "replaced too");
+        assertThatThrownBy(() -> b.field("extra", 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("more than 256 shape fields");
+        Shape s = b.build();
+        assertThat(s.fields()).hasSize(Shape.MAX_FIELDS).containsEntry("f0", "replaced");
+        assertThat(s.hints()).containsExactly("f1");
+        String longest = "v".repeat(Shape.MAX_TEXT_CHARS);
+        assertThat(Shape.builder().field(longest, longest).build().fields()).containsEntry(longest, longest);
+        assertThatThrownBy(() -> Shape.builder().field("width", longest + "v"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void anIncompatibilityFromNoSnapshotNamesBothSides() {
+        ImageSerializerSnapshot<CountMinSketch> now =
+                (ImageSerializerSnapshot<CountMinSketch>) CountMinSketchSerializer.INSTANCE.snapshotConfiguration();
+        assertThat(now.incompatibilityFrom(null)).isEqualTo("structure: null -> " + now.getClass().getName());
     }
 
     @Test
