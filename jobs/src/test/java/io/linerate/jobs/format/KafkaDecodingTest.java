@@ -97,6 +97,32 @@ class KafkaDecodingTest {
         assertThat(metrics.counters.get("malformedRecords").getCount()).isEqualTo(3);
     }
 
+    /** A dead letter says when its record was written: the Kafka timestamp, or -1 if the record has none. */
+    @Test
+    void deadLettersKeepTheRecordsKafkaTimestamp() {
+        KafkaDecoding<PacketBatch> schema = KafkaDecoding.packetBatches();
+        for (long ts : new long[] {1_763_720_000_500L, 0, -1}) {
+            ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>("packets", 0, 5, ts,
+                    org.apache.kafka.common.record.TimestampType.CREATE_TIME, 0, 2, null, new byte[] {1, 2},
+                    new org.apache.kafka.common.header.internals.RecordHeaders(), java.util.Optional.empty());
+            assertThat(schema.decode(r).deadLetter.timestamp).as("record time %d", ts).isEqualTo(ts);
+        }
+    }
+
+    /** {@code maxDeadLetterBytes} may be 0 (keep no bytes, only the length); a negative limit is refused. */
+    @Test
+    void aDeadLetterLimitOfZeroKeepsNoBytes() {
+        KafkaDecoding<Event> none = new KafkaDecoding<>(JsonEventFormat.builder().keyField("k").build(),
+                Event.typeInfo(), 0);
+        DeadLetter d = none.decode(record(1, "[1]".getBytes(StandardCharsets.UTF_8))).deadLetter;
+        assertThat(d.value).isEmpty();
+        assertThat(d.valueLength).isEqualTo(3);
+        assertThat(d.truncated()).isTrue();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new KafkaDecoding<>(
+                JsonEventFormat.builder().keyField("k").build(), Event.typeInfo(), -1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxDeadLetterBytes must be >= 0, got -1");
+    }
+
     @Test
     void deadLettersKeepAtMostTheLimit() {
         KafkaDecoding<Event> schema = new KafkaDecoding<>(JsonEventFormat.builder().keyField("k").build(),
@@ -218,6 +244,7 @@ class KafkaDecodingTest {
         }, org.apache.flink.api.common.typeinfo.Types.STRING, 16);
         DeadLetter d = schema.decode(record(6, new byte[] {1})).deadLetter;
         assertThat(d.reason).isEqualTo("r".repeat(2_000) + "… (reason cut: 10000 characters)");
+        assertThat(KafkaDecoding.capped("r".repeat(2_000))).as("a reason of exactly the limit").isEqualTo("r".repeat(2_000));
         assertThat(d.errorOffset).isEqualTo(3);
         KafkaDecoding<String> silent = new KafkaDecoding<>(v -> {
             throw new MalformedRecordException(null, 4); // a user decoder may give no reason: still a dead letter

@@ -99,6 +99,10 @@ class PacketBatchCodecTest {
         return Wire.header(1, 0, 9, count, BASE).ipv4(17, 0, 1, 2, 0, 100, SRC, DST);
     }
 
+    /**
+     * Asserts the reason and offset of a malformed value, decoded alone and from inside a larger array (offsets
+     * count from the value's start, whatever precedes it).
+     */
     private static void assertMalformed(byte[] bytes, String reasonPart, long offset) {
         try {
             PacketBatch b = PacketBatchCodec.decode(bytes);
@@ -107,6 +111,41 @@ class PacketBatchCodecTest {
             assertThat(e.reason()).contains(reasonPart);
             assertThat(e.offset()).as(e.reason()).isEqualTo(offset);
             assertThat(e.getMessage()).contains(reasonPart).contains("at byte " + offset);
+        }
+        try {
+            PacketBatch b = PacketBatchCodec.decode(framed(bytes), FRAME, bytes.length, null);
+            fail("decoded " + b + " from " + Arrays.toString(bytes) + " inside a larger array");
+        } catch (MalformedRecordException e) {
+            assertThat(e.reason()).as("inside a larger array").contains(reasonPart);
+            assertThat(e.offset()).as("inside a larger array: " + e.reason()).isEqualTo(offset);
+        }
+    }
+
+    /** Bytes before a value that {@link #framed} puts inside a larger array. */
+    private static final int FRAME = 7;
+
+    /** {@code value} at {@link #FRAME} in an array with bytes of a valid-looking packet before and after it. */
+    private static byte[] framed(byte[] value) {
+        byte[] out = new byte[FRAME + value.length + 40];
+        Arrays.fill(out, (byte) 4);
+        System.arraycopy(value, 0, out, FRAME, value.length);
+        return out;
+    }
+
+    /** A range of a larger array decodes as the value alone; a range outside the array is an argument error. */
+    @Test
+    void aValueInsideALargerArrayDecodesAsItselfAndEncodesAtAnOffset() throws Exception {
+        PacketBatch batch = randomBatch(new SplittableRandom(5), 3, 40, 0.5);
+        byte[] value = PacketBatchCodec.encode(batch);
+        assertThat(PacketBatchCodec.decode(framed(value), FRAME, value.length, null)).isEqualTo(batch);
+
+        byte[] out = new byte[5 + value.length];
+        assertThat(PacketBatchCodec.encode(batch, out, 5)).isEqualTo(value.length);
+        assertThat(Arrays.copyOfRange(out, 5, out.length)).isEqualTo(value);
+
+        for (int[] range : new int[][] {{1, value.length}, {-1, 4}, {0, -1}, {value.length, 1}}) {
+            assertThatThrownBy(() -> PacketBatchCodec.decode(value, range[0], range[1], null))
+                    .as(Arrays.toString(range)).isInstanceOf(IllegalArgumentException.class);
         }
     }
 
