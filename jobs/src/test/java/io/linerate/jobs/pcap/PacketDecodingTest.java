@@ -446,6 +446,68 @@ class PacketDecodingTest {
                 Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK, 40 + 16 + 20 + 70_000));
     }
 
+    /** A hop-by-hop header (its length field set from {@code options}, whose length + 2 must be a multiple of 8). */
+    private static byte[] hopByHop(int nextHeader, int... options) {
+        byte[] h = new byte[2 + options.length];
+        h[0] = (byte) nextHeader;
+        h[1] = (byte) (h.length / 8 - 1);
+        for (int i = 0; i < options.length; i++) {
+            h[2 + i] = (byte) options[i];
+        }
+        return h;
+    }
+
+    /**
+     * The Jumbo Payload option alone (RFC 2675) sizes a payload-length-0 packet, however short it was on the wire
+     * (a capture of the first bytes with the original length not recorded): the length comes from the option,
+     * parsed past Pad1, PadN and unknown options, and only from a hop-by-hop header, only with an option length of 4,
+     * only when it fits the header, and only above 65,535.
+     */
+    @Test
+    void theJumboPayloadOptionAloneGivesTheLengthOfAPacketShortOnTheWire() throws Exception {
+        int[][] options = {
+            {0, 1, 1, 0, 0xC2, 4, 0, 1, 0x86, 0xA0, 1, 2, 0, 0},    // Pad1, PadN(1), jumbo 100,000, PadN(2)
+            {0xC2, 4, 0, 1, 0, 0},                                // jumbo 65,536 filling an 8-byte header
+            {0x1E, 2, 9, 9, 0xC2, 4, 0, 2, 0, 0, 1, 2, 0, 0},       // an unknown option skipped, jumbo 131,072
+            {0xC2, 4, 0xFF, 0xFF, 0xFF, 0xFF},                    // the largest jumbo length
+            {0xC2, 4, 0, 0, 0xFF, 0xFF},                          // 65,535: not a jumbo length
+            {0xC2, 2, 0, 2, 1, 0},                                // option length 2: not the jumbo option
+            {1, 0, 1, 0, 0xC2, 4}                                 // the option's value past the header's end
+        };
+        CaptureWriter.Pcap pcap = new CaptureWriter.Pcap(ByteOrder.BIG_ENDIAN, true, 65535, LinkTypes.ETHERNET);
+        for (int[] o : options) {
+            pcap.packet(T, Frames.ethernet(0x86DD, zeroPayloadLength(Frames.ipv6("2001:db8::1", "2001:db8::2", 0,
+                    Frames.concat(hopByHop(TCP, o), Frames.tcp(40000, 443, ACK, 0))))));
+        }
+        // the option in a destination options header is not a jumbo payload option
+        byte[] destination = hopByHop(TCP, 0xC2, 4, 0, 1, 0x86, 0xA0);
+        pcap.packet(T, Frames.ethernet(0x86DD, zeroPayloadLength(Frames.ipv6("2001:db8::1", "2001:db8::2", 60,
+                Frames.concat(destination, Frames.tcp(40000, 443, ACK, 0))))));
+        Collected c = Collected.read(pcap.bytes());
+        assertThat(c.lines).containsExactly(
+                Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK, 40 + 100_000),
+                Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK, 40 + 65_536),
+                Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK, 40 + 131_072),
+                Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK, Integer.MAX_VALUE));
+        // the others are empty payloads (40 bytes) whose extension header cannot be there
+        assertThat(c.reader.skipped(SkipReason.MALFORMED_IP)).isEqualTo(4);
+    }
+
+    /** Without a jumbo option, only a packet longer on the wire than 40 + 65,535 bytes is taken as unsized. */
+    @Test
+    void payloadLengthZeroIsUnsizedOnlyBeyondTheLargestPayloadLength() throws Exception {
+        byte[] frame = Frames.ethernet(0x86DD, zeroPayloadLength(Frames.ipv6("2001:db8::1", "2001:db8::2", TCP,
+                Frames.tcp(40000, 443, ACK, 0))));
+        byte[] file = new CaptureWriter.Pcap(ByteOrder.BIG_ENDIAN, false, 200, LinkTypes.ETHERNET)
+                .record(1, 0, frame.length, 14 + 40 + 0xFFFF, frame)     // a payload length could say it: empty
+                .record(1, 0, frame.length, 14 + 40 + 0x10000, frame)    // no payload length can say it
+                .bytes();
+        Collected c = Collected.read(file);
+        assertThat(c.lines).containsExactly(
+                Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK, 40 + 0x10000));
+        assertThat(c.reader.skipped(SkipReason.MALFORMED_IP)).isEqualTo(1);
+    }
+
     @Test
     void ipv4TotalLengthZeroStillChecksTheHeaders() throws Exception {
         byte[] withOption = Frames.zeroTotalLength(Frames.ipv4("10.0.0.1", "10.0.0.2", UDP, new byte[0], 0, 1));
