@@ -47,6 +47,20 @@ class JsonOutTest {
         assertThatThrownBy(() -> JsonOut.ascii("\u0080")).isInstanceOf(IllegalArgumentException.class);
     }
 
+    /** A number or a quoted text that starts just before the end of the initial 512-byte buffer grows it. */
+    @Test
+    void aFragmentCrossingTheInitialBufferEndGrowsIt() {
+        byte[] filler = JsonOut.ascii(" ".repeat(505));
+        JsonOut out = new JsonOut(new JsonFactory());
+        out.raw(filler);
+        out.number(Long.MAX_VALUE);
+        assertThat(text(out)).isEqualTo(" ".repeat(505) + Long.MAX_VALUE);
+        out = new JsonOut(new JsonFactory());
+        out.raw(filler);
+        out.quotedPlain("abcdefgh");
+        assertThat(text(out)).isEqualTo(" ".repeat(505) + "\"abcdefgh\"");
+    }
+
     /** Every kind of fragment lands beyond the initial 512-byte buffer intact. */
     @Test
     void aRecordLongerThanTheInitialBufferKeepsEveryFragment() {
