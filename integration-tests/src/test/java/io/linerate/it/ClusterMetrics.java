@@ -23,7 +23,9 @@ import org.apache.flink.runtime.metrics.scope.ScopeFormat;
  *   <li>every counter, by name, keeping a counter's last value when its task goes away (a finished bounded job),
  *       so a test can read what the operators counted ({@link #counterSum});</li>
  *   <li>the Kafka source's {@code KafkaSourceReader.topic.<t>.partition.<p>.currentOffset} gauges: the offset of
- *       the last record the source emitted from each partition ({@link #readOffset}).</li>
+ *       the last record the source emitted from each partition ({@link #readOffset});</li>
+ *   <li>the live gauges named in {@link #GAUGES}: the operators' write-back cache gauges (a pass-through cache, on the heap backend, holds nothing), summed over subtasks by
+ *       {@link #gaugeSum}.</li>
  * </ul>
  *
  * <p>Why the read offsets and not the offsets the source commits to its consumer group: the connector queues each
@@ -37,6 +39,14 @@ public final class ClusterMetrics implements MetricReporter {
   public static final long NO_OFFSET = -1;
 
   private static final String OFFSET_GAUGE = "currentOffset";
+  /**
+   * Gauges {@link #gaugeSum} reads: what the operators' write-back caches hold and read from and wrote to the
+   * state backend ({@code io.linerate.flink.state.WriteBackCache}).
+   */
+  public static final java.util.Set<String> GAUGES =
+      java.util.Set.of("cachedScopes", "cachedBytes", "stateReads", "stateWrites");
+  /** Live gauges of {@link #GAUGES}, to "job id|name". */
+  private static final Map<Metric, String> NAMED = new ConcurrentHashMap<>();
   private static final Map<String, Counter> LIVE = new ConcurrentHashMap<>();
   private static final Map<String, AtomicLong> REMOVED = new ConcurrentHashMap<>();
   /**
@@ -84,6 +94,26 @@ public final class ClusterMetrics implements MetricReporter {
     return offset;
   }
 
+  /**
+   * The sum of the live gauges named {@code name} (one of {@link #GAUGES}) of job {@code job}, over every subtask
+   * running now; -1 if there is none (a job not yet running, or between a failure and its restart).
+   */
+  public static long gaugeSum(JobID job, String name) {
+    if (!GAUGES.contains(name)) {
+      throw new IllegalArgumentException(name + " is not one of the gauges followed: " + GAUGES);
+    }
+    String id = job + "|" + name;
+    long sum = 0;
+    boolean found = false;
+    for (Map.Entry<Metric, String> e : NAMED.entrySet()) {
+      if (e.getValue().equals(id)) {
+        sum += ((Number) ((Gauge<?>) e.getKey()).getValue()).longValue();
+        found = true;
+      }
+    }
+    return found ? sum : -1;
+  }
+
   private static String counterId(String name, MetricGroup group) {
     return group.getAllVariables().get("<job_id>") + "|" + name + "|" + group.getMetricIdentifier(name);
   }
@@ -104,6 +134,8 @@ public final class ClusterMetrics implements MetricReporter {
     }
     if (metric instanceof Counter) {
       LIVE.put(counterId(name, group), (Counter) metric);
+    } else if (GAUGES.contains(name) && metric instanceof Gauge) {
+      NAMED.put(metric, vars.get("<job_id>") + "|" + name);
     } else if (OFFSET_GAUGE.equals(name) && metric instanceof Gauge && vars.containsKey("<topic>")
         && vars.containsKey("<partition>")) {
       String attempt = vars.get(ScopeFormat.SCOPE_TASK_ATTEMPT_NUM);
@@ -114,7 +146,7 @@ public final class ClusterMetrics implements MetricReporter {
 
   @Override
   public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {
-    if (OFFSETS.remove(metric) != null || !(metric instanceof Counter)) {
+    if (OFFSETS.remove(metric) != null || NAMED.remove(metric) != null || !(metric instanceof Counter)) {
       return;
     }
     // by identity: a replacement attempt of the task may already have registered a counter under the same id

@@ -12,8 +12,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Stream;
 
 import io.linerate.it.broker.BrokerExtension;
+import io.linerate.jobs.cli.FlinkOptions.StateBackend;
 import io.linerate.jobs.feed.TrafficSource;
 import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -24,7 +26,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -39,6 +43,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       a savepoint and starts again from it, at parallelism 2, then 4, then 1;</li>
  *   <li>{@link #brokerRestartMidRun}: the Kafka broker is stopped and started again while the job runs.</li>
  * </ul>
+ * The first two run every job on the heap state backend and, on RocksDB ({@code state.backend.type: rocksdb}, what
+ * the jobs' {@code --state-backend rocksdb} sets), where the operators keep the structures of recent scopes live in a
+ * write-back cache (here {@link Workload#smallStateCache}: about two scopes, so structures are written back and read
+ * again between checkpoints): the flow meter's failures and the heavy hitters' rescale in every build, every job of
+ * both with {@code -Dlinerate.it.rocksdb=all} (the {@code it-full} profile). Every run is compared with the same
+ * failure-free heap run.
  * A record lost or written twice by a replay, or a state not restored (or not redistributed) exactly, makes the
  * outputs differ; the message lists the records missing and in excess. The operators are deterministic for a fixed
  * seed and per-scope order, and each scope's records are in one partition, so equality is the right test.
@@ -47,6 +57,8 @@ class ExactlyOnceIT {
 
   static final int FAILURES = 3;
   static final int BROKER_DOWN_SECONDS = 3;
+  /** {@code all}: every job on RocksDB too ({@code it-full}); {@code default}: the two runs named in the class. */
+  static final String ROCKSDB_PROPERTY = "linerate.it.rocksdb";
 
   @RegisterExtension static final BrokerExtension KAFKA = new BrokerExtension();
   @RegisterExtension static final MiniClusterExtension FLINK = ItCluster.extension();
@@ -68,23 +80,49 @@ class ExactlyOnceIT {
     writerThread.shutdownNow();
   }
 
-  @ParameterizedTest
-  @EnumSource(Workload.class)
+  /** The runs of {@link #committedOutputEqualsTheFailureFreeRun}: every job on heap, and on RocksDB (see the class). */
+  static Stream<Arguments> failureRuns() {
+    return runs(Workload.FLOW_METER);
+  }
+
+  /** The runs of {@link #savepointAtTwoRescaledToFourThenOne}: every job on heap, and on RocksDB (see the class). */
+  static Stream<Arguments> rescaleRuns() {
+    return runs(Workload.HEAVY_HITTERS);
+  }
+
+  /**
+   * Every workload on heap, then on RocksDB: {@code onRocksDbByDefault} only, unless {@value #ROCKSDB_PROPERTY} is
+   * {@code all}. (Each RocksDB run costs as much as a heap run, about 15 s at the reduced size on 2 cores.)
+   */
+  private static Stream<Arguments> runs(Workload onRocksDbByDefault) {
+    String rocksDb = System.getProperty(ROCKSDB_PROPERTY, "default").trim();
+    if (!rocksDb.equals("default") && !rocksDb.equals("all")) {
+      throw new IllegalArgumentException(ROCKSDB_PROPERTY + " must be default or all, got '" + rocksDb + "'");
+    }
+    Stream<Arguments> heap = Arrays.stream(Workload.values()).map(w -> Arguments.of(w, StateBackend.HEAP));
+    Stream<Arguments> rocks = Arrays.stream(Workload.values())
+        .filter(w -> rocksDb.equals("all") || w == onRocksDbByDefault).map(w -> Arguments.of(w, StateBackend.ROCKSDB));
+    return Stream.concat(heap, rocks);
+  }
+
+  @ParameterizedTest(name = "{0} on {1}")
+  @MethodSource("failureRuns")
   @Timeout(900)
-  void committedOutputEqualsTheFailureFreeRun(Workload w, @InjectMiniCluster MiniCluster cluster) throws Exception {
+  void committedOutputEqualsTheFailureFreeRun(Workload w, StateBackend backend,
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
     Scale scale = Scale.current();
-    Start start = start("failures", w, cluster);
+    Start start = start("failures", w, backend, cluster);
     String prefix = start.prefix();
     JobTopics topics = start.topics();
     long units = w.units(scale);
-    SplittableRandom random = new SplittableRandom(ReferenceRuns.SEED + w.ordinal());
+    SplittableRandom random = new SplittableRandom(ReferenceRuns.SEED + w.ordinal() + 10L * backend.ordinal());
     long[] killAtMs = killTimes(random, scale.feedSeconds * 1000L);
-    System.out.printf(Locale.ROOT, "[%s] %d units over %d s, TaskManager kills at %s ms%n", w, units,
+    System.out.printf(Locale.ROOT, "[%s on %s] %d units over %d s, TaskManager kills at %s ms%n", w, backend, units,
         scale.feedSeconds, Arrays.toString(killAtMs));
 
     long begin = System.nanoTime();
     try (InputWriter writer = new InputWriter(KAFKA.bootstrapServers(), topics.input(), Workload.PARTITIONS);
-        JobRun run = JobRun.of(cluster, w.job(false), topics).parallelism(2)
+        JobRun run = JobRun.of(cluster, job(w, backend), topics).parallelism(2).stateBackend(backend)
             .checkpointDir(Files.createDirectories(tmp.resolve(prefix))).start()) {
       run.awaitCheckpointAfter(0, Duration.ofMinutes(2));
       long feedBegin = System.nanoTime();
@@ -107,7 +145,7 @@ class ExactlyOnceIT {
           assertThat(attempt).as("TaskManager kills before the job restarted").isLessThanOrEqualTo(4);
           int index = killer.killOneRunning(random, run);
           boolean fed = feeding.isDone();
-          System.out.printf(Locale.ROOT, "[%s] killed TaskManager %d at %d ms (feeding %s)%n", w, index,
+          System.out.printf(Locale.ROOT, "[%s on %s] killed TaskManager %d at %d ms (feeding %s)%n", w, backend, index,
               (System.nanoTime() - feedBegin) / 1_000_000, fed ? "done" : "in progress");
           if (!fed) {
             killsWhileFeeding++;
@@ -124,8 +162,9 @@ class ExactlyOnceIT {
       run.awaitSettled(Duration.ofMinutes(5));
       assertThat(run.restoredCheckpoints())
           .as("restores from a checkpoint (one per TaskManager kill)").isGreaterThanOrEqualTo(FAILURES);
-      System.out.printf(Locale.ROOT, "[%s] %d restores, %d checkpoints, settled after %.1f s%n", w,
+      System.out.printf(Locale.ROOT, "[%s on %s] %d restores, %d checkpoints, settled after %.1f s%n", w, backend,
           run.restoredCheckpoints(), run.completedCheckpoints(), (System.nanoTime() - begin) / 1e9);
+      assertStateBackendUsed(w, backend, run);
     }
     assertSameAsReference(w, topics, start.expected());
     assertThat(start.expected().get(0)).as("the reference run produced output").isNotEmpty();
@@ -138,12 +177,13 @@ class ExactlyOnceIT {
    * subtasks, Kafka splits reassigned) for part 2 and stops with a savepoint; then at parallelism 1 for part 3 and
    * the end markers. Windows, flows and dedup generations open across the stops must carry on exactly.
    */
-  @ParameterizedTest
-  @EnumSource(Workload.class)
+  @ParameterizedTest(name = "{0} on {1}")
+  @MethodSource("rescaleRuns")
   @Timeout(900)
-  void savepointAtTwoRescaledToFourThenOne(Workload w, @InjectMiniCluster MiniCluster cluster) throws Exception {
+  void savepointAtTwoRescaledToFourThenOne(Workload w, StateBackend backend, @InjectMiniCluster MiniCluster cluster)
+      throws Exception {
     Scale scale = Scale.current();
-    Start start = start("rescale", w, cluster);
+    Start start = start("rescale", w, backend, cluster);
     String prefix = start.prefix();
     JobTopics topics = start.topics();
     long units = w.units(scale);
@@ -152,7 +192,7 @@ class ExactlyOnceIT {
     String savepoint = null;
     long written = 0;
     TrafficSource source = w.traffic(units, ReferenceRuns.SEED).source();
-    SplittableRandom random = new SplittableRandom(ReferenceRuns.SEED + 100 + w.ordinal());
+    SplittableRandom random = new SplittableRandom(ReferenceRuns.SEED + 100 + w.ordinal() + 10L * backend.ordinal());
     try (InputWriter writer = new InputWriter(KAFKA.bootstrapServers(), topics.input(), Workload.PARTITIONS)) {
       Future<Long> partOne = null;
       for (int part = 0; part < parallelisms.length; part++) {
@@ -167,8 +207,8 @@ class ExactlyOnceIT {
         if (last) {
           writer.writeMarkers(w, Workload.endOfTraffic(units) + Workload.MARKER_AHEAD.toMillis());
         }
-        try (JobRun run = JobRun.of(cluster, w.job(false), topics).parallelism(parallelisms[part])
-            .checkpointDir(checkpoints).fromSavepoint(savepoint).start()) {
+        try (JobRun run = JobRun.of(cluster, job(w, backend), topics).parallelism(parallelisms[part])
+            .stateBackend(backend).checkpointDir(checkpoints).fromSavepoint(savepoint).start()) {
           boolean midStream = false;
           if (part == 0) {
             // the first savepoint is taken mid-stream: while the first part is still being written at a steady pace,
@@ -182,6 +222,7 @@ class ExactlyOnceIT {
             assertThat(midStream).as("the first savepoint is taken while its part is still being written").isTrue();
           } else {
             run.awaitSettled(Duration.ofMinutes(5));
+            assertStateBackendUsed(w, backend, run);
           }
           if (savepoint != null) {
             assertThat(run.restoredCheckpoints()).as("restored from the savepoint").isEqualTo(1);
@@ -195,12 +236,13 @@ class ExactlyOnceIT {
           if (!last) {
             savepoint = run.stopWithSavepoint(Files.createDirectories(checkpoints.resolve("savepoints")));
             if (midStream) {
-              System.out.printf(Locale.ROOT, "[%s] part 1: stopped with a savepoint mid-stream, %s%n", w,
+              System.out.printf(Locale.ROOT, "[%s on %s] part 1: stopped with a savepoint mid-stream, %s%n", w, backend,
                   partOne.isDone() ? "its writer done meanwhile" : "its writer still writing");
             }
           }
-          System.out.printf(Locale.ROOT, "[%s] part %d at parallelism %d: %d units written so far, %s%s (%.1f s)%n", w,
-              part + 1, parallelisms[part], written, from == null ? "fresh start" : "restored from " + from,
+          System.out.printf(Locale.ROOT, "[%s on %s] part %d at parallelism %d: %d units written so far, %s%s "
+              + "(%.1f s)%n", w, backend, part + 1, parallelisms[part], written,
+              from == null ? "fresh start" : "restored from " + from,
               last ? "" : ", stopped with savepoint " + savepoint, (System.nanoTime() - begin) / 1e9);
         }
       }
@@ -220,7 +262,7 @@ class ExactlyOnceIT {
   @Timeout(900)
   void brokerRestartMidRun(Workload w, @InjectMiniCluster MiniCluster cluster) throws Exception {
     Scale scale = Scale.current();
-    Start start = start("broker-restart", w, cluster);
+    Start start = start("broker-restart", w, StateBackend.HEAP, cluster);
     String prefix = start.prefix();
     JobTopics topics = start.topics();
     long units = w.units(scale);
@@ -280,11 +322,42 @@ class ExactlyOnceIT {
   private record Start(List<List<String>> expected, String prefix, JobTopics topics) {
   }
 
-  private static Start start(String test, Workload w, MiniCluster cluster) throws Exception {
+  private static Start start(String test, Workload w, StateBackend backend, MiniCluster cluster) throws Exception {
     Workload.assumeSelected(w);
-    List<List<String>> expected = references.of(w, KAFKA.broker(), cluster, tmp);
-    String prefix = test + "-" + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    List<List<String>> expected = references.of(w, KAFKA.broker(), cluster, tmp); // on heap, whatever the backend
+    String prefix = test + (backend == StateBackend.HEAP ? "" : "-" + backend) + "-"
+        + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
     return new Start(expected, prefix, ItTopics.create(KAFKA.broker(), prefix));
+  }
+
+  /** The job as run on {@code backend}: on RocksDB with a write-back cache of about two scopes' structures. */
+  private static io.linerate.jobs.local.JobLauncher job(Workload w, StateBackend backend) {
+    return backend == StateBackend.ROCKSDB ? w.job(false, w.smallStateCache()) : w.job(false);
+  }
+
+  /**
+   * That a settled run ran on {@code backend}: Flink names the backend (hash map or RocksDB), and on RocksDB the
+   * operator's write-back cache held structures while the run was watched (it passes through, holding none, on a
+   * backend it does not recognize as storing values serialized: a renamed RocksDB class would make it so) and wrote
+   * some back to the state since the last (re)start (the end markers or the part's input came after it); on heap
+   * it held none. Prints the cache's counts.
+   */
+  private static void assertStateBackendUsed(Workload w, StateBackend backend, JobRun run) throws Exception {
+    String name = run.stateBackendName();
+    long peak = run.peakCachedScopes();
+    if (backend == StateBackend.HEAP) {
+      assertThat(name).as("%s: the state backend", w).containsIgnoringCase("HashMap");
+      assertThat(peak).as("%s on heap: structures the write-back cache held", w).isZero();
+      return;
+    }
+    long reads = run.cacheGauge("stateReads");
+    long writes = run.cacheGauge("stateWrites");
+    System.out.printf(Locale.ROOT, "[%s on %s] %s, write-back caches of %d bytes per subtask: up to %d structures held"
+        + ", %d read from and %d written to the state since the last start%n", w, backend, name, w.smallStateCache(),
+        peak, reads, writes);
+    assertThat(name).as("%s: the state backend", w).containsIgnoringCase("RocksDB");
+    assertThat(peak).as("%s on %s: structures the write-back cache held", w, backend).isPositive();
+    assertThat(writes).as("%s on %s: structures written back to the state", w, backend).isPositive();
   }
 
   /**

@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.api.common.JobID;
@@ -20,6 +21,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
@@ -55,6 +57,7 @@ public final class JobRun implements AutoCloseable {
   private final JobClient client;
   /** Restores the run makes on its own: 1 from its savepoint, if it starts from one. */
   private final long initialRestores;
+  private long peakCachedScopes;
 
   private JobRun(MiniCluster cluster, JobLauncher job, JobTopics topics, JobClient client, long initialRestores) {
     this.cluster = cluster;
@@ -124,6 +127,31 @@ public final class JobRun implements AutoCloseable {
     return checkpoints().getCounts().getNumberOfRestoredCheckpoints();
   }
 
+  /**
+   * The sum over the running subtasks of one of the write-back caches' gauges ({@code cachedScopes}, {@code
+   * stateReads}, {@code stateWrites}; {@link ClusterMetrics#GAUGES}), -1 if none is registered.
+   */
+  public long cacheGauge(String name) {
+    return ClusterMetrics.gaugeSum(id(), name);
+  }
+
+  /**
+   * The most structures the operators' write-back caches held at once (summed over subtasks), as sampled while this
+   * class waited for checkpoints or for the input to be read: 0 on the heap backend, where the caches pass through.
+   */
+  public long peakCachedScopes() {
+    return peakCachedScopes;
+  }
+
+  private void sampleCache() {
+    peakCachedScopes = Math.max(peakCachedScopes, cacheGauge("cachedScopes"));
+  }
+
+  /** The state backend the job runs on, as Flink names it (e.g. {@code EmbeddedRocksDBStateBackend}). */
+  public String stateBackendName() throws Exception {
+    return cluster.getExecutionGraph(id()).get(30, TimeUnit.SECONDS).getStateBackendName().orElse("none");
+  }
+
   /** Size in bytes of the latest completed checkpoint's state (0 if none yet). */
   public long latestCheckpointStateSize() throws Exception {
     var latest = checkpoints().getHistory().getLatestCompletedCheckpoint();
@@ -150,6 +178,7 @@ public final class JobRun implements AutoCloseable {
         throw new AssertionError(job.name() + ": no checkpoint completed after #" + completedBefore + " within "
             + timeout + " (status " + status() + ")");
       }
+      sampleCache();
       Thread.sleep(50);
     }
   }
@@ -213,6 +242,7 @@ public final class JobRun implements AutoCloseable {
         throw new AssertionError(job.name() + ": input not consumed within " + timeout + ": end offsets " + end
             + ", last offsets read " + read + ", committed " + group + ", status " + now);
       }
+      sampleCache();
       Thread.sleep(20);
     }
   }
@@ -276,6 +306,7 @@ public final class JobRun implements AutoCloseable {
     private final JobLauncher job;
     private final JobTopics topics;
     private int parallelism = 2;
+    private FlinkOptions.StateBackend stateBackend = FlinkOptions.StateBackend.HEAP;
     private boolean restarts = true;
     private Path checkpointDir;
     private String savepoint;
@@ -289,6 +320,15 @@ public final class JobRun implements AutoCloseable {
 
     public Builder parallelism(int parallelism) {
       this.parallelism = parallelism;
+      return this;
+    }
+
+    /**
+     * Where keyed state lives (default heap): {@code state.backend.type}, as the jobs' {@code --state-backend} sets
+     * it. On RocksDB the operators keep the structures of recent scopes live in their write-back caches.
+     */
+    public Builder stateBackend(FlinkOptions.StateBackend backend) {
+      this.stateBackend = Objects.requireNonNull(backend, "backend");
       return this;
     }
 
@@ -321,6 +361,7 @@ public final class JobRun implements AutoCloseable {
       conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
       conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, CHECKPOINT_INTERVAL);
       conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
+      conf.set(StateBackendOptions.STATE_BACKEND, stateBackend.flinkName());
       conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
       conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir.toUri().toString());
       if (restarts) {

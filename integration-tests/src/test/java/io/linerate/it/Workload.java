@@ -23,9 +23,18 @@ import io.linerate.jobs.local.JobTopics;
 public enum Workload {
   HEAVY_HITTERS {
     @Override
-    public JobLauncher job(boolean bounded) {
-      return HeavyHittersJob.builder().window(Duration.ofSeconds(1)).topK(10).phi(0.01).alertAtWeight(400)
-          .outOfOrderness(OUT_OF_ORDERNESS).idleness(Duration.ZERO).bounded(bounded).build();
+    public JobLauncher job(boolean bounded, long stateCacheBytes) {
+      HeavyHittersJob.Builder b = HeavyHittersJob.builder().window(Duration.ofSeconds(1)).topK(10).phi(0.01)
+          .alertAtWeight(400).outOfOrderness(OUT_OF_ORDERNESS).idleness(Duration.ZERO).bounded(bounded);
+      return (stateCacheBytes < 0 ? b : b.stateCacheBytes(stateCacheBytes)).build();
+    }
+
+    @Override
+    public long smallStateCache() {
+      // the cache weighs each ring: 8 bytes per slot and a tracker per open sub-window (a window's sub-windows and,
+      // records being out of order, the next window's first; measured 29-34 KB per ring)
+      var d = ((HeavyHittersJob) job(false)).detector();
+      return 2 * (8L * d.maxOpenSubWindows() + (d.subWindows() + 1L) * d.trackerBytes());
     }
 
     @Override
@@ -35,10 +44,17 @@ public enum Workload {
   },
   FLOW_METER {
     @Override
-    public JobLauncher job(boolean bounded) {
-      return FlowMeterJob.builder().capacity(FLOW_CAPACITY).idleTimeout(Duration.ofSeconds(2))
+    public JobLauncher job(boolean bounded, long stateCacheBytes) {
+      FlowMeterJob.Builder b = FlowMeterJob.builder().capacity(FLOW_CAPACITY).idleTimeout(Duration.ofSeconds(2))
           .activeTimeout(Duration.ofSeconds(5)).outOfOrderness(OUT_OF_ORDERNESS).idleness(Duration.ZERO)
-          .bounded(bounded).build();
+          .bounded(bounded);
+      return (stateCacheBytes < 0 ? b : b.stateCacheBytes(stateCacheBytes)).build();
+    }
+
+    @Override
+    public long smallStateCache() {
+      // the flow meter's cache holds whole tables: budget / table bytes of them
+      return 2 * ((FlowMeterJob) job(false)).meter().tableBytes();
     }
 
     @Override
@@ -48,10 +64,17 @@ public enum Workload {
   },
   DEDUP {
     @Override
-    public JobLauncher job(boolean bounded) {
-      return DedupJob.builder().scopeField("tenant").timestampField("ts").horizon(Duration.ofSeconds(2))
-          .expectedRate(EVENT_RATE / 4.0).fpp(0.001).outOfOrderness(OUT_OF_ORDERNESS).idleness(Duration.ZERO)
-          .bounded(bounded).build();
+    public JobLauncher job(boolean bounded, long stateCacheBytes) {
+      DedupJob.Builder b = DedupJob.builder().scopeField("tenant").timestampField("ts")
+          .horizon(Duration.ofSeconds(2)).expectedRate(EVENT_RATE / 4.0).fpp(0.001).outOfOrderness(OUT_OF_ORDERNESS)
+          .idleness(Duration.ZERO).bounded(bounded);
+      return (stateCacheBytes < 0 ? b : b.stateCacheBytes(stateCacheBytes)).build();
+    }
+
+    @Override
+    public long smallStateCache() {
+      // the cache holds budget / (a ring's bytes: its filters' state bytes and a small overhead) rings
+      return 5 * ((DedupJob) job(false)).deduplicator().sizing().stateBytesPerKey() / 2;
     }
 
     @Override
@@ -80,7 +103,23 @@ public enum Workload {
   public static final Duration MARKER_AHEAD = Duration.ofHours(1);
 
   /** The job, unbounded (a live topic) or bounded (read to the end offsets at start, then flush and finish). */
-  public abstract JobLauncher job(boolean bounded);
+  public JobLauncher job(boolean bounded) {
+    return job(bounded, -1);
+  }
+
+  /**
+   * The job with a heap budget per subtask for the structures its operator keeps live between checkpoints on
+   * RocksDB ({@code --state-cache}; no effect on the heap backend); {@code stateCacheBytes < 0}: the job's default.
+   */
+  public abstract JobLauncher job(boolean bounded, long stateCacheBytes);
+
+  /**
+   * A {@code --state-cache} of about two scopes' structures (sizes measured, see the constants), fewer than the
+   * scopes a subtask keys at parallelism 2 (six or two of the eight observation points, two of the four tenants,
+   * plus the end markers' scopes): a RocksDB run then writes structures back and reads them again between
+   * checkpoints, not only at snapshots, which the default of 64 MiB (every scope's structure) would not.
+   */
+  public abstract long smallStateCache();
 
   /** The input: {@code units} packets or events from {@code seed}. */
   public abstract SyntheticTraffic traffic(long units, long seed);
