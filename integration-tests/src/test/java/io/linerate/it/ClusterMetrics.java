@@ -24,7 +24,8 @@ import org.apache.flink.runtime.metrics.scope.ScopeFormat;
  *       so a test can read what the operators counted ({@link #counterSum});</li>
  *   <li>the Kafka source's {@code KafkaSourceReader.topic.<t>.partition.<p>.currentOffset} gauges: the offset of
  *       the last record the source emitted from each partition ({@link #readOffset});</li>
- *   <li>the live gauges named in {@link #GAUGES}: the operators' write-back cache gauges (a pass-through cache, on the heap backend, holds nothing), summed over subtasks by
+ *   <li>the live gauges named in {@link #GAUGES}: the scheduler's {@code numRestarts} of the job, and the operators'
+ *       write-back cache gauges (a pass-through cache, on the heap backend, holds nothing), summed over subtasks by
  *       {@link #gaugeSum}.</li>
  * </ul>
  *
@@ -40,11 +41,11 @@ public final class ClusterMetrics implements MetricReporter {
 
   private static final String OFFSET_GAUGE = "currentOffset";
   /**
-   * Gauges {@link #gaugeSum} reads: what the operators' write-back caches hold and read from and wrote to the
-   * state backend ({@code io.linerate.flink.state.WriteBackCache}).
+   * Gauges {@link #gaugeSum} reads: the job's restarts (Flink's scheduler), and what the operators' write-back
+   * caches hold and read from and wrote to the state backend ({@code io.linerate.flink.state.WriteBackCache}).
    */
   public static final java.util.Set<String> GAUGES =
-      java.util.Set.of("cachedScopes", "cachedBytes", "stateReads", "stateWrites");
+      java.util.Set.of("numRestarts", "cachedScopes", "cachedBytes", "stateReads", "stateWrites");
   /** Live gauges of {@link #GAUGES}, to "job id|name". */
   private static final Map<Metric, String> NAMED = new ConcurrentHashMap<>();
   private static final Map<String, Counter> LIVE = new ConcurrentHashMap<>();

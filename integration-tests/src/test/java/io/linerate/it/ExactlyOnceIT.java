@@ -41,7 +41,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       time;</li>
  *   <li>{@link #savepointAtTwoRescaledToFourThenOne}: the input in three parts; after each part the job stops with
  *       a savepoint and starts again from it, at parallelism 2, then 4, then 1;</li>
- *   <li>{@link #brokerRestartMidRun}: the Kafka broker is stopped and started again while the job runs.</li>
+ *   <li>{@link #brokerRestartMidRun}: the Kafka broker is stopped and started again while the job runs; the test
+ *       reports (and checks) whether the job rode the outage out or restarted from a checkpoint.</li>
  * </ul>
  * The first two run every job on the heap state backend and, on RocksDB ({@code state.backend.type: rocksdb}, what
  * the jobs' {@code --state-backend rocksdb} sets), where the operators keep the structures of recent scopes live in a
@@ -162,8 +163,12 @@ class ExactlyOnceIT {
       run.awaitSettled(Duration.ofMinutes(5));
       assertThat(run.restoredCheckpoints())
           .as("restores from a checkpoint (one per TaskManager kill)").isGreaterThanOrEqualTo(FAILURES);
-      System.out.printf(Locale.ROOT, "[%s on %s] %d restores, %d checkpoints, settled after %.1f s%n", w, backend,
-          run.restoredCheckpoints(), run.completedCheckpoints(), (System.nanoTime() - begin) / 1e9);
+      // the restarts the broker test reports are read the same way: here they must count the kills
+      assertThat(run.restarts()).as("restarts (numRestarts), one per TaskManager kill")
+          .isGreaterThanOrEqualTo(FAILURES);
+      System.out.printf(Locale.ROOT, "[%s on %s] %d restarts, %d restores, %d checkpoints, settled after %.1f s%n", w,
+          backend, run.restarts(), run.restoredCheckpoints(), run.completedCheckpoints(),
+          (System.nanoTime() - begin) / 1e9);
       assertStateBackendUsed(w, backend, run);
     }
     assertSameAsReference(w, topics, start.expected());
@@ -255,7 +260,10 @@ class ExactlyOnceIT {
    * Broker restart: while the job consumes a live topic, the Kafka broker stops for {@value #BROKER_DOWN_SECONDS}
    * s and starts again at the same address with its data ({@link io.linerate.jobs.kafka.KafkaBroker#restart}). The
    * job's source and sinks lose their connections (the job may fail and restore from a checkpoint, or ride it out
-   * on client retries); either way its committed output must equal the failure-free run's.
+   * on client retries); either way its committed output must equal the failure-free run's. Which of the two
+   * happened is printed, from the job's restarts (the scheduler's {@code numRestarts}), restores and failed
+   * checkpoints during and after the outage; the test requires that the job had not restarted before the outage
+   * and that every restart restored a checkpoint (one completed before the outage).
    */
   @ParameterizedTest
   @EnumSource(value = Workload.class, names = "FLOW_METER")
@@ -276,7 +284,11 @@ class ExactlyOnceIT {
               units / (double) scale.feedSeconds));
       Thread.sleep(scale.feedSeconds * 400L); // 40% of the input written
       long restoresBefore = run.restoredCheckpoints();
+      long restartsBefore = run.restarts();
+      long failedBefore = run.failedCheckpoints();
       long checkpointsBefore = run.completedCheckpoints();
+      assertThat(restartsBefore).as("restarts before the broker restart (nothing else fails the job)").isZero();
+      assertThat(checkpointsBefore).as("checkpoints completed before the broker restart").isPositive();
       long restartBegin = System.nanoTime();
       // that the broker was really gone: its port refuses connections during the restart (probed every 100 ms)
       java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
@@ -311,9 +323,16 @@ class ExactlyOnceIT {
       assertThat(feeding.get()).isEqualTo(units);
       writer.writeMarkers(w, Workload.endOfTraffic(units) + Workload.MARKER_AHEAD.toMillis());
       run.awaitSettled(Duration.ofMinutes(5));
-      System.out.printf(Locale.ROOT, "[%s] after the broker restart: %d restores from checkpoints, %d checkpoints "
-          + "completed (%d before)%n", w, run.restoredCheckpoints() - restoresBefore, run.completedCheckpoints(),
-          checkpointsBefore);
+      long restarts = run.restarts() - restartsBefore;
+      long restores = run.restoredCheckpoints() - restoresBefore;
+      long failed = run.failedCheckpoints() - failedBefore;
+      System.out.printf(Locale.ROOT, "[%s] broker outage %s: %d restarts, %d restores from checkpoints, %d "
+          + "checkpoints failed; %d checkpoints completed (%d before the outage)%n", w,
+          restarts == 0 ? "ridden out on client retries (the job never failed)" : "survived by failing over",
+          restarts, restores, failed, run.completedCheckpoints(), checkpointsBefore);
+      // a restart that restored no checkpoint would read the input again from the start: each must restore one
+      assertThat(restores).as("restores from checkpoints during and after the outage, against %d restarts",
+          restarts).isEqualTo(restarts);
     }
     assertSameAsReference(w, topics, start.expected());
   }

@@ -127,6 +127,24 @@ public final class JobRun implements AutoCloseable {
     return checkpoints().getCounts().getNumberOfRestoredCheckpoints();
   }
 
+  /** Checkpoints that failed (declined, expired or aborted) so far, over every restart. */
+  public long failedCheckpoints() throws Exception {
+    return checkpoints().getCounts().getNumberOfFailedCheckpoints();
+  }
+
+  /**
+   * Times the job restarted after a failure (the scheduler's {@code numRestarts} gauge, {@link ClusterMetrics}): a
+   * restart restores the latest checkpoint if there is one, so it is {@link #restoredCheckpoints} less the restore
+   * from a savepoint once the first checkpoint completed.
+   */
+  public long restarts() {
+    long restarts = ClusterMetrics.gaugeSum(id(), "numRestarts");
+    if (restarts < 0) {
+      throw new IllegalStateException("job " + id() + " has no numRestarts gauge (not running?)");
+    }
+    return restarts;
+  }
+
   /**
    * The sum over the running subtasks of one of the write-back caches' gauges ({@code cachedScopes}, {@code
    * stateReads}, {@code stateWrites}; {@link ClusterMetrics#GAUGES}), -1 if none is registered.
