@@ -31,7 +31,11 @@ public class FlinkOptions {
   public enum StateBackend {
     /** Objects on the JVM heap ({@code hashmap}): fastest; state must fit in the heap. */
     HEAP("hashmap"),
-    /** Serialized in embedded RocksDB on local disk ({@code rocksdb}): larger than the heap, incremental checkpoints. */
+    /**
+     * Serialized in embedded RocksDB on local disk ({@code rocksdb}): larger than the heap. Checkpoints are full
+     * unless the cluster sets Flink's {@code execution.checkpointing.incremental} (off by default; the integration
+     * tests cover full ones).
+     */
     ROCKSDB("rocksdb");
 
     private final String flinkName;
