@@ -338,4 +338,41 @@ class CountingBloomFilterTest {
         f.union(f); // 3 + 3: three more lost, and the other side's one lost before, as for any other filter
         assertThat(f.lostIncrements()).isEqualTo(1 + 1 + 3);
     }
+
+    /** Every remove overload says whether it removed: false for an item never added, true after a put. */
+    @Test
+    void everyRemoveOverloadReportsWhetherItRemoved() {
+        CountingBloomFilter f = CountingBloomFilter.withCounters(10_000, 4, 4, 73);
+        byte[] bytes = {9, 8, 7, 6, 5};
+        io.linerate.sketches.hash.FiveTuple tuple = io.linerate.sketches.hash.FiveTuple.ipv4(1, 2, 3, 4, 6);
+        assertThat(f.remove(bytes, 1, 3)).isFalse();
+        assertThat(f.remove("flow")).isFalse();
+        assertThat(f.remove(tuple)).isFalse();
+        assertThat(f.rejectedRemovals()).isEqualTo(3);
+        f.put(bytes, 1, 3);
+        f.put("flow");
+        f.put(tuple);
+        assertThat(f.remove(bytes, 1, 3)).isTrue();
+        assertThat(f.remove("flow")).isTrue();
+        assertThat(f.remove(tuple)).isTrue();
+        assertThat(f.bitCount()).isZero();
+        assertThat(f.rejectedRemovals()).isEqualTo(3);
+    }
+
+    /** expectedFpp is (Z/m)^k for Z non-zero counters (its Javadoc); memory is the packed words, 16 counters each. */
+    @Test
+    void expectedFppAndMemoryFollowTheCounters() {
+        CountingBloomFilter f = CountingBloomFilter.withCounters(1000, 3, 4, 79);
+        assertThat(f.memoryBytes()).isEqualTo(8L * 63); // ceil(1000 / 16) words
+        SplittableRandom rnd = new SplittableRandom(79);
+        for (int i = 0; i < 100; i++) {
+            f.put(rnd.nextLong());
+        }
+        long nonZero = Arrays.stream(f.counterValues()).filter(c -> c != 0).count();
+        assertThat(f.bitCount()).isEqualTo(nonZero).isPositive();
+        assertThat(f.expectedFpp()).isCloseTo(Math.pow(nonZero / 1000.0, 3), org.assertj.core.data.Offset.offset(1e-15));
+        // create(n, fpp) is create(n, fpp, DEFAULT_SEED)
+        assertThat(CountingBloomFilter.create(1000, 0.01).toByteArray())
+                .isEqualTo(CountingBloomFilter.create(1000, 0.01, ItemHasher.DEFAULT_SEED).toByteArray());
+    }
 }
