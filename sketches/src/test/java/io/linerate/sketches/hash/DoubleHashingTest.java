@@ -76,6 +76,21 @@ class DoubleHashingTest {
         }
     }
 
+    /** reduce16 uses only the low 16 bits of its input: ⌊u·m / 2^16⌋, in [0, m) for 1 ≤ m ≤ 2^15. */
+    @Test
+    void reduce16IsTheMultiplyShiftOfTheLow16Bits() {
+        SplittableRandom rnd = new SplittableRandom(16);
+        int[] sizes = {1, 2, 3, 7, 448, 1000, 1 << 15};
+        for (int m : sizes) {
+            for (int i = 0; i < 2000; i++) {
+                int h = i < 4 ? new int[] {0, -1, 0xFFFF, 0x1_0000}[i] : rnd.nextInt();
+                long expected = ((long) (h & 0xFFFF) * m) / (1L << 16);
+                assertThat(DoubleHashing.reduce16(h, m)).as("h=%x m=%d", h, m).isEqualTo((int) expected)
+                        .isBetween(0, m - 1);
+            }
+        }
+    }
+
     /** g_i = (h1' + i·h2' + f(i)) mod m with h1' = reduce(h1), h2' = the scheme's stride, f(i) = i^degree. */
     static long[] referenceIndexes(long h1, long h2, long m, Probing probing, int k) {
         BigInteger bm = BigInteger.valueOf(m);
