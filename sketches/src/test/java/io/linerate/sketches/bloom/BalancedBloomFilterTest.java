@@ -377,4 +377,57 @@ class BalancedBloomFilterTest {
         org.assertj.core.api.Assertions.assertThat(light.approximateElementCount())
                 .isEqualTo((double) light.storedElements()).isEqualTo(500.0); // exact below capacity
     }
+
+    /**
+     * The access budget a·n: an item is stored in a block only while its accesses fit what is left of it; after
+     * that new items go to the overflow list (charged nothing), and a repeat of an overflow item changes nothing.
+     */
+    @Test
+    void onceTheAccessBudgetIsSpentNewItemsGoToTheOverflowList() {
+        BalancedParameters params = BalancedParameters.explicit(512, new long[] {4, 4, 4}, 4, 2, 0.5, 4, 1, 8);
+        BalancedBloomFilter filter = BalancedBloomFilter.create(params, 5);
+        long a1 = 0x9E3779B97F4A7C15L;
+        long a2 = 0xC2B2AE3D27D4EB4FL;
+        long b1 = 0x165667B19E3779F9L;
+        long b2 = 0xD6E8FEB86659FD93L;
+        assertThat(filter.put(a1, a2)).isTrue(); // one access, the whole budget: stored in its first block
+        assertThat(filter.insertAccesses()).isEqualTo(1);
+        assertThat(filter.overflowSize()).isZero();
+        assertThat(filter.storedElements()).isEqualTo(1);
+        assertThat(filter.put(b1, b2)).isTrue();
+        assertThat(filter.overflowSize()).isEqualTo(1);
+        assertThat(filter.insertAccesses()).isEqualTo(1);
+        assertThat(filter.put(b1, b2)).as("a repeat of an overflow item").isFalse();
+        assertThat(filter.put(a1, a2)).as("a repeat of a block item").isFalse();
+        assertThat(filter.overflowSize()).isEqualTo(1);
+        assertThat(filter.storedElements()).isEqualTo(2);
+        assertThat(filter.mightContain(a1, a2)).isTrue();
+        assertThat(filter.mightContain(b1, b2)).isTrue();
+    }
+
+    /** bitSize, hashCount, bitCount and memoryBytes describe the blocks and the overflow table actually built. */
+    @Test
+    void sizeAccessorsDescribeTheBlocksBuilt() {
+        BalancedParameters params = BalancedParameters.of(256, 512, 20, 1.2, 3);
+        BalancedBloomFilter filter = BalancedBloomFilter.create(params, 9);
+        long blocks = java.util.Arrays.stream(params.subtableBlocks()).sum();
+        assertThat(filter.bitSize()).isEqualTo(blocks * 512);
+        assertThat(filter.hashCount()).isEqualTo(params.hashCount()).isPositive();
+        assertThat(filter.memoryBytes()).isEqualTo(blocks * 512 / 8 + new OverflowList(params.overflowCapacity())
+                .memoryBytes());
+        SplittableRandom random = new SplittableRandom(9);
+        for (int i = 0; i < 500; i++) {
+            filter.put(random.nextLong());
+        }
+        assertThat(filter.bitCount()).isEqualTo(java.util.Arrays.stream(filter.blockFill()).asLongStream().sum())
+                .isPositive();
+        // withBits rounds up to whole 512-bit blocks, at least 3; its capacity follows from beta = k / ln 2
+        assertThat(BalancedBloomFilter.withBits(100, 7, 1).bitSize()).isEqualTo(3 * 512);
+        assertThat(BalancedBloomFilter.withBits(20 * 512 + 1, 7, 1).bitSize()).isEqualTo(21 * 512);
+        assertThat(BalancedBloomFilter.withBits(20 * 512, 7, 1).parameters().designCapacity())
+                .isEqualTo(Math.round(20 * 512 / (7 / Math.log(2))));
+        assertThat(BalancedBloomFilter.create(1000, 0.01).toByteArray())
+                .isEqualTo(BalancedBloomFilter.create(1000, 0.01, io.linerate.sketches.hash.ItemHasher.DEFAULT_SEED)
+                        .toByteArray());
+    }
 }
