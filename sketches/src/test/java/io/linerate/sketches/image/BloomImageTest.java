@@ -3,6 +3,7 @@ package io.linerate.sketches.image;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.linerate.sketches.bloom.BalancedBloomFilter;
 import io.linerate.sketches.bloom.BlockedBloomFilter;
 import io.linerate.sketches.bloom.BloomFilter;
 import io.linerate.sketches.bloom.BloomFilters;
@@ -123,7 +124,8 @@ class BloomImageTest {
                 fill(PartitionedBloomFilter.withBits(300, 3, 21), 20, 8).toByteArray(),
                 fill(BlockedBloomFilter.withBits(300, 3, 21, 64), 20, 8).toByteArray(),
                 fill(SplitBlockBloomFilter.withBits(1024, 21), 20, 8).toByteArray(),
-                fill(CountingBloomFilter.withCounters(100, 3, 4, 21), 20, 8).toByteArray());
+                fill(CountingBloomFilter.withCounters(100, 3, 4, 21), 20, 8).toByteArray(),
+                fill(BalancedBloomFilter.withBits(1536, 3, 21), 20, 8).toByteArray());
     }
 
     @Test
