@@ -10,6 +10,7 @@ import io.linerate.sketches.frequency.SpaceSaving;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -31,6 +33,7 @@ import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
 
@@ -52,6 +55,10 @@ import org.apache.flink.util.OutputTag;
  * sub-window beyond {@code maxOpenSubWindows} (counted in {@code subWindowLimitRecords}). A batch record whose
  * {@link ElementsOf} itself throws goes to {@link Rejected#batchTag} (counted in {@code malformedBatches}); the
  * elements it handed over before failing stay counted.
+ *
+ * <p>Restored into alert thresholds other than the checkpoint's (kept in operator union state), it walks every key's
+ * open sub-windows once, before its first record or watermark, and alerts the items already at or over a new
+ * threshold ({@link #alertItemsPastNewThresholds}); otherwise a record pays one boolean check for it.
  *
  * <p>Written against {@link AbstractStreamOperator} rather than a {@code KeyedProcessFunction} so that the record's
  * timestamp is read as a primitive (the function context boxes it).
@@ -113,6 +120,20 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
      */
     private transient long restoredWatermark = Long.MIN_VALUE;
     private transient ListState<Long> watermarkState;
+    /**
+     * The alert thresholds of the checkpoint restored from ({@link #thresholds()} of each instance that wrote it;
+     * union state), held while the walk over every key they call for has not run yet, so that a snapshot taken before
+     * it keeps them and a later restore still walks; null when no walk is pending.
+     */
+    private transient List<long[]> restoredThresholds;
+    /**
+     * Set at a restore whose thresholds differ from this operator's: before the first record or watermark, every key's
+     * open sub-windows are walked once and each item at or over a new threshold not alerted yet alerts
+     * ({@link #alertItemsPastNewThresholds}). The only cost on the per-record path is this check.
+     */
+    private transient boolean thresholdWalkPending;
+    private transient ListState<long[]> thresholdState;
+    private transient ValueStateDescriptor<WindowRing> ringsDescriptor;
     /** Hashes tracker items as the trackers do (their seed), for the alerted sets. */
     private transient io.linerate.sketches.hash.ItemHasher itemHasher;
 
@@ -128,8 +149,8 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     @Override
     public void open() throws Exception {
         super.open();
-        ValueState<WindowRing> rings = getKeyedStateStore().getState(new ValueStateDescriptor<>(
-                "heavy-hitter-windows", new WindowRingTypeInfo(spec.shape())));
+        ringsDescriptor = new ValueStateDescriptor<>("heavy-hitter-windows", new WindowRingTypeInfo(spec.shape()));
+        ValueState<WindowRing> rings = getKeyedStateStore().getState(ringsDescriptor);
         state = WriteBackCache.weighed(rings, WriteBackCache.keysOf(this), spec.stateCacheBytes,
                 WindowRing::memoryBytes, "heavy-hitter window rings");
         timers = getInternalTimerService("heavy-hitter-window-ends", VoidNamespaceSerializer.INSTANCE, this);
@@ -172,6 +193,47 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             }
             restoredWatermark = any ? min : Long.MIN_VALUE;
         }
+        restoreThresholds(context);
+    }
+
+    /**
+     * Reads the alert thresholds of the checkpoint restored from, a union list of {@link #thresholds()}: if any
+     * instance's differ from this operator's (alerts on), the keys' open sub-windows are walked before the first record
+     * or watermark. A checkpoint without them (written before they were recorded, as the v1 savepoints) tells
+     * nothing: no walk.
+     */
+    private void restoreThresholds(StateInitializationContext context) throws Exception {
+        thresholdState = context.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>(
+                "heavy-hitters-alert-thresholds", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        restoredThresholds = null;
+        thresholdWalkPending = false;
+        if (!context.isRestored() || !spec.alerts()) {
+            return;
+        }
+        long[] mine = thresholds();
+        List<long[]> distinct = new ArrayList<>();
+        boolean differ = false;
+        for (long[] t : thresholdState.get()) {
+            if (distinct.stream().noneMatch(d -> Arrays.equals(d, t))) {
+                distinct.add(t);
+            }
+            differ |= !Arrays.equals(t, mine);
+        }
+        if (differ) {
+            restoredThresholds = distinct;
+            thresholdWalkPending = true;
+        }
+    }
+
+    /**
+     * This operator's alert thresholds as recorded in the operator state: {@code alertAtWeight} (0: off), the bits of
+     * {@code alertAtFraction}'s fraction (0: off) and its {@code minWindowWeight} (0 while the fraction is off: it
+     * means nothing then, and changing it alone calls for no walk).
+     */
+    private long[] thresholds() {
+        boolean fraction = spec.alertFraction > 0;
+        return new long[] {spec.alertWeight, fraction ? Double.doubleToLongBits(spec.alertFraction) : 0,
+                fraction ? spec.alertMinWeight : 0};
     }
 
     /**
@@ -189,6 +251,88 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         // the end-of-input watermark (a drained savepoint, a finished bounded job) is not kept: a job restored from
         // it reads new input, which would all be late against Long.MAX_VALUE
         watermarkState.update(List.of(kept == Long.MAX_VALUE ? Long.MIN_VALUE : kept));
+        // until the walk has run, the keys are as the old thresholds left them: a restore from this snapshot must
+        // still walk (every instance's list reaches every instance of the next run)
+        thresholdState.update(thresholdWalkPending ? restoredThresholds : List.of(thresholds()));
+    }
+
+    /** Before the watermark fires any timer, the walk a restore into new alert thresholds calls for. */
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        if (thresholdWalkPending) {
+            alertItemsPastNewThresholds();
+        }
+        super.processWatermark(mark);
+    }
+
+    /**
+     * The walk after a restore into alert thresholds that differ from the checkpoint's: in every key's open
+     * sub-windows, each item at or over a threshold now ({@code alertAtWeight}, or {@code alertAtFraction} of a
+     * sub-window of at least {@code minWindowWeight}) and not alerted there yet alerts once, timestamped with the
+     * current watermark limited to the sub-window. Items alerted before the restore do not alert again. Runs once, in
+     * the task's thread, before the first record or watermark after the restore; the key context is restored after.
+     */
+    private void alertItemsPastNewThresholds() throws Exception {
+        state.flush(); // the walk lists the keys in the backend (nothing is cached before the first record, anyway)
+        Object key = getCurrentKey();
+        long now = Math.max(timers.currentWatermark(), restoredWatermark);
+        try {
+            getKeyedStateBackend().applyToAllKeys(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                    ringsDescriptor, (k, rings) -> {
+                        WindowRing ring = state.value();
+                        if (ring != null && alertOpenSubWindows(ring, now)) {
+                            state.update(ring);
+                        }
+                    });
+        } finally {
+            if (key != null) {
+                setCurrentKey(key);
+            }
+        }
+        thresholdWalkPending = false;
+        restoredThresholds = null;
+    }
+
+    /** {@link #alertItemsPastNewThresholds} for one key's ring; true if an item was added to an alerted set. */
+    private boolean alertOpenSubWindows(WindowRing ring, long now) {
+        boolean changed = false;
+        long slide = spec.slideMillis;
+        for (int slot = 0; slot < ring.slots(); slot++) {
+            long sub = ring.subWindow(slot);
+            if (sub == WindowRing.FREE) {
+                continue;
+            }
+            HeavyHitters tracker = ring.tracker(slot);
+            long n = tracker.totalWeight();
+            boolean byFraction = spec.alertFraction > 0 && n >= spec.alertMinWeight;
+            if (n == 0 || (spec.alertWeight == 0 && !byFraction)) {
+                continue;
+            }
+            long fractionAt = byFraction ? fractionThreshold(n) : Long.MAX_VALUE;
+            long start = sub * slide;
+            long ts = Math.min(Math.max(now, start), start + slide - 1);
+            for (HeavyHitter h : tracker.topK(Integer.MAX_VALUE)) { // every item the tracker holds
+                long estimate = h.estimate();
+                long threshold;
+                String kind;
+                if (estimate == 0) {
+                    continue;
+                } else if (spec.alertWeight > 0 && estimate >= spec.alertWeight) {
+                    threshold = spec.alertWeight;
+                    kind = HeavyHitterAlert.ABSOLUTE;
+                } else if (estimate >= fractionAt) {
+                    threshold = fractionAt;
+                    kind = HeavyHitterAlert.FRACTION;
+                } else {
+                    continue;
+                }
+                if (markAlerted(ring, slot, tracker, hashOf(h.item()))) {
+                    alert(ring, slot, spec.item.present(h.item()), estimate, n, threshold, kind, ts);
+                    changed = true;
+                }
+            }
+        }
+        return changed;
     }
 
     /** Writes back at the end of the input too (a snapshot after {@code finish()} holds what is written). */
@@ -202,6 +346,9 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
 
     @Override
     public void processElement(StreamRecord<B> batch) throws Exception {
+        if (thresholdWalkPending) {
+            alertItemsPastNewThresholds();
+        }
         batchHasTimestamp = batch.hasTimestamp();
         batchTimestamp = batchHasTimestamp ? batch.getTimestamp() : Long.MIN_VALUE;
         watermark = Math.max(timers.currentWatermark(), restoredWatermark);
@@ -341,9 +488,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
                 continue;
             }
             Object item = h.item();
-            long hash = item instanceof Long l ? itemHasher.hash(l.longValue())
-                    : item instanceof io.linerate.sketches.hash.FiveTuple t ? itemHasher.hash(t)
-                    : itemHasher.hash((byte[]) item, 0, ((byte[]) item).length);
+            long hash = hashOf(item);
             if (ownSuppressed && hash == tracker.lastItemHash()) {
                 continue; // the record's own item: its suppressed alert is counted already
             }
@@ -352,6 +497,13 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
                         HeavyHitterAlert.FRACTION, ts);
             }
         }
+    }
+
+    /** The hash of an item a tracker reports, as the tracker computed it: its seed, its key bytes. */
+    private long hashOf(Object item) {
+        return item instanceof Long l ? itemHasher.hash(l.longValue())
+                : item instanceof io.linerate.sketches.hash.FiveTuple t ? itemHasher.hash(t)
+                : itemHasher.hash((byte[]) item, 0, ((byte[]) item).length);
     }
 
     /**
