@@ -224,6 +224,11 @@ class DemoTest {
       }
 
       @Override
+      public boolean drains() {
+        return true; // else the demo prints "nothing to drain" and the wait below for "draining:" runs out
+      }
+
+      @Override
       public boolean drain(JobTopics topics, long recordsFed, Duration timeout, PrintStream o)
           throws InterruptedException {
         Thread.sleep(300_000); // a drain waiting on a long checkpoint interval
@@ -241,6 +246,7 @@ class DemoTest {
     while (!captured.toString(StandardCharsets.UTF_8).contains("draining:") && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
+    assertThat(captured.toString(StandardCharsets.UTF_8)).contains("draining:");
     long signalled = System.nanoTime();
     demo.signal();
     Demo.Result result = run.get(60, java.util.concurrent.TimeUnit.SECONDS);
