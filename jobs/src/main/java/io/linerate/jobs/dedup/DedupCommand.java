@@ -181,7 +181,7 @@ public final class DedupCommand implements Callable<Integer> {
 
   @Option(names = "--output-format", paramLabel = "envelope|raw", defaultValue = "envelope",
       description = "envelope: unique_event / probable_duplicate objects with key, weight, timestamp and the event; "
-          + "raw: the event's JSON as it arrived (default: ${DEFAULT-VALUE})")
+          + "raw: the input record as it arrived, its key, value, headers and timestamp (default: ${DEFAULT-VALUE})")
   void outputFormat(String value) {
     outputFormat = Sizes.parseEnum(spec, "--output-format", value, DedupJob.OutputFormat.class);
   }

@@ -65,7 +65,12 @@ public final class DedupJob implements JobLauncher {
   public enum OutputFormat {
     /** {@code unique_event} / {@code probable_duplicate} objects: key, weight, timestamp and the event. */
     ENVELOPE,
-    /** The event's JSON exactly as it arrived (needs a duplicates topic of its own). */
+    /**
+     * The record exactly as it arrived: the event's JSON as the value, with the input record's key, headers and
+     * Kafka timestamp ({@link RawRecords}; needs a duplicates topic of its own). A record with more than
+     * {@value RawRecordDecoder#MAX_HEADERS} headers, or too large for the sinks with its key and headers, is a dead
+     * letter.
+     */
     RAW
   }
 
@@ -131,18 +136,27 @@ public final class DedupJob implements JobLauncher {
       throw new IllegalArgumentException("outputFormat RAW needs a dead-letter topic other than the output and "
           + "duplicates topics (raw events carry no type field to tell them from dead letters)");
     }
-    SingleOutputStreamOperator<ScopedEvent> events = KafkaInput.read(env, topics, options.kafkaName(NAME),
-        new KafkaDecoding<>(new OutputSizeCheck(format, JsonTopics.maxValueBytes()), ScopedEvent.typeInfo(),
-            KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES),
+    boolean raw = outputFormat == OutputFormat.RAW;
+    OutputSizeCheck values = new OutputSizeCheck(format, JsonTopics.maxValueBytes());
+    // raw: the whole record is decoded, its key, headers and timestamp kept for the output (and bounded)
+    KafkaDecoding<ScopedEvent> decoding = raw
+        ? KafkaDecoding.records(new RawRecordDecoder(values, JsonTopics.maxRecordBytes()), ScopedEvent.typeInfo(),
+            KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES)
+        : new KafkaDecoding<>(values, ScopedEvent.typeInfo(), KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES);
+    SingleOutputStreamOperator<ScopedEvent> events = KafkaInput.read(env, topics, options.kafkaName(NAME), decoding,
         ScopedEvent.typeInfo(), e -> e.event.timestamp, options);
     DedupStreams<ScopedEvent> out = deduplicator.apply(events);
     out.firstOccurrences().uid("dedup");
-    boolean raw = outputFormat == OutputFormat.RAW;
-    new JsonTopics()
-        .add(topics.output(), events(out.firstOccurrences(), "unique"),
-            raw ? OutputJson.rawEvents() : OutputJson.uniqueEvents(), "unique-events")
-        .add(duplicates, events(out.duplicates(), "duplicate"),
-            raw ? OutputJson.rawEvents() : OutputJson.probableDuplicates(), "probable-duplicates")
+    JsonTopics sinks = new JsonTopics();
+    if (raw) {
+      sinks.addRecords(topics.output(), out.firstOccurrences(), new RawRecords(topics.output()))
+          .addRecords(duplicates, out.duplicates(), new RawRecords(duplicates));
+    } else {
+      sinks.add(topics.output(), events(out.firstOccurrences(), "unique"), OutputJson.uniqueEvents(), "unique-events")
+          .add(duplicates, events(out.duplicates(), "duplicate"), OutputJson.probableDuplicates(),
+              "probable-duplicates");
+    }
+    sinks
         .add(topics.deadLetter(), events.getSideOutput(DeadLetter.TAG), OutputJson.deadLetters(), "dead-letters")
         .add(topics.deadLetter(), out.malformed(), OutputJson.rejected(new RawEvent()), "rejected-events")
         .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout(),

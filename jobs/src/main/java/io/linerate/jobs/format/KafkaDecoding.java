@@ -11,7 +11,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
 /**
- * The Kafka source's deserializer: decodes each record value with a {@link BytesDecoder} and emits a
+ * The Kafka source's deserializer: decodes each record value with a {@link BytesDecoder} (or the whole record with a
+ * {@link RecordDecoder}: {@link #records}) and emits a
  * {@link Decoded} holding either the value or a {@link DeadLetter} (topic, partition, offset, reason, byte offset,
  * and the record: the value and the key each truncated to {@code maxDeadLetterBytes}, the headers up to
  * {@value #MAX_DEAD_LETTER_HEADERS} of them and {@code maxDeadLetterBytes} bytes of names and values in all). It
@@ -31,7 +32,7 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
     /** The most characters of a reason a dead letter keeps. */
     static final int MAX_REASON_CHARS = 2_000;
 
-    private final BytesDecoder<T> decoder;
+    private final RecordDecoder<T> decoder;
     private final TypeInformation<T> valueType;
     private final int maxDeadLetterBytes;
     private transient Counter decoded;
@@ -41,6 +42,21 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
      * @throws IllegalArgumentException if {@code maxDeadLetterBytes} is negative
      */
     public KafkaDecoding(BytesDecoder<T> decoder, TypeInformation<T> valueType, int maxDeadLetterBytes) {
+        this(new ValuesOf<>(Objects.requireNonNull(decoder, "decoder")), valueType, maxDeadLetterBytes);
+    }
+
+    /**
+     * Decodes whole records (value, key, headers, timestamp) with {@code decoder}; otherwise as the constructor.
+     *
+     * @throws IllegalArgumentException if {@code maxDeadLetterBytes} is negative
+     */
+    public static <T> KafkaDecoding<T> records(RecordDecoder<T> decoder, TypeInformation<T> valueType,
+                                               int maxDeadLetterBytes) {
+        return new KafkaDecoding<>(decoder, valueType, maxDeadLetterBytes);
+    }
+
+    // private: a lambda would fit both this and the public constructor
+    private KafkaDecoding(RecordDecoder<T> decoder, TypeInformation<T> valueType, int maxDeadLetterBytes) {
         this.decoder = Objects.requireNonNull(decoder, "decoder");
         this.valueType = Objects.requireNonNull(valueType, "valueType");
         if (maxDeadLetterBytes < 0) {
@@ -88,7 +104,7 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
             if (value == null) {
                 throw new MalformedRecordException("record has no value (null)", MalformedRecordException.NO_OFFSET);
             }
-            return Decoded.of(decoder.decode(value));
+            return Decoded.of(decoder.decode(record));
         } catch (MalformedRecordException e) {
             reason = e.reason();
             errorOffset = e.offset();
@@ -174,6 +190,26 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
     static String capped(String reason) {
         return reason.length() <= MAX_REASON_CHARS ? reason // never null: MalformedRecordException has one
                 : Utf8Text.prefix(reason, MAX_REASON_CHARS) + "… (reason cut: " + reason.length() + " characters)";
+    }
+
+    /** A {@link BytesDecoder} as a {@link RecordDecoder}: the value alone. */
+    private static final class ValuesOf<T> implements RecordDecoder<T> {
+        private static final long serialVersionUID = 1L;
+        private final BytesDecoder<T> values;
+
+        ValuesOf(BytesDecoder<T> values) {
+            this.values = values;
+        }
+
+        @Override
+        public T decode(ConsumerRecord<byte[], byte[]> record) throws MalformedRecordException {
+            return values.decode(record.value());
+        }
+
+        @Override
+        public String toString() {
+            return values.toString();
+        }
     }
 
     @Override

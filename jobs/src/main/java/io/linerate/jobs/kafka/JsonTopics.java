@@ -19,11 +19,17 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * The output side of a Kafka-to-Kafka job: streams of different types, each turned into JSON bytes by its
  * {@link JsonSerialization} (or another schema writing JSON bytes), collected per topic and written by ONE exactly-once
  * sink per topic (two sinks writing one topic would share a transactional id prefix and fence each other). Used by
- * the heavy-hitters, flow-meter and dedup jobs.
+ * the heavy-hitters, flow-meter and dedup jobs. A topic may instead take one stream of whole records
+ * ({@link #addRecords}: key, headers and timestamp of their own, e.g. the dedup job's raw output).
  */
 public final class JsonTopics {
 
   private final Map<String, List<DataStream<byte[]>>> byTopic = new LinkedHashMap<>();
+  private final Map<String, Records<?>> recordsByTopic = new LinkedHashMap<>();
+
+  /** A stream written as whole records by its own serializer. */
+  private record Records<T>(DataStream<T> stream, KafkaRecordSerializationSchema<T> serializer) {
+  }
 
   /**
    * Adds {@code stream}, written to {@code topic} as {@code json} renders it; its map to bytes is named
@@ -33,11 +39,38 @@ public final class JsonTopics {
    */
   public <T> JsonTopics add(String topic, DataStream<T> stream, SerializationSchema<T> json, String name) {
     ExactlyOnceSource.requireTopic(Objects.requireNonNull(topic, "topic"), "topic");
+    requireNoRecords(topic);
     DataStream<byte[]> bytes = stream.map(new ToJsonBytes<>(json))
         .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
         .name(name + " as JSON").uid("json-" + name);
     byTopic.computeIfAbsent(topic, t -> new ArrayList<>()).add(bytes);
     return this;
+  }
+
+  /**
+   * Adds {@code stream}, written to {@code topic} by {@code records}, which makes each whole Kafka record (key, value,
+   * headers, timestamp) and must write it to {@code topic}. The topic takes no other stream: a sink has one
+   * serializer, and records of their own could not be told from JSON values without key.
+   *
+   * @throws IllegalArgumentException if {@code topic} is not a Kafka topic name or already has a stream
+   */
+  public <T> JsonTopics addRecords(String topic, DataStream<T> stream, KafkaRecordSerializationSchema<T> records) {
+    ExactlyOnceSource.requireTopic(Objects.requireNonNull(topic, "topic"), "topic");
+    requireNoRecords(topic);
+    if (byTopic.containsKey(topic)) {
+      throw new IllegalArgumentException("topic " + topic + " already has JSON streams; a topic written with whole "
+          + "records takes no other stream");
+    }
+    recordsByTopic.put(topic, new Records<>(Objects.requireNonNull(stream, "stream"),
+        Objects.requireNonNull(records, "records")));
+    return this;
+  }
+
+  private void requireNoRecords(String topic) {
+    if (recordsByTopic.containsKey(topic)) {
+      throw new IllegalArgumentException("topic " + topic + " is written with whole records (addRecords) and takes "
+          + "no other stream");
+    }
   }
 
   /**
@@ -50,7 +83,8 @@ public final class JsonTopics {
 
   /**
    * One exactly-once sink per topic, transactional ids prefixed {@link #transactionalIdPrefix}{@code (jobName,
-   * instance, topic)}; records without key, stamped with the time they are written ({@link WriteTime}).
+   * instance, topic)}; JSON records without key, stamped with the time they are written ({@link WriteTime}); the
+   * topics of {@link #addRecords} as their serializers make them.
    *
    * @param instance the name of this instance of the job ({@code --job-name}), or null
    * @param producerProperties further producer properties of every sink ({@link KafkaJobOptions#sinkProperties})
@@ -71,6 +105,22 @@ public final class JsonTopics {
           .transactionTimeout(transactionTimeout)
           .sinkTo(all);
     });
+    recordsByTopic.forEach((topic, records) -> sinkRecords(topic, records, bootstrapServers, jobName, instance,
+        transactionTimeout, producerProperties));
+  }
+
+  /** The sink of a topic written with whole records: as the JSON sinks, but records made by the stream's serializer. */
+  private static <T> void sinkRecords(String topic, Records<T> records, String bootstrapServers, String jobName,
+                                      String instance, Duration transactionTimeout,
+                                      Map<String, String> producerProperties) {
+    ExactlyOnceSink.Builder<T> sink = ExactlyOnceSink.builder(records.serializer()).topic(topic);
+    producerProperties.forEach(sink::property);
+    sink
+        .bootstrapServers(bootstrapServers)
+        .jobName(jobName)
+        .transactionalIdPrefix(transactionalIdPrefix(jobName, instance, topic))
+        .transactionTimeout(transactionTimeout)
+        .sinkTo(records.stream());
   }
 
   /**
@@ -92,6 +142,16 @@ public final class JsonTopics {
    */
   public static int maxValueBytes() {
     return sink("any").maxValueBytes();
+  }
+
+  /**
+   * The largest whole record (key, value, headers) the sinks of {@link #sinkAll} can write, as the producer estimates
+   * a record's size ({@code AbstractRecords.estimateSizeInBytesUpperBound}) before it refuses a larger one: the
+   * smaller of {@code max.request.size} and {@code buffer.memory}; {@link #maxValueBytes()} is this less the
+   * overhead of a record without key and headers.
+   */
+  public static int maxRecordBytes() {
+    return maxValueBytes() + ExactlyOnceSink.RECORD_OVERHEAD;
   }
 
   /** The sinks' {@code max.request.size} ({@link ExactlyOnceSink.Builder#maxRequestSize()}; fixed for the jobs). */

@@ -271,6 +271,81 @@ class DedupJobTest {
     }
   }
 
+  /**
+   * With {@code --output-format raw} the job is a dedup stage in front of a stream: each first occurrence is written
+   * to the output topic as the record that came in, with its key (binary, null), value, headers (repeated names, a
+   * null value, none) and Kafka timestamp, and each probable duplicate to the duplicates topic likewise; a consumer
+   * partitioning by key or reading headers sees the records it would see without the stage. A record with more
+   * headers than a raw record may carry is a dead letter naming the limit. Before, the raw records had the value
+   * only: no key, no headers, the time of writing.
+   */
+  @Test
+  @Timeout(120)
+  void rawOutputKeepsTheRecordsKeyHeadersAndTimestamp() throws Exception {
+    String in = "raw-events";
+    String out = "raw-unique";
+    String dups = "raw-duplicates";
+    String dead = "raw-dead";
+    KAFKA.broker().createTopics(1, in, out, dups, dead);
+    long t0 = System.currentTimeMillis() - 3_600_000; // an hour old: not the time the job writes them
+    List<Header> many = new ArrayList<>();
+    for (int i = 0; i <= RawRecordDecoder.MAX_HEADERS; i++) {
+      many.add(new RecordHeader("h" + i, new byte[] {(byte) i}));
+    }
+    List<ProducerRecord<byte[], byte[]>> records = List.of(
+        raw(in, t0, "tenant-é".getBytes(StandardCharsets.UTF_8), "{\"id\":\"a\",\"ts\":1763720000000, \"n\":0}",
+            new RecordHeader("trace", new byte[] {1, 2, 3}), new RecordHeader("none", null),
+            new RecordHeader("trace", new byte[0])),
+        raw(in, t0 + 1, null, "{\"id\":\"b\",\"ts\":1763720000001,\"n\":1}",
+            new RecordHeader("content-type", "application/json".getBytes(StandardCharsets.UTF_8))),
+        raw(in, t0 + 2, new byte[] {0, -1}, "{\"id\":\"a\",\"ts\":1763720000002,\"n\":2}",
+            new RecordHeader("trace", new byte[] {9})),
+        raw(in, t0 + 3, new byte[] {7}, "{\"id\":\"c\",\"ts\":1763720000003,\"n\":3}"),
+        new ProducerRecord<>(in, null, t0 + 4, "k".getBytes(StandardCharsets.UTF_8),
+            "{\"id\":\"d\",\"ts\":1763720000004,\"n\":4}".getBytes(StandardCharsets.UTF_8), many));
+    produceBytes(records);
+
+    int exit = Main.commandLine().execute("dedup", "--bootstrap-servers", KAFKA.bootstrapServers(),
+        "--input-topic", in, "--output-topic", out, "--duplicates-topic", dups, "--dead-letter-topic", dead,
+        "--output-format", "raw", "--checkpoint-interval", "300ms", "--timestamp-field", "ts", "--idleness", "0s",
+        "--bounded");
+    assertThat(exit).as("exit code of linerate dedup").isZero();
+
+    assertSameRecords(out, List.of(records.get(0), records.get(1), records.get(3)));
+    assertSameRecords(dups, List.of(records.get(2)));
+    List<JsonNode> letters = new ArrayList<>();
+    ObjectMapper json = new ObjectMapper();
+    for (String v : TopicReader.readAll(KAFKA.bootstrapServers(), dead, true)) {
+      letters.add(json.readTree(v));
+    }
+    assertThat(letters).hasSize(1);
+    assertThat(letters.get(0).get("reason").asText()).isEqualTo("record has " + many.size() + " headers, more than "
+        + "the " + RawRecordDecoder.MAX_HEADERS + " a raw output record may carry");
+    assertThat(letters.get(0).get("header_count").asInt()).isEqualTo(many.size());
+  }
+
+  private static ProducerRecord<byte[], byte[]> raw(String topic, long timestamp, byte[] key, String value,
+      Header... headers) {
+    return new ProducerRecord<>(topic, null, timestamp, key, value.getBytes(StandardCharsets.UTF_8),
+        List.of(headers));
+  }
+
+  /** The records of {@code topic} (one partition) have the keys, values, headers and timestamps of {@code sent}. */
+  private static void assertSameRecords(String topic, List<ProducerRecord<byte[], byte[]>> sent) {
+    List<ConsumerRecord<byte[], byte[]>> back = new ArrayList<>();
+    TopicReader.forEachRecord(KAFKA.bootstrapServers(), topic, true, back::add);
+    assertThat(back).as("records of %s", topic).hasSize(sent.size());
+    for (int i = 0; i < sent.size(); i++) {
+      ProducerRecord<byte[], byte[]> o = sent.get(i);
+      ConsumerRecord<byte[], byte[]> r = back.get(i);
+      assertThat(r.value()).as("value of %s record %d", topic, i).isEqualTo(o.value());
+      assertThat(r.key()).as("key of %s record %d", topic, i).isEqualTo(o.key());
+      assertThat(r.headers().toArray()).as("headers of %s record %d", topic, i)
+          .containsExactly(o.headers().toArray());
+      assertThat(r.timestamp()).as("timestamp of %s record %d", topic, i).isEqualTo(o.timestamp());
+    }
+  }
+
   private static List<org.apache.kafka.clients.producer.RecordMetadata> produceBytes(
       List<ProducerRecord<byte[], byte[]>> records) throws Exception {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
@@ -282,6 +283,26 @@ class ExactlyOnceBuildersTest {
     options.sinkProperty("buffer.memory", "1048576");
     assertThat(ExactlyOnceSink.builder(new SimpleStringSchema()).property("buffer.memory", "524288").maxValueBytes())
         .isEqualTo(524_288 - ExactlyOnceSink.RECORD_OVERHEAD);
+  }
+
+  /**
+   * A topic written with whole records (the dedup job's raw output) has one sink with that stream's serializer, so it
+   * takes no other stream, before or after; other topics are unaffected.
+   */
+  @Test
+  void aTopicOfWholeRecordsTakesNoOtherStream() {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema<String> records = (v, c, t) ->
+        new org.apache.kafka.clients.producer.ProducerRecord<>("raw", v.getBytes(StandardCharsets.UTF_8));
+    JsonTopics topics = new JsonTopics().add("json", env.fromData("a"), new SimpleStringSchema(), "a")
+        .addRecords("raw", env.fromData("b"), records);
+    assertThatThrownBy(() -> topics.add("raw", env.fromData("c"), new SimpleStringSchema(), "c"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("topic raw is written with whole records");
+    assertThatThrownBy(() -> topics.addRecords("raw", env.fromData("c"), records))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("topic raw is written with whole records");
+    assertThatThrownBy(() -> topics.addRecords("json", env.fromData("c"), records))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("topic json already has JSON streams");
+    topics.add("json", env.fromData("d"), new SimpleStringSchema(), "d");
   }
 
   /**
