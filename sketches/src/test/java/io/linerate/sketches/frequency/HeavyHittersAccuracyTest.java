@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.datasketches.frequencies.ErrorType;
 import org.apache.datasketches.frequencies.LongsSketch;
@@ -47,7 +45,6 @@ class HeavyHittersAccuracyTest {
     private static void compare(double s) {
         ZipfStream stream = new ZipfStream(KEYS, s, 42);
         long[] exact = new long[KEYS];
-        Map<Long, Integer> rankOfKey = new HashMap<>();
         SpaceSaving spaceSaving = SpaceSaving.withMemory(KeyKind.longs(), MEMORY, 7);
         CountMinHeap cmHeap = CountMinHeap.withMemory(KeyKind.longs(), MEMORY, 7);
         LongsSketch longsSketch = new LongsSketch(LONGS_SKETCH_MAP);
@@ -61,14 +58,8 @@ class HeavyHittersAccuracyTest {
             cmHeap.update(key, 1);
             longsSketch.update(key, 1);
         }
-        for (int r = 0; r < KEYS; r++) {
-            rankOfKey.put(stream.key(r), r);
-        }
-        Integer[] byWeight = new Integer[KEYS];
-        for (int i = 0; i < KEYS; i++) {
-            byWeight[i] = i;
-        }
-        Arrays.sort(byWeight, (a, b) -> Long.compare(exact[b], exact[a]));
+        RankOfKey rankOfKey = new RankOfKey(stream);
+        int[] byWeight = ranksByWeight(exact);
         Set<Long> trueTop = new HashSet<>();
         for (int i = 0; i < 100; i++) {
             trueTop.add(stream.key(byWeight[i]));
@@ -109,6 +100,56 @@ class HeavyHittersAccuracyTest {
         }
     }
 
+    /**
+     * The ranks, heaviest first, ties in increasing rank (the order a stable sort by descending weight gives). A
+     * primitive sort of weight·2<sup>20</sup> + (KEYS − 1 − rank), read backwards: weights are at most STREAM
+     * &lt; 2<sup>43</sup> and ranks &lt; 2<sup>20</sup>, so the packed values are exact. (Sorting a million boxed
+     * ranks with a comparator, and the boxed map below, took more time than the test's own trackers' lookups.)
+     */
+    static int[] ranksByWeight(long[] exact) {
+        assertThat(KEYS).isLessThanOrEqualTo(1 << 20);
+        long[] packed = new long[exact.length];
+        for (int r = 0; r < exact.length; r++) {
+            packed[r] = exact[r] << 20 | (exact.length - 1 - r);
+        }
+        Arrays.sort(packed);
+        int[] ranks = new int[exact.length];
+        for (int i = 0; i < exact.length; i++) {
+            ranks[i] = exact.length - 1 - (int) (packed[exact.length - 1 - i] & ((1 << 20) - 1));
+        }
+        return ranks;
+    }
+
+    /** Key to rank of a stream's keys: the keys sorted, with each one's rank; the keys must be distinct. */
+    static final class RankOfKey {
+        private final long[] sortedKeys;
+        private final int[] rankAt;
+
+        RankOfKey(ZipfStream stream) {
+            sortedKeys = new long[KEYS];
+            for (int r = 0; r < KEYS; r++) {
+                sortedKeys[r] = stream.key(r);
+            }
+            Arrays.sort(sortedKeys);
+            int repeats = 0;
+            for (int i = 1; i < KEYS; i++) {
+                repeats += sortedKeys[i] == sortedKeys[i - 1] ? 1 : 0;
+            }
+            assertThat(repeats).as("keys the stream gives two ranks").isZero();
+            rankAt = new int[KEYS];
+            for (int r = 0; r < KEYS; r++) {
+                rankAt[Arrays.binarySearch(sortedKeys, stream.key(r))] = r;
+            }
+        }
+
+        /** The rank of {@code key}, which must be one of the stream's. */
+        int get(long key) {
+            int i = Arrays.binarySearch(sortedKeys, key);
+            assertThat(i).as("key %d is one of the stream's", key).isNotNegative();
+            return rankAt[i];
+        }
+    }
+
     /** item, estimate pairs of a top-100, heaviest first. */
     private static List<long[]> topOf(HeavyHitters tracker) {
         List<long[]> out = new ArrayList<>();
@@ -128,7 +169,7 @@ class HeavyHittersAccuracyTest {
         return out;
     }
 
-    private static Quality quality(List<long[]> top, Set<Long> trueTop, long[] exact, Map<Long, Integer> rankOfKey) {
+    private static Quality quality(List<long[]> top, Set<Long> trueTop, long[] exact, RankOfKey rankOfKey) {
         int hits = 0;
         double relativeError = 0;
         for (long[] entry : top) {
