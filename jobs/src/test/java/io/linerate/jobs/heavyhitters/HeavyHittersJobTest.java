@@ -176,10 +176,12 @@ class HeavyHittersJobTest {
   /**
    * A partition that from some point on receives nothing but undecodable records must not stall the watermark:
    * unbounded, idleness 2 s. Partition 1 gets one batch at the start of window 0 (its watermark is then just below
-   * it), then a garbage record every 50 ms for the whole run; once the job has read garbage for 3 s, partition 0 gets
-   * the packets of window 0 and a batch far past it. Dead letters are no input activity, so partition 1 goes idle and
-   * window 0 is reported while the garbage still flows. Before the fix every garbage record counted as activity:
-   * partition 1 never went idle, its watermark stayed below window 0's end and the window never closed.
+   * it), then a garbage record every 50 ms for the whole run; once the job has dead-lettered some of it, partition 0
+   * gets the packets of window 0 and a batch far past it. Dead letters are no input activity, so partition 1 goes
+   * idle (2 s after its batch) and window 0 is reported while the garbage still flows. Before the fix every garbage
+   * record counted as activity: partition 1 never went idle, its watermark stayed below window 0's end and the
+   * window never closed. (A fixed 3 s of garbage before partition 0's packets added nothing: the garbage flows until
+   * the report comes or the 30 s wait runs out, and partition 1 can only go idle while it flows.)
    */
   @Test
   @Timeout(150)
@@ -199,7 +201,6 @@ class HeavyHittersJobTest {
       garbage.scheduleAtFixedRate(() -> producer.send(new ProducerRecord<>(topics.input(), 1, 1,
           "not a batch".getBytes(StandardCharsets.UTF_8))), 0, 50, TimeUnit.MILLISECONDS);
       awaitRecords(topics.deadLetter(), r -> !r.isEmpty());
-      Thread.sleep(3_000);
       send(producer, topics.input(), 0, PacketBatchCodec.encode(flowBatch(0, T0, BATCH)));
       send(producer, topics.input(), 0, PacketBatchCodec.encode(flowBatch(0, T0 + 3 * WINDOW_MS, 1)));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
