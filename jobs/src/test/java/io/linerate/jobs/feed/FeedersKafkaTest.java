@@ -258,7 +258,12 @@ class FeedersKafkaTest {
             }
         });
         feeder.start();
-        Thread.sleep(700);
+        // stopped while it feeds: once it has sent something (a fixed 0.7 s wait before)
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (context.sentCount() == 0 && feeder.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(context.sentCount()).as("records sent before the stop").isPositive();
         context.requestStop();
         feeder.join(10_000);
         assertThat(feeder.isAlive()).isFalse();
