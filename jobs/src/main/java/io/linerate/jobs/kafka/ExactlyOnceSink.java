@@ -4,6 +4,7 @@ import static io.linerate.jobs.kafka.ExactlyOnceSource.requireText;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -182,6 +183,11 @@ public final class ExactlyOnceSink {
      * acks} other than {@code all}, {@code retries} 0 or more than 5 {@code max.in.flight.requests.per.connection},
      * which a transactional producer refuses) is refused here, naming the property; a {@code delivery.timeout.ms}
      * below {@code linger.ms} + {@code request.timeout.ms}, which the producer refuses too, by {@link #build}.
+     *
+     * <p>A value may be a config-provider placeholder ({@code ${env:KAFKA_LINGER}}, {@code ${file:/path:key}}) when
+     * {@code config.providers} names its provider: {@link #build} resolves it as Kafka's producer will and checks the
+     * value it resolves to, or, if it cannot be resolved where the job is built, logs a warning that it is not
+     * checked. The producer is given the placeholder, and resolves it itself.
      */
     public Builder<T> property(String key, String value) {
       Objects.requireNonNull(key, "key");
@@ -193,19 +199,23 @@ public final class ExactlyOnceSink {
             + (key.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) ? " (use bootstrapServers(..))" : "")
             + ", got " + value);
       }
-      checkProducerValue(key, value);
+      if (!ConfigProviders.hasPlaceholder(value)) {
+        checkProducerValue(key, value); // a placeholder: by build(), once config.providers can resolve it
+      }
       properties.put(key, value);
       return this;
     }
 
     /** The producers' {@code max.request.size}: as set by {@link #property}, else Kafka's default (1 MiB). */
     public int maxRequestSize() {
-      return ((Number) effective(ProducerConfig.MAX_REQUEST_SIZE_CONFIG)).intValue();
+      return ((Number) effective(ConfigProviders.resolve(properties), ProducerConfig.MAX_REQUEST_SIZE_CONFIG))
+          .intValue();
     }
 
     /** The producers' {@code buffer.memory}: as set by {@link #property}, else Kafka's default (32 MiB). */
     public long bufferMemory() {
-      return ((Number) effective(ProducerConfig.BUFFER_MEMORY_CONFIG)).longValue();
+      return ((Number) effective(ConfigProviders.resolve(properties), ProducerConfig.BUFFER_MEMORY_CONFIG))
+          .longValue();
     }
 
     /**
@@ -221,14 +231,22 @@ public final class ExactlyOnceSink {
      * set explicitly) as each of the sink's tasks creates one, at run time; linger.ms is the sink's own default
      * ({@link #DEFAULT_LINGER}) unless set.
      */
-    private void checkDeliveryTimeout() {
+    private void checkDeliveryTimeout(ConfigProviders.Resolved resolved) {
       if (!properties.containsKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) {
         return; // Kafka raises its default to linger.ms + request.timeout.ms itself
       }
-      long delivery = ((Number) effective(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)).longValue();
+      for (String key : List.of(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, ProducerConfig.LINGER_MS_CONFIG,
+          ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)) {
+        if (!resolved.known(key)) {
+          LOG.warn("delivery.timeout.ms is not checked against linger.ms + request.timeout.ms before the job runs: "
+              + "{} ({}) cannot be resolved here", key, properties.get(key));
+          return;
+        }
+      }
+      long delivery = ((Number) effective(resolved, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)).longValue();
       long linger = properties.containsKey(ProducerConfig.LINGER_MS_CONFIG)
-          ? ((Number) effective(ProducerConfig.LINGER_MS_CONFIG)).longValue() : DEFAULT_LINGER.toMillis();
-      long request = ((Number) effective(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)).longValue();
+          ? ((Number) effective(resolved, ProducerConfig.LINGER_MS_CONFIG)).longValue() : DEFAULT_LINGER.toMillis();
+      long request = ((Number) effective(resolved, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG)).longValue();
       // as KafkaProducer: linger.ms capped at an int, the sum too
       long least = Math.min(Math.min(linger, Integer.MAX_VALUE) + request, Integer.MAX_VALUE);
       if (delivery < least) {
@@ -238,10 +256,42 @@ public final class ExactlyOnceSink {
       }
     }
 
-    private Object effective(String key) {
+    /**
+     * The value the producer will take for {@code key}: as set (its placeholders resolved), else Kafka's default.
+     *
+     * @throws IllegalStateException if it is a placeholder that cannot be resolved here
+     */
+    private Object effective(ConfigProviders.Resolved resolved, String key) {
+      if (!resolved.known(key)) {
+        throw new IllegalStateException(key + " (" + properties.get(key) + ") is not known where the job is built: "
+            + resolved.unresolved().get(key));
+      }
       ConfigDef.ConfigKey def = ProducerConfig.configDef().configKeys().get(key);
-      String set = properties.get(key);
+      String set = resolved.values().get(key);
       return set != null ? ConfigDef.parseType(key, set, def.type) : def.defaultValue;
+    }
+
+    /**
+     * Checks the values set as config-provider placeholders, resolved as the producer will resolve them; one that
+     * cannot be resolved here is left to the producer, with a warning.
+     */
+    private void checkResolvedValues(ConfigProviders.Resolved resolved) {
+      properties.forEach((key, value) -> {
+        if (!ConfigProviders.hasPlaceholder(value)) {
+          return; // checked by property(..)
+        }
+        if (!resolved.known(key)) {
+          LOG.warn("{} ({}) is not checked before the job runs: {}; Kafka's producer resolves it when the sink's "
+              + "task creates it", key, value, resolved.unresolved().get(key));
+          return;
+        }
+        try {
+          checkProducerValue(key, resolved.values().get(key));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(key + " (" + value + ", resolved by its config provider): "
+              + e.getMessage(), e);
+        }
+      });
     }
 
     /** The sink; fails with a message naming the option if one is missing or out of range. */
@@ -266,7 +316,9 @@ public final class ExactlyOnceSink {
         throw new IllegalArgumentException("transactionTimeout must be <= the broker's transaction.max.timeout.ms ("
             + brokerMaxTransactionTimeout + "), got " + transactionTimeout);
       }
-      checkDeliveryTimeout();
+      ConfigProviders.Resolved resolved = ConfigProviders.resolve(properties);
+      checkResolvedValues(resolved);
+      checkDeliveryTimeout(resolved);
       KafkaSinkBuilder<T> builder = KafkaSink.<T>builder()
           .setBootstrapServers(bootstrapServers)
           .setRecordSerializer(recordSerializer != null ? recordSerializer : valueRecords())

@@ -30,6 +30,8 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds the Kafka source of a linerate job for exactly-once processing.
@@ -50,6 +52,8 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Configuration errors fail in {@link Builder#build()} with a message naming the option.
  */
 public final class ExactlyOnceSource {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ExactlyOnceSource.class);
 
   /** Where a fresh start (no checkpoint, no savepoint) begins reading. A restore always uses the checkpoint. */
   public enum StartingOffsets {
@@ -151,6 +155,11 @@ public final class ExactlyOnceSource {
      * {@code fetch.max.bytes}, security settings…). {@code bootstrap.servers} and {@code group.id} have their own
      * options; {@code isolation.level} stays {@code read_committed}; {@code auto.offset.reset} (see {@link
      * #startingOffsets}) and the key and value deserializers are the connector's, which replaces any given.
+     *
+     * <p>A value Kafka's consumer would refuse is refused, naming the property. A value may be a config-provider
+     * placeholder ({@code ${env:NAME}}, {@code ${file:/path:key}}) when {@code config.providers} names its provider:
+     * {@link #build} resolves it as Kafka's consumer will and checks the value it resolves to, or, if it cannot be
+     * resolved where the job is built, logs a warning that it is not checked. The consumer is given the placeholder.
      */
     public Builder<T> property(String key, String value) {
       Objects.requireNonNull(key, "key");
@@ -167,7 +176,9 @@ public final class ExactlyOnceSource {
             + (key.equals(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG) ? " (use startingOffsets(..))"
                 : " (the deserializer given to builder(..) reads the record's bytes)") + ", got " + value);
       }
-      checkClientValue(ConsumerConfig.configDef(), key, value, "consumer");
+      if (!ConfigProviders.hasPlaceholder(value)) {
+        checkClientValue(ConsumerConfig.configDef(), key, value, "consumer"); // a placeholder: by build()
+      }
       properties.put(key, value);
       return this;
     }
@@ -183,6 +194,7 @@ public final class ExactlyOnceSource {
       }
       requireText(jobName, "jobName");
       String group = groupId != null ? requireText(groupId, "groupId") : "linerate-" + jobName;
+      checkResolvedValues(ConfigProviders.resolve(properties));
       KafkaSourceBuilder<T> builder = KafkaSource.<T>builder()
           .setBootstrapServers(bootstrapServers)
           .setTopics(topics)
@@ -198,6 +210,26 @@ public final class ExactlyOnceSource {
         builder.setBounded(new CommittedEndOffsets(admin));
       }
       return builder.build();
+    }
+
+    /** Checks the values set as placeholders, resolved; one that cannot be resolved here with a warning. */
+    private void checkResolvedValues(ConfigProviders.Resolved resolved) {
+      properties.forEach((key, value) -> {
+        if (!ConfigProviders.hasPlaceholder(value)) {
+          return; // checked by property(..)
+        }
+        if (!resolved.known(key)) {
+          LOG.warn("{} ({}) is not checked before the job runs: {}; Kafka's consumer resolves it when the source's "
+              + "reader creates it", key, value, resolved.unresolved().get(key));
+          return;
+        }
+        try {
+          checkClientValue(ConsumerConfig.configDef(), key, resolved.values().get(key), "consumer");
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(key + " (" + value + ", resolved by its config provider): "
+              + e.getMessage(), e);
+        }
+      });
     }
 
     /**

@@ -13,7 +13,10 @@ import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The output side of a Kafka-to-Kafka job: streams of different types, each turned into JSON bytes by its
@@ -23,6 +26,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * ({@link #addRecords}: key, headers and timestamp of their own, e.g. the dedup job's raw output).
  */
 public final class JsonTopics {
+
+  private static final Logger LOG = LoggerFactory.getLogger(JsonTopics.class);
 
   private final Map<String, List<DataStream<byte[]>>> byTopic = new LinkedHashMap<>();
   private final Map<String, Records<?>> recordsByTopic = new LinkedHashMap<>();
@@ -98,6 +103,7 @@ public final class JsonTopics {
       }
       ExactlyOnceSink.Builder<byte[]> sink = sink(topic);
       producerProperties.forEach(sink::property);
+      checkResolvedBufferMemory(producerProperties);
       sink
           .bootstrapServers(bootstrapServers)
           .jobName(jobName)
@@ -121,6 +127,25 @@ public final class JsonTopics {
         .transactionalIdPrefix(transactionalIdPrefix(jobName, instance, topic))
         .transactionTimeout(transactionTimeout)
         .sinkTo(records.stream());
+  }
+
+  /**
+   * A {@code buffer.memory} set as a config-provider placeholder, which {@link KafkaJobOptions#sinkProperty} could
+   * not check: checked resolved, or left to the producer with a warning if it cannot be resolved here.
+   */
+  private static void checkResolvedBufferMemory(Map<String, String> producerProperties) {
+    String key = ProducerConfig.BUFFER_MEMORY_CONFIG;
+    String set = producerProperties.get(key);
+    if (set == null || !ConfigProviders.hasPlaceholder(set)) {
+      return;
+    }
+    ConfigProviders.Resolved resolved = ConfigProviders.resolve(producerProperties);
+    if (resolved.known(key)) {
+      KafkaJobOptions.checkBufferMemory(resolved.values().get(key), set);
+    } else {
+      LOG.warn("{} ({}) is not checked against the sinks' max.request.size before the job runs: {}", key, set,
+          resolved.unresolved().get(key));
+    }
   }
 
   /**

@@ -78,6 +78,8 @@ public final class KafkaJobOptions {
    * security settings…), checked as {@link ExactlyOnceSink.Builder#property} checks it. {@code max.request.size} is
    * refused: the jobs dead-letter records whose JSON the default limit cannot carry ({@link JsonTopics#maxValueBytes});
    * so is a {@code buffer.memory} below it (the producer refuses a record larger than its buffer as well).
+   * A config-provider placeholder ({@code ${env:NAME}}) is checked once resolved, when the job's sinks are built
+   * ({@link ExactlyOnceSink.Builder#property}).
    */
   public void sinkProperty(String key, String value) {
     JsonTopics.checkSinkProperty(key, value); // the sink's own checks and messages
@@ -85,14 +87,22 @@ public final class KafkaJobOptions {
       throw new IllegalArgumentException(key + " is fixed for the jobs' sinks (records whose JSON is longer than "
           + JsonTopics.maxValueBytes() + " bytes go to the dead letters), got " + value);
     }
-    if (key.equals(ProducerConfig.BUFFER_MEMORY_CONFIG)
-        && Long.parseLong(value.trim()) < JsonTopics.maxRequestSize()) {
-      throw new IllegalArgumentException(key + " must be at least the sinks' max.request.size ("
-          + JsonTopics.maxRequestSize() + " bytes): the producer "
-          + "refuses a record larger than its buffer, and the jobs send records of up to "
-          + JsonTopics.maxValueBytes() + " bytes, got " + value);
+    if (key.equals(ProducerConfig.BUFFER_MEMORY_CONFIG) && !ConfigProviders.hasPlaceholder(value)) {
+      checkBufferMemory(value, value); // a placeholder: by JsonTopics.sinkAll, resolved
     }
     sinkProperties.put(key, value);
+  }
+
+  /**
+   * Refuses a sinks' {@code buffer.memory} of {@code value} (set as {@code set}) below their max.request.size.
+   */
+  static void checkBufferMemory(String value, String set) {
+    if (Long.parseLong(value.trim()) < JsonTopics.maxRequestSize()) {
+      throw new IllegalArgumentException(ProducerConfig.BUFFER_MEMORY_CONFIG + " must be at least the sinks' "
+          + "max.request.size (" + JsonTopics.maxRequestSize() + " bytes): the producer "
+          + "refuses a record larger than its buffer, and the jobs send records of up to "
+          + JsonTopics.maxValueBytes() + " bytes, got " + set + (set.equals(value) ? "" : " (" + value + ")"));
+    }
   }
 
   /** The sinks' producer properties set by {@link #sinkProperty}, in the order set. */
