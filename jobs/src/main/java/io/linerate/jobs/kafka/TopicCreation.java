@@ -2,7 +2,7 @@ package io.linerate.jobs.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -10,13 +10,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Creates topics the way every {@link KafkaBroker} of the project does: replication factor 1, checked names and
@@ -34,7 +35,7 @@ public final class TopicCreation {
    *
    * @throws IllegalArgumentException if a name is blank, none is given or {@code partitions < 1}
    * @throws IllegalStateException if the broker refuses (e.g. a topic exists) or does not answer within
-   *     {@code timeout}
+   *     {@code timeout}, or if after another {@code timeout} some partitions have no leader serving them (named)
    */
   public static void create(Admin admin, Duration timeout, int partitions, String... names) {
     if (partitions < 1) {
@@ -53,7 +54,6 @@ public final class TopicCreation {
     List<String> topicNames = List.of(names);
     try {
       admin.createTopics(topics).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      awaitLeaders(admin, timeout, topicNames);
     } catch (ExecutionException e) {
       throw new IllegalStateException("cannot create topics " + topicNames + ": " + e.getCause().getMessage(), e.getCause());
     } catch (TimeoutException e) {
@@ -62,57 +62,97 @@ public final class TopicCreation {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topics " + topicNames, e);
     }
+    awaitLeaders(admin, timeout, topicNames);
   }
 
   /**
-   * Whether every partition's leader answers a ListOffsets request, which only a partition's leader serves. The
-   * metadata a describe reads can name a leader before the broker has taken the partition over; a producer's first
-   * batch sent then fails with NOT_LEADER_OR_FOLLOWER while later ones are taken, and the idempotent producer then
-   * retries that batch as out of order until its delivery timeout (seen on the embedded broker under load: 120 s,
-   * then the whole batch expired).
+   * Waits until every partition of {@code names} has a leader that serves it ({@link #withoutServingLeader} empty).
+   *
+   * @throws IllegalStateException naming the topics and partitions that still have none after {@code timeout}, or
+   *     what the broker answered if it refused
    */
-  private static boolean leadersServe(Admin admin, Duration timeout, List<String> names)
-      throws InterruptedException, ExecutionException, TimeoutException {
-    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-    for (TopicDescription d : admin.describeTopics(names).allTopicNames()
-        .get(timeout.toMillis(), TimeUnit.MILLISECONDS).values()) {
-      for (TopicPartitionInfo p : d.partitions()) {
-        latest.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest());
-      }
-    }
+  static void awaitLeaders(Admin admin, Duration timeout, List<String> names) {
+    long deadline = System.nanoTime() + timeout.toNanos();
     try {
-      admin.listOffsets(latest).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      return true;
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RetriableException) {
-        return false; // not the leader yet (or not known yet): ask again
+      while (true) {
+        // each request may take the whole timeout (not what is left of it), so that the last round's answers
+        // are answers and the error names why each partition is not served, not "no answer" for all
+        List<String> missing = withoutServingLeader(admin, timeout, names);
+        if (missing.isEmpty()) {
+          return;
+        }
+        if (System.nanoTime() - deadline > 0) {
+          throw new IllegalStateException("created topics " + names + ", but after " + timeout + " these still "
+              + "have no leader that serves them: " + String.join(", ", missing));
+        }
+        Thread.sleep(20);
       }
-      throw e;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("created topics " + names + ", but cannot see their leaders: "
+          + e.getCause().getMessage(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the leaders of topics " + names, e);
     }
   }
 
-  private static void awaitLeaders(Admin admin, Duration timeout, List<String> names)
-      throws InterruptedException, ExecutionException, TimeoutException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      boolean ready;
+  /**
+   * What of {@code names} has no leader serving it yet, each with why: a topic the describe does not know (yet), a
+   * partition without a leader, a partition whose leader does not answer a ListOffsets request yet (only a
+   * partition's leader serves it: the metadata a describe reads can name a leader before the broker has taken the
+   * partition over, and a producer's first batch sent then fails with NOT_LEADER_OR_FOLLOWER while later ones are
+   * taken, which the idempotent producer then retries as out of order until its delivery timeout, seen on the
+   * embedded broker under load). A retriable error counts as "not yet" wherever it comes from: right after creation
+   * a broker of a larger cluster may not know the topic yet ({@code UnknownTopicOrPartitionException}) although
+   * another one already did; so does no answer within {@code timeout}. Empty when all are served.
+   *
+   * @throws ExecutionException with the broker's non-retriable refusal
+   */
+  static List<String> withoutServingLeader(Admin admin, Duration timeout, List<String> names)
+      throws InterruptedException, ExecutionException {
+    List<String> missing = new ArrayList<>();
+    Map<TopicPartition, OffsetSpec> led = new LinkedHashMap<>();
+    Map<String, KafkaFuture<TopicDescription>> described = admin.describeTopics(names).topicNameValues();
+    for (String name : names) {
+      TopicDescription d;
       try {
-        ready = admin.describeTopics(names).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS)
-            .values().stream()
-            .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
-          throw e;
+        d = described.get(name).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        missing.add(name + " (" + notYet(e) + ")");
+        continue;
+      }
+      for (TopicPartitionInfo p : d.partitions()) {
+        TopicPartition tp = new TopicPartition(d.name(), p.partition());
+        if (p.leader() == null || p.leader().isEmpty()) {
+          missing.add(tp + " (no leader)");
+        } else {
+          led.put(tp, OffsetSpec.latest());
         }
-        ready = false; // created, but the broker's metadata does not show the topic yet: ask again
       }
-      if (ready && leadersServe(admin, timeout, names)) {
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new TimeoutException("partitions of " + names + " have no leader after " + timeout);
-      }
-      Thread.sleep(20);
     }
+    if (led.isEmpty()) {
+      return missing;
+    }
+    ListOffsetsResult offsets = admin.listOffsets(led);
+    for (TopicPartition tp : led.keySet()) {
+      try {
+        offsets.partitionResult(tp).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        missing.add(tp + " (its leader does not serve it yet: " + notYet(e) + ")");
+      }
+    }
+    return missing;
+  }
+
+  /** Why a request failed if it is worth asking again; rethrows a non-retriable failure. */
+  private static String notYet(Exception e) throws ExecutionException {
+    if (e instanceof TimeoutException) {
+      return "no answer";
+    }
+    Throwable cause = e.getCause();
+    if (cause instanceof RetriableException) {
+      return cause.getClass().getSimpleName();
+    }
+    throw (ExecutionException) e;
   }
 }
