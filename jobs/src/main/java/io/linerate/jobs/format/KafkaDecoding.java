@@ -120,6 +120,67 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
         return Decoded.dead(letter);
     }
 
+    /** The most bytes of the value, of the key, and of the headers' names and values a dead letter keeps. */
+    public int maxDeadLetterBytes() {
+        return maxDeadLetterBytes;
+    }
+
+    /** {@link #maxDeadLetterJsonBytes(int)} of this deserializer's {@link #maxDeadLetterBytes()}. */
+    public long maxDeadLetterJsonBytes() {
+        return maxDeadLetterJsonBytes(maxDeadLetterBytes);
+    }
+
+    /**
+     * The JSON of a dead letter without its variable parts, as {@link OutputJson#deadLetters()} writes it: empty
+     * topic, reason, value and key, no headers, numbers 0 and booleans false.
+     */
+    static final int DEAD_LETTER_JSON_SKELETON = ("{'type':'" + OutputJson.DEAD_LETTER + "','topic':'','partition':0,"
+            + "'offset':0,'timestamp':0,'reason':'','error_offset':0,'value_length':0,'value_truncated':false,"
+            + "'value_base64':'','key_length':0,'key_truncated':false,'key_base64':'','header_count':0,"
+            + "'headers_truncated':false,'headers':[]}").length();
+
+    /**
+     * The most bytes {@link OutputJson#deadLetters()} writes for a dead letter this deserializer makes with {@code
+     * maxDeadLetterBytes} = B: the skeleton, plus a topic of Kafka's longest name (249 ASCII characters, never
+     * escaped), every int at 11 characters and every long at 20 (their longest decimal text, sign included), the
+     * reason cut to {@value #MAX_REASON_CHARS} characters of up to 6 bytes each (a control character, escaped in six) plus the cut note,
+     * the value and the key in base64 (4·⌈B/3⌉ each; the key {@code null} when absent, whichever is longer), and
+     * {@value #MAX_DEAD_LETTER_HEADERS} headers ({@code {"key":"","value_base64":null}} each, with commas) whose
+     * names and values hold B bytes at most: a name's byte takes up to 6 bytes of JSON (a control character,
+     * escaped in six), a value's at most 2 (base64, "" instead of null), so at most 6·B.
+     */
+    public static long maxDeadLetterJsonBytes(int maxDeadLetterBytes) {
+        long b64 = 4L * ((maxDeadLetterBytes + 2L) / 3);
+        // beyond the skeleton's 0s: partition, value_length, header_count (ints); offset, timestamp, error_offset
+        // (longs); key_length with the key below
+        long numbers = 3 * (11 - 1) + 3 * (20 - 1);
+        long reason = 6L * MAX_REASON_CHARS + "… (reason cut: 2147483647 characters)".getBytes(
+                java.nio.charset.StandardCharsets.UTF_8).length;
+        long value = b64;
+        long key = Math.max(11 - 1 + "null".length() - 2, 10 - 1 + b64); // beyond "key_length":0,…"key_base64":""
+        long headers = MAX_DEAD_LETTER_HEADERS * (long) "{\"key\":\"\",\"value_base64\":null}".length()
+                + (MAX_DEAD_LETTER_HEADERS - 1) + 6L * maxDeadLetterBytes;
+        return DEAD_LETTER_JSON_SKELETON + 249 + numbers + reason + value + key + headers;
+    }
+
+    /** The largest {@code maxDeadLetterBytes} whose {@link #maxDeadLetterJsonBytes(int)} is at most {@code jsonBytes}; −1 if none. */
+    public static int largestMaxDeadLetterBytes(long jsonBytes) {
+        if (maxDeadLetterJsonBytes(0) > jsonBytes) {
+            return -1;
+        }
+        int lo = 0;
+        int hi = Integer.MAX_VALUE;
+        while (lo < hi) { // the bound grows with B
+            int mid = (int) ((lo + (long) hi + 1) / 2);
+            if (maxDeadLetterJsonBytes(mid) <= jsonBytes) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
     /** The first {@code maxDeadLetterBytes} of {@code bytes} (a copy: the array is the consumer's); empty for null. */
     private byte[] head(byte[] bytes) {
         return bytes == null ? new byte[0] : Arrays.copyOf(bytes, Math.min(bytes.length, maxDeadLetterBytes));
@@ -184,8 +245,8 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
 
     /**
      * The reason, cut to {@value #MAX_REASON_CHARS} characters: a decoder (or the exception of a failing one) may quote
-     * the input, and a dead letter must stay far below the largest record the sink can write (as JSON, a character
-     * takes at most 6 bytes: 12 KB here, beside the value's kept bytes).
+     * the input, and a dead letter must fit the largest record the sink can write (as JSON, a character takes at
+     * most 6 bytes: 12 KB here, beside the kept bytes; {@link #maxDeadLetterJsonBytes(int)} counts it).
      */
     static String capped(String reason) {
         return reason.length() <= MAX_REASON_CHARS ? reason // never null: MalformedRecordException has one

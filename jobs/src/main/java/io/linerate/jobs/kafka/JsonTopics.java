@@ -179,6 +179,16 @@ public final class JsonTopics {
     return maxValueBytes() + ExactlyOnceSink.RECORD_OVERHEAD;
   }
 
+  /**
+   * The longest JSON value the sinks of {@link #sinkAll} can write with {@code producerProperties} (their
+   * {@code max.request.size} and {@code buffer.memory} as set there, else Kafka's defaults).
+   */
+  public static int maxValueBytes(Map<String, String> producerProperties) {
+    ExactlyOnceSink.Builder<byte[]> sink = sink("any");
+    producerProperties.forEach(sink::property);
+    return sink.maxValueBytes();
+  }
+
   /** The sinks' {@code max.request.size} ({@link ExactlyOnceSink.Builder#maxRequestSize()}; fixed for the jobs). */
   static int maxRequestSize() {
     return sink("any").maxRequestSize();

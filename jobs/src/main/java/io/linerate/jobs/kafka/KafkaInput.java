@@ -1,6 +1,7 @@
 package io.linerate.jobs.kafka;
 
 import java.io.Serializable;
+import java.util.Map;
 
 import io.linerate.jobs.format.DeadLetter;
 import io.linerate.jobs.format.Decoded;
@@ -42,10 +43,13 @@ public final class KafkaInput {
    *
    * @param jobName the consumer group and source name
    * @param eventTime the Flink timestamp of each decoded value
+   * @throws IllegalArgumentException if a dead letter of {@code decoding} could be longer than the job's sinks can
+   *     write ({@link #requireDeadLettersFit})
    */
   public static <T> SingleOutputStreamOperator<T> read(StreamExecutionEnvironment env, JobTopics topics,
       String jobName, KafkaDecoding<T> decoding, TypeInformation<T> valueType, EventTime<T> eventTime,
       KafkaJobOptions options) {
+    requireDeadLettersFit(decoding, options.sinkProperties());
     ExactlyOnceSource.Builder<Decoded<T>> source = ExactlyOnceSource.builder(decoding)
         .bootstrapServers(topics.bootstrapServers())
         .topics(topics.input())
@@ -55,6 +59,25 @@ public final class KafkaInput {
     }
     DataStream<Decoded<T>> decoded = source.fromSource(env, watermarks(eventTime, options));
     return SplitDecoded.split(decoded, valueType).uid("split-dead-letters");
+  }
+
+  /**
+   * Refuses a {@code maxDeadLetterBytes} whose largest dead letter ({@link KafkaDecoding#maxDeadLetterJsonBytes()})
+   * the dead-letter sink's producer could not send ({@link JsonTopics#maxValueBytes(Map)} with the job's producer
+   * properties): the sink would fail the job on the dead letter of a large malformed record, and again on every
+   * restart.
+   *
+   * @throws IllegalArgumentException naming the option, the limit and the largest setting that fits
+   */
+  public static void requireDeadLettersFit(KafkaDecoding<?> decoding, Map<String, String> producerProperties) {
+    int limit = JsonTopics.maxValueBytes(producerProperties);
+    if (decoding.maxDeadLetterJsonBytes() > limit) {
+      throw new IllegalArgumentException("maxDeadLetterBytes " + decoding.maxDeadLetterBytes() + " is too large: "
+          + "a dead letter keeping that many bytes of the value, of the key and of the headers can take "
+          + decoding.maxDeadLetterJsonBytes() + " bytes of JSON, more than the " + limit + " bytes the dead-letter "
+          + "sink's producer can send (max.request.size and buffer.memory less the record overhead); at most "
+          + KafkaDecoding.largestMaxDeadLetterBytes(limit) + " fits");
+    }
   }
 
   /**
