@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
@@ -18,6 +20,7 @@ import io.linerate.it.broker.BrokerExtension;
 import io.linerate.jobs.cli.FlinkOptions.StateBackend;
 import io.linerate.jobs.feed.TrafficSource;
 import io.linerate.jobs.local.JobTopics;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -47,9 +50,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The first two run every job on the heap state backend and, on RocksDB ({@code state.backend.type: rocksdb}, what
  * the jobs' {@code --state-backend rocksdb} sets), where the operators keep the structures of recent scopes live in a
  * write-back cache (here {@link Workload#smallStateCache}: about two scopes, so structures are written back and read
- * again between checkpoints): the flow meter's failures and the heavy hitters' rescale in every build, every job of
- * both with {@code -Dlinerate.it.rocksdb=all} (the {@code it-full} profile). Every run is compared with the same
- * failure-free heap run.
+ * again between checkpoints): the flow meter's failures with incremental checkpoints ({@link CheckpointKind}; the
+ * test checks that the checkpoints restored held RocksDB's incremental state) and the heavy hitters' rescale with
+ * full ones in every build; with {@code -Dlinerate.it.rocksdb=all} (the {@code it-full} profile) every job's
+ * failures with both kinds and every job's rescale with full ones. Every run is compared with the same failure-free
+ * heap run.
  * A record lost or written twice by a replay, or a state not restored (or not redistributed) exactly, makes the
  * outputs differ; the message lists the records missing and in excess. The operators are deterministic for a fixed
  * seed and per-scope order, and each scope's records are in one partition, so equality is the right test.
@@ -58,7 +63,10 @@ class ExactlyOnceIT {
 
   static final int FAILURES = 3;
   static final int BROKER_DOWN_SECONDS = 3;
-  /** {@code all}: every job on RocksDB too ({@code it-full}); {@code default}: the two runs named in the class. */
+  /**
+   * {@code all}: every job on RocksDB too, the failures with full and incremental checkpoints ({@code it-full});
+   * {@code default}: the two runs named in the class.
+   */
   static final String ROCKSDB_PROPERTY = "linerate.it.rocksdb";
 
   @RegisterExtension static final BrokerExtension KAFKA = new BrokerExtension();
@@ -81,49 +89,87 @@ class ExactlyOnceIT {
     writerThread.shutdownNow();
   }
 
-  /** The runs of {@link #committedOutputEqualsTheFailureFreeRun}: every job on heap, and on RocksDB (see the class). */
-  static Stream<Arguments> failureRuns() {
-    return runs(Workload.FLOW_METER);
-  }
+  /**
+   * RocksDB's checkpoints: full (every checkpoint writes the whole state) or incremental ({@code
+   * execution.checkpointing.incremental}: RocksDB's files, each uploaded once and shared by later checkpoints). The
+   * heap backend's are always full.
+   */
+  enum CheckpointKind {
+    FULL, INCREMENTAL;
 
-  /** The runs of {@link #savepointAtTwoRescaledToFourThenOne}: every job on heap, and on RocksDB (see the class). */
-  static Stream<Arguments> rescaleRuns() {
-    return runs(Workload.HEAVY_HITTERS);
+    @Override
+    public String toString() {
+      return name().toLowerCase(Locale.ROOT);
+    }
   }
 
   /**
-   * Every workload on heap, then on RocksDB: {@code onRocksDbByDefault} only, unless {@value #ROCKSDB_PROPERTY} is
-   * {@code all}. (Each RocksDB run costs as much as a heap run, about 15 s at the reduced size on 2 cores.)
+   * The runs of {@link #committedOutputEqualsTheFailureFreeRun}: every job on heap, and on RocksDB (see the class)
+   * with incremental checkpoints, and with {@value #ROCKSDB_PROPERTY}{@code =all} with full ones too. (RocksDB
+   * restores both the same way, from its files: a full checkpoint's are all its own, an incremental one's partly
+   * uploaded by earlier checkpoints; the incremental ones add the sharing.)
    */
-  private static Stream<Arguments> runs(Workload onRocksDbByDefault) {
+  static Stream<Arguments> failureRuns() {
+    return runs(Workload.FLOW_METER, CheckpointKind.INCREMENTAL, CheckpointKind.values());
+  }
+
+  /**
+   * The runs of {@link #savepointAtTwoRescaledToFourThenOne}: every job on heap, and on RocksDB (see the class) with
+   * full checkpoints. Its restores read canonical savepoints, whatever the checkpoints: RocksDB's key groups, not its
+   * files, so the kind of checkpoint matters little here.
+   */
+  static Stream<Arguments> rescaleRuns() {
+    return runs(Workload.HEAVY_HITTERS, CheckpointKind.FULL, CheckpointKind.FULL);
+  }
+
+  /**
+   * Every workload on heap, then on RocksDB: {@code onRocksDbByDefault} with {@code byDefault} checkpoints only,
+   * unless {@value #ROCKSDB_PROPERTY} is {@code all}: then every workload with each of {@code inAll}. (Each RocksDB
+   * run costs as much as a heap run, about 15 s at the reduced size on 2 cores.)
+   */
+  private static Stream<Arguments> runs(Workload onRocksDbByDefault, CheckpointKind byDefault,
+      CheckpointKind... inAll) {
     String rocksDb = System.getProperty(ROCKSDB_PROPERTY, "default").trim();
     if (!rocksDb.equals("default") && !rocksDb.equals("all")) {
       throw new IllegalArgumentException(ROCKSDB_PROPERTY + " must be default or all, got '" + rocksDb + "'");
     }
-    Stream<Arguments> heap = Arrays.stream(Workload.values()).map(w -> Arguments.of(w, StateBackend.HEAP));
-    Stream<Arguments> rocks = Arrays.stream(Workload.values())
-        .filter(w -> rocksDb.equals("all") || w == onRocksDbByDefault).map(w -> Arguments.of(w, StateBackend.ROCKSDB));
+    Stream<Arguments> heap = Arrays.stream(Workload.values())
+        .map(w -> Arguments.of(w, StateBackend.HEAP, CheckpointKind.FULL));
+    Stream<Arguments> rocks = rocksDb.equals("all")
+        ? Arrays.stream(inAll).flatMap(k -> Arrays.stream(Workload.values())
+            .map(w -> Arguments.of(w, StateBackend.ROCKSDB, k)))
+        : Stream.of(Arguments.of(onRocksDbByDefault, StateBackend.ROCKSDB, byDefault));
     return Stream.concat(heap, rocks);
   }
 
-  @ParameterizedTest(name = "{0} on {1}")
+  /** How the test log names a run: the job and backend, and on RocksDB the kind of checkpoints. */
+  private static String label(Workload w, StateBackend backend, CheckpointKind checkpoints) {
+    return w + " on " + backend + (backend == StateBackend.HEAP ? "" : ", " + checkpoints + " checkpoints");
+  }
+
+  @ParameterizedTest(name = "{0} on {1}, {2} checkpoints")
   @MethodSource("failureRuns")
   @Timeout(900)
-  void committedOutputEqualsTheFailureFreeRun(Workload w, StateBackend backend,
+  void committedOutputEqualsTheFailureFreeRun(Workload w, StateBackend backend, CheckpointKind checkpoints,
       @InjectMiniCluster MiniCluster cluster) throws Exception {
     Scale scale = Scale.current();
-    Start start = start("failures", w, backend, cluster);
+    Start start = start("failures", w, backend, checkpoints, cluster);
+    String name = label(w, backend, checkpoints);
     String prefix = start.prefix();
     JobTopics topics = start.topics();
     long units = w.units(scale);
     SplittableRandom random = new SplittableRandom(ReferenceRuns.SEED + w.ordinal() + 10L * backend.ordinal());
     long[] killAtMs = killTimes(random, scale.feedSeconds * 1000L);
-    System.out.printf(Locale.ROOT, "[%s on %s] %d units over %d s, TaskManager kills at %s ms%n", w, backend, units,
+    System.out.printf(Locale.ROOT, "[%s] %d units over %d s, TaskManager kills at %s ms%n", name, units,
         scale.feedSeconds, Arrays.toString(killAtMs));
+    List<Map<String, Integer>> restored = new ArrayList<>();
 
     long begin = System.nanoTime();
     try (InputWriter writer = new InputWriter(KAFKA.bootstrapServers(), topics.input(), Workload.PARTITIONS);
         JobRun run = JobRun.of(cluster, job(w, backend), topics).parallelism(2).stateBackend(backend)
+            .set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, checkpoints == CheckpointKind.INCREMENTAL)
+            // the restored checkpoint's files stay until five newer ones completed: time to read its metadata
+            .set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 5)
             .checkpointDir(Files.createDirectories(tmp.resolve(prefix))).start()) {
       run.awaitCheckpointAfter(0, Duration.ofMinutes(2));
       long feedBegin = System.nanoTime();
@@ -146,12 +192,14 @@ class ExactlyOnceIT {
           assertThat(attempt).as("TaskManager kills before the job restarted").isLessThanOrEqualTo(4);
           int index = killer.killOneRunning(random, run);
           boolean fed = feeding.isDone();
-          System.out.printf(Locale.ROOT, "[%s on %s] killed TaskManager %d at %d ms (feeding %s)%n", w, backend, index,
+          System.out.printf(Locale.ROOT, "[%s] killed TaskManager %d at %d ms (feeding %s)%n", name, index,
               (System.nanoTime() - feedBegin) / 1_000_000, fed ? "done" : "in progress");
           if (!fed) {
             killsWhileFeeding++;
           }
-          run.awaitRestoreAfter(restores, Duration.ofSeconds(5));
+          if (run.awaitRestoreAfter(restores, Duration.ofSeconds(5))) {
+            restored.add(run.restoredKeyedState());
+          }
         }
         checkpointsAtLastKill = run.completedCheckpoints();
       }
@@ -166,9 +214,10 @@ class ExactlyOnceIT {
       // the restarts the broker test reports are read the same way: here they must count the kills
       assertThat(run.restarts()).as("restarts (numRestarts), one per TaskManager kill")
           .isGreaterThanOrEqualTo(FAILURES);
-      System.out.printf(Locale.ROOT, "[%s on %s] %d restarts, %d restores, %d checkpoints, settled after %.1f s%n", w,
-          backend, run.restarts(), run.restoredCheckpoints(), run.completedCheckpoints(),
-          (System.nanoTime() - begin) / 1e9);
+      System.out.printf(Locale.ROOT, "[%s] %d restarts, %d restores, %d checkpoints, settled after %.1f s; keyed "
+          + "state handles of the checkpoints restored after the kills: %s%n", name, run.restarts(),
+          run.restoredCheckpoints(), run.completedCheckpoints(), (System.nanoTime() - begin) / 1e9, restored);
+      assertRestoredKind(name, backend, checkpoints, restored);
       assertStateBackendUsed(w, backend, run);
     }
     assertSameAsReference(w, topics, start.expected());
@@ -182,17 +231,18 @@ class ExactlyOnceIT {
    * subtasks, Kafka splits reassigned) for part 2 and stops with a savepoint; then at parallelism 1 for part 3 and
    * the end markers. Windows, flows and dedup generations open across the stops must carry on exactly.
    */
-  @ParameterizedTest(name = "{0} on {1}")
+  @ParameterizedTest(name = "{0} on {1}, {2} checkpoints")
   @MethodSource("rescaleRuns")
   @Timeout(900)
-  void savepointAtTwoRescaledToFourThenOne(Workload w, StateBackend backend, @InjectMiniCluster MiniCluster cluster)
-      throws Exception {
+  void savepointAtTwoRescaledToFourThenOne(Workload w, StateBackend backend, CheckpointKind checkpoints,
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
     Scale scale = Scale.current();
-    Start start = start("rescale", w, backend, cluster);
+    Start start = start("rescale", w, backend, checkpoints, cluster);
+    String name = label(w, backend, checkpoints);
     String prefix = start.prefix();
     JobTopics topics = start.topics();
     long units = w.units(scale);
-    Path checkpoints = Files.createDirectories(tmp.resolve(prefix));
+    Path checkpointDir = Files.createDirectories(tmp.resolve(prefix));
     int[] parallelisms = {2, 4, 1};
     String savepoint = null;
     long written = 0;
@@ -213,7 +263,9 @@ class ExactlyOnceIT {
           writer.writeMarkers(w, Workload.endOfTraffic(units) + Workload.MARKER_AHEAD.toMillis());
         }
         try (JobRun run = JobRun.of(cluster, job(w, backend), topics).parallelism(parallelisms[part])
-            .stateBackend(backend).checkpointDir(checkpoints).fromSavepoint(savepoint).start()) {
+            .stateBackend(backend).checkpointDir(checkpointDir)
+            .set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, checkpoints == CheckpointKind.INCREMENTAL)
+            .fromSavepoint(savepoint).start()) {
           boolean midStream = false;
           if (part == 0) {
             // the first savepoint is taken mid-stream: while the first part is still being written at a steady pace,
@@ -239,14 +291,14 @@ class ExactlyOnceIT {
               .isNotEmpty().allSatisfy((vertex, p) -> assertThat(p).as(vertex).isEqualTo(expectedParallelism));
           String from = savepoint;
           if (!last) {
-            savepoint = run.stopWithSavepoint(Files.createDirectories(checkpoints.resolve("savepoints")));
+            savepoint = run.stopWithSavepoint(Files.createDirectories(checkpointDir.resolve("savepoints")));
             if (midStream) {
-              System.out.printf(Locale.ROOT, "[%s on %s] part 1: stopped with a savepoint mid-stream, %s%n", w, backend,
+              System.out.printf(Locale.ROOT, "[%s] part 1: stopped with a savepoint mid-stream, %s%n", name,
                   partOne.isDone() ? "its writer done meanwhile" : "its writer still writing");
             }
           }
-          System.out.printf(Locale.ROOT, "[%s on %s] part %d at parallelism %d: %d units written so far, %s%s "
-              + "(%.1f s)%n", w, backend, part + 1, parallelisms[part], written,
+          System.out.printf(Locale.ROOT, "[%s] part %d at parallelism %d: %d units written so far, %s%s "
+              + "(%.1f s)%n", name, part + 1, parallelisms[part], written,
               from == null ? "fresh start" : "restored from " + from,
               last ? "" : ", stopped with savepoint " + savepoint, (System.nanoTime() - begin) / 1e9);
         }
@@ -270,7 +322,7 @@ class ExactlyOnceIT {
   @Timeout(900)
   void brokerRestartMidRun(Workload w, @InjectMiniCluster MiniCluster cluster) throws Exception {
     Scale scale = Scale.current();
-    Start start = start("broker-restart", w, StateBackend.HEAP, cluster);
+    Start start = start("broker-restart", w, StateBackend.HEAP, CheckpointKind.FULL, cluster);
     String prefix = start.prefix();
     JobTopics topics = start.topics();
     long units = w.units(scale);
@@ -341,10 +393,12 @@ class ExactlyOnceIT {
   private record Start(List<List<String>> expected, String prefix, JobTopics topics) {
   }
 
-  private static Start start(String test, Workload w, StateBackend backend, MiniCluster cluster) throws Exception {
+  private static Start start(String test, Workload w, StateBackend backend, CheckpointKind checkpoints,
+      MiniCluster cluster) throws Exception {
     Workload.assumeSelected(w);
     List<List<String>> expected = references.of(w, KAFKA.broker(), cluster, tmp); // on heap, whatever the backend
-    String prefix = test + (backend == StateBackend.HEAP ? "" : "-" + backend) + "-"
+    String prefix = test + (backend == StateBackend.HEAP ? "" : "-" + backend)
+        + (checkpoints == CheckpointKind.INCREMENTAL ? "-incremental" : "") + "-"
         + w.name().toLowerCase(Locale.ROOT).replace('_', '-');
     return new Start(expected, prefix, ItTopics.create(KAFKA.broker(), prefix));
   }
@@ -377,6 +431,23 @@ class ExactlyOnceIT {
     assertThat(name).as("%s: the state backend", w).containsIgnoringCase("RocksDB");
     assertThat(peak).as("%s on %s: structures the write-back cache held", w, backend).isPositive();
     assertThat(writes).as("%s on %s: structures written back to the state", w, backend).isPositive();
+  }
+
+  /**
+   * That the checkpoints the job restored after the kills were of the kind the run asked for, read from each one's
+   * metadata ({@link JobRun#restoredKeyedState}): on RocksDB with incremental checkpoints the keyed state of every one
+   * is RocksDB's incremental handles only (SST files shared between checkpoints), with full ones RocksDB's full
+   * handles only (every file the checkpoint's own), on heap the heap backend's key groups; and there was at least
+   * one.
+   */
+  private static void assertRestoredKind(String name, StateBackend backend, CheckpointKind checkpoints,
+      List<Map<String, Integer>> restored) {
+    String expected = backend == StateBackend.HEAP ? "KeyGroupsStateHandle"
+        : checkpoints == CheckpointKind.INCREMENTAL ? JobRun.ROCKSDB_INCREMENTAL : JobRun.ROCKSDB_FULL;
+    assertThat(restored).as("%s: the checkpoints restored after the kills", name).isNotEmpty();
+    for (Map<String, Integer> kinds : restored) {
+      assertThat(kinds).as("%s: keyed state handles of a restored checkpoint", name).containsOnlyKeys(expected);
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.linerate.it;
 
+import java.io.DataInputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -27,10 +28,17 @@ import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.filesystem.AbstractFsCheckpointStorageAccess;
 import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -126,6 +134,44 @@ public final class JobRun implements AutoCloseable {
   public long restoredCheckpoints() throws Exception {
     return checkpoints().getCounts().getNumberOfRestoredCheckpoints();
   }
+
+  /**
+   * The keyed state of the checkpoint the job restored last, read from its {@code _metadata}: the number of state
+   * handles of each kind over every operator and subtask, {@value #ROCKSDB_INCREMENTAL} (RocksDB's files, the SST
+   * files in the checkpoints' shared folder, each uploaded once and referenced by later checkpoints), {@value
+   * #ROCKSDB_FULL} (RocksDB's files, every one uploaded for this checkpoint alone: what RocksDB's checkpoints are
+   * unless incremental), or the handle's class (e.g. {@code KeyGroupsStateHandle}: the heap backend's, and canonical
+   * savepoints); empty if the job restored none. Call it right after the restore: the checkpoint's folder is deleted
+   * once enough newer ones completed ({@code execution.checkpointing.num-retained}).
+   */
+  public Map<String, Integer> restoredKeyedState() throws Exception {
+    RestoredCheckpointStats restored = checkpoints().getLatestRestoredCheckpoint();
+    if (restored == null) {
+      return Map.of();
+    }
+    org.apache.flink.core.fs.Path metadata = new org.apache.flink.core.fs.Path(restored.getExternalPath(),
+        AbstractFsCheckpointStorageAccess.METADATA_FILE_NAME);
+    CheckpointMetadata checkpoint;
+    try (DataInputStream in = new DataInputStream(metadata.getFileSystem().open(metadata))) {
+      checkpoint = Checkpoints.loadCheckpointMetadata(in, getClass().getClassLoader(), restored.getExternalPath());
+    }
+    Map<String, Integer> kinds = new TreeMap<>();
+    for (OperatorState operator : checkpoint.getOperatorStates()) {
+      for (OperatorSubtaskState subtask : operator.getStates()) {
+        // RocksDB's full checkpoints are native too (Flink's RocksNativeFullSnapshotStrategy): the same handle
+        // class as incremental ones, with every file private to the checkpoint and none shared
+        subtask.getManagedKeyedState().forEach(h -> kinds.merge(h instanceof IncrementalRemoteKeyedStateHandle r
+            ? (r.getSharedState().isEmpty() ? ROCKSDB_FULL : ROCKSDB_INCREMENTAL) : h.getClass().getSimpleName(),
+            1, Integer::sum));
+      }
+    }
+    return kinds;
+  }
+
+  /** {@link #restoredKeyedState}'s name for RocksDB's incremental checkpoints. */
+  public static final String ROCKSDB_INCREMENTAL = "RocksDB incremental";
+  /** {@link #restoredKeyedState}'s name for RocksDB's full (native) checkpoints. */
+  public static final String ROCKSDB_FULL = "RocksDB full";
 
   /** Checkpoints that failed (declined, expired or aborted) so far, over every restart. */
   public long failedCheckpoints() throws Exception {

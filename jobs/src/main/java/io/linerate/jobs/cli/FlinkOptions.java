@@ -33,8 +33,9 @@ public class FlinkOptions {
     HEAP("hashmap"),
     /**
      * Serialized in embedded RocksDB on local disk ({@code rocksdb}): larger than the heap. Checkpoints are full
-     * unless the cluster sets Flink's {@code execution.checkpointing.incremental} (off by default; the integration
-     * tests cover full ones).
+     * unless the cluster sets Flink's {@code execution.checkpointing.incremental} (off by default; no option of
+     * these commands sets it, {@link #configuration()} leaves it to the cluster). The integration tests restore
+     * incremental checkpoints in every build, full ones with {@code -Pit-full}.
      */
     ROCKSDB("rocksdb");
 
