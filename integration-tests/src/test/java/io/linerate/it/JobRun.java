@@ -173,6 +173,13 @@ public final class JobRun implements AutoCloseable {
   /** {@link #restoredKeyedState}'s name for RocksDB's full (native) checkpoints. */
   public static final String ROCKSDB_FULL = "RocksDB full";
 
+  /** The longest a checkpoint of the recent ones ({@code web.checkpoints.history}, 10) took to complete. */
+  public Duration longestRecentCheckpoint() throws Exception {
+    return Duration.ofMillis(checkpoints().getHistory().getCheckpoints().stream()
+        .filter(c -> c instanceof org.apache.flink.runtime.checkpoint.CompletedCheckpointStats)
+        .mapToLong(c -> c.getEndToEndDuration()).max().orElse(0));
+  }
+
   /** Checkpoints that failed (declined, expired or aborted) so far, over every restart. */
   public long failedCheckpoints() throws Exception {
     return checkpoints().getCounts().getNumberOfFailedCheckpoints();
