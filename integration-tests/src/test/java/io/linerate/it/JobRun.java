@@ -363,6 +363,11 @@ public final class JobRun implements AutoCloseable {
       while (!status().isGloballyTerminalState() && System.nanoTime() < deadline) {
         Thread.sleep(50);
       }
+      // a job still running would hold the shared cluster's slots and its topics' transactions for the next test
+      JobStatus after = status();
+      if (!after.isGloballyTerminalState()) {
+        throw new IllegalStateException("job " + client.getJobID() + " still " + after + " 60 s after its cancellation");
+      }
     }
   }
 
