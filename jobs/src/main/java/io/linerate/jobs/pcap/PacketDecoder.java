@@ -269,7 +269,7 @@ final class PacketDecoder {
         if (fragmentOffset == 0) {
             int need = transportBytesNeeded(protocol);
             if (need > 0) {
-                if (totalLength - ihl < need) {
+                if (totalLength - ihl < transportHeaderLength(protocol)) {
                     skip(SkipReason.MALFORMED_IP);
                     return;
                 }
@@ -310,11 +310,19 @@ final class PacketDecoder {
         int q = p + 40;
         boolean laterFragment = false;
         long jumbo = payloadLength == 0 && next == 0 ? jumboPayloadLength(b, q, end) : 0;
-        // payload length 0 is a jumbogram, or a packet captured before segmentation offload (longer on the wire than
-        // any payload length can say): then only the captured bytes bound the headers; else it is an empty payload,
-        // and what follows the header on the wire (Ethernet padding, trailing bytes) is not the packet's
-        boolean unsized = payloadLength == 0 && (jumbo > 0 || wireEnd - p > 40 + 0xFFFF);
-        int declaredEnd = unsized ? Math.max(end, p + 40) : p + 40 + payloadLength;
+        // payload length 0 is a jumbogram, whose Jumbo Payload option holds the length (RFC 2675), or a packet
+        // captured before segmentation offload, longer on the wire than any payload length can say, whose length on
+        // the wire bounds it (as an IPv4 total length of 0); else it is an empty payload, and what follows the header
+        // on the wire (Ethernet padding, trailing bytes) is not the packet's. Headers past the declared end are
+        // malformed; within it but past the captured end, truncated (by the snaplen).
+        long declaredEnd;
+        if (jumbo > 0) {
+            declaredEnd = p + 40 + jumbo;
+        } else if (payloadLength == 0 && wireEnd - p > 40 + 0xFFFF) {
+            declaredEnd = wireEnd;
+        } else {
+            declaredEnd = p + 40 + payloadLength;
+        }
         chain:
         while (true) {
             int headerLength;
@@ -323,7 +331,9 @@ final class PacketDecoder {
                 case 43:  // routing
                 case 60:  // destination options
                 case 51:  // authentication header (length in 4-byte units, minus 2)
-                    if (q + 2 > declaredEnd) {
+                    // every extension header is 8 bytes or more (a multiple of 8, RFC 8200 section 4): a payload
+                    // too short for that is malformed, whether or not the length byte was captured
+                    if (q + 8 > declaredEnd) {
                         skip(SkipReason.MALFORMED_IP);
                         return;
                     }
@@ -365,7 +375,7 @@ final class PacketDecoder {
         if (!laterFragment) {
             int need = transportBytesNeeded(next);
             if (need > 0) {
-                if (q + need > declaredEnd) {
+                if (q + transportHeaderLength(next) > declaredEnd) {
                     skip(SkipReason.MALFORMED_IP);
                     return;
                 }
@@ -388,17 +398,7 @@ final class PacketDecoder {
                 }
             }
         }
-        long ipLength = 40 + payloadLength;
-        if (payloadLength == 0) {
-            if (jumbo > 0) {
-                ipLength = 40 + jumbo; // RFC 2675: the jumbo payload option holds the length
-            } else if (wireEnd - p > 40 + 0xFFFF) {
-                // longer than any payload length could say, and no jumbo option: a packet captured before
-                // segmentation offload (as Linux IPv6 "BIG TCP" packets can be), so the length on the wire, as for
-                // an IPv4 total length of 0; a shorter one is an empty payload, 40 bytes
-                ipLength = wireEnd - p;
-            }
-        }
+        long ipLength = declaredEnd - p;
         delivered++;
         visitor.ipv6(ts, be64(b, p + 8), be64(b, p + 16), be64(b, p + 24), be64(b, p + 32),
                 srcPort, dstPort, next, flags, (int) Math.min(ipLength, Integer.MAX_VALUE));
@@ -442,7 +442,33 @@ final class PacketDecoder {
         return (b[tcp + 12] & 0xF0) < 0x50;
     }
 
-    /** Bytes of the transport header needed for ports (and TCP flags, ICMP type/code); 0 = none read. */
+    /**
+     * The shortest header the transport's RFC allows, which the IP packet's declared length must hold: TCP 20 (data
+     * offset 5, RFC 9293), UDP and UDP-Lite 8 (RFC 768, RFC 3828), SCTP's common header 12 (RFC 9260), ICMP 8 (type,
+     * code, checksum and the 4 bytes every message has, RFC 792), ICMPv6 4 (type, code, checksum, RFC 4443); 0 for
+     * the protocols whose header is not read.
+     */
+    private static int transportHeaderLength(int protocol) {
+        switch (protocol) {
+            case TCP:
+                return 20;
+            case UDP:
+            case UDP_LITE:
+            case ICMP:
+                return 8;
+            case SCTP:
+                return 12;
+            case ICMPV6:
+                return 4;
+            default:
+                return 0;
+        }
+    }
+
+    /**
+     * Bytes of the transport header needed for ports (and TCP flags, ICMP type/code), which the capture must hold;
+     * 0 = none read.
+     */
     private static int transportBytesNeeded(int protocol) {
         switch (protocol) {
             case TCP:

@@ -1,23 +1,27 @@
 package io.linerate.jobs.pcap;
 
 import static io.linerate.jobs.pcap.Frames.ACK;
+import static io.linerate.jobs.pcap.Frames.ICMP;
+import static io.linerate.jobs.pcap.Frames.ICMPV6;
 import static io.linerate.jobs.pcap.Frames.TCP;
 import static io.linerate.jobs.pcap.Frames.UDP;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * The decoder's length checks at their exact boundaries: a frame that ends exactly where a header does, and one byte
- * shorter. Every frame is decoded
+ * The decoder's length checks at their exact boundaries: a frame that ends exactly where a header does, one byte
+ * shorter, and a declared length exactly at the transport's RFC minimum and one byte under it. Every frame is decoded
  * twice, from a buffer that ends at the captured length and from one that holds the rest of the frame after it: the
  * outcomes must agree (no byte past the captured length is read, and none is out of the buffer's bounds).
  */
 class PacketDecoderBoundariesTest {
 
     private static final long T = 1_000_000_000L;
+    private static final int SCTP = 132;
     private static final int GRE = 47;
     private static final int NO_NEXT_HEADER = 59;
 
@@ -144,6 +148,41 @@ class PacketDecoderBoundariesTest {
                 .isEqualTo(Collected.expect(T, GRE, "192.0.2.1", 0, "192.0.2.2", 0, 0, 24));
     }
 
+    /**
+     * The IP packet's declared length must hold the transport's whole fixed header (RFC 768: UDP 8 bytes; RFC 9293:
+     * TCP 20; RFC 9260: SCTP 12; RFC 792: ICMP 8; RFC 4443: ICMPv6 4), not only the bytes read for the ports: a UDP
+     * datagram of 4 bytes is malformed, however whole its capture. The capture needs only the bytes read.
+     */
+    @Test
+    void aTransportHeaderShorterThanItsRfcMinimumIsMalformed() {
+        int[][] minimums = {{UDP, 8}, {TCP, 20}, {SCTP, 12}, {ICMP, 8}, {136, 8}};
+        for (int[] m : minimums) {
+            byte[] header = Frames.tcp(1000, 2000, ACK, 0); // the ports (and flags) read as such for every protocol
+            byte[] whole = Frames.ipv4("10.0.0.1", "10.0.0.2", m[0], Arrays.copyOf(header, m[1]));
+            byte[] short1 = Frames.ipv4("10.0.0.1", "10.0.0.2", m[0], Arrays.copyOf(header, m[1] - 1));
+            assertThat(decode(LinkTypes.RAW, short1)).as("IPv4 protocol %d, %d bytes", m[0], m[1] - 1)
+                    .isEqualTo("MALFORMED_IP");
+            assertThat(decode(LinkTypes.RAW, whole)).as("IPv4 protocol %d, %d bytes", m[0], m[1])
+                    .startsWith(T + " p" + m[0] + " ").endsWith(" len" + (20 + m[1]));
+            byte[] whole6 = Frames.ipv6("2001:db8::1", "2001:db8::2", m[0], Arrays.copyOf(header, m[1]));
+            byte[] short6 = Frames.ipv6("2001:db8::1", "2001:db8::2", m[0], Arrays.copyOf(header, m[1] - 1));
+            assertThat(decode(LinkTypes.RAW, short6)).as("IPv6 protocol %d, %d bytes", m[0], m[1] - 1)
+                    .isEqualTo("MALFORMED_IP");
+            assertThat(decode(LinkTypes.RAW, whole6)).as("IPv6 protocol %d, %d bytes", m[0], m[1])
+                    .startsWith(T + " p" + m[0] + " ").endsWith(" len" + (40 + m[1]));
+        }
+        byte[] echo6 = Frames.ipv6("2001:db8::1", "2001:db8::2", ICMPV6, new byte[] {(byte) 128, 0, 0, 0});
+        assertThat(decode(LinkTypes.RAW, echo6))
+                .isEqualTo(Collected.expect(T, ICMPV6, "2001:db8::1", 0, "2001:db8::2", 128 << 8, 0, 44));
+        byte[] short6 = Frames.ipv6("2001:db8::1", "2001:db8::2", ICMPV6, new byte[] {(byte) 128, 0, 0});
+        assertThat(decode(LinkTypes.RAW, short6)).isEqualTo("MALFORMED_IP");
+        // a snaplen keeping the 14 TCP bytes up to the flags of a whole 20-byte header still decodes
+        byte[] tcp = Frames.ipv4("10.0.0.1", "10.0.0.2", TCP, Frames.tcp(1000, 2000, ACK, 0));
+        assertThat(decode(LinkTypes.RAW, tcp, 34))
+                .isEqualTo(Collected.expect(T, TCP, "10.0.0.1", 1000, "10.0.0.2", 2000, ACK, 40));
+        assertThat(decode(LinkTypes.RAW, tcp, 33)).isEqualTo("TRUNCATED");
+    }
+
     // --- IPv6 ---
 
     private static final String EMPTY_V6 = Collected.expect(T, NO_NEXT_HEADER, "2001:db8::1", 0, "2001:db8::2", 0, 0, 40);
@@ -172,6 +211,22 @@ class PacketDecoderBoundariesTest {
         String line = Collected.expect(T, NO_NEXT_HEADER, "2001:db8::1", 0, "2001:db8::2", 0, 0, 48);
         assertThat(decode(LinkTypes.RAW, options, 42)).isEqualTo(line);
         assertThat(decode(LinkTypes.RAW, options)).isEqualTo(line);
+    }
+
+    /**
+     * Every extension header is at least 8 bytes (RFC 8200 section 4: a multiple of 8 octets), so a payload length
+     * that leaves fewer than 8 for one is malformed, whether or not the capture kept the header's length byte.
+     */
+    @Test
+    void aPayloadTooShortForAnyExtensionHeaderIsMalformed() {
+        for (int payload = 1; payload < 8; payload++) {
+            byte[] options = Frames.ipv6("2001:db8::1", "2001:db8::2", 60, Frames.optionsHeader(NO_NEXT_HEADER, 1));
+            options[5] = (byte) payload;
+            for (int cut : new int[] {40, 41, 48}) {
+                assertThat(decode(LinkTypes.RAW, options, cut)).as("payload length %d, cut to %d", payload, cut)
+                        .isEqualTo("MALFORMED_IP");
+            }
+        }
     }
 
     @Test
@@ -224,6 +279,34 @@ class PacketDecoderBoundariesTest {
         int wire = 40 + 8 + 20 + 0x10000;
         assertThat(decode(LinkTypes.RAW, bigTcp, bigTcp.length, wire))
                 .isEqualTo(Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK, wire));
+    }
+
+    /**
+     * A packet of payload length 0 that is longer than 40 + 65,535 bytes (a jumbogram, or captured before
+     * segmentation offload) is bounded by its jumbo length or its length on the wire, not by what the snaplen kept:
+     * an extension or transport header the snaplen cut is TRUNCATED, as in any other packet, not MALFORMED_IP.
+     */
+    @Test
+    void aSnaplenCuttingAnUnsizedPacketTruncatesIt() {
+        byte[] bigTcp = payloadLengthZero(TCP, Frames.tcp(40000, 443, ACK, 0));
+        int wire = 40 + 20 + 0x10000;
+        assertThat(decode(LinkTypes.RAW, bigTcp, 40 + 14, wire))
+                .isEqualTo(Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK, wire));
+        assertThat(decode(LinkTypes.RAW, bigTcp, 40 + 13, wire)).isEqualTo("TRUNCATED");
+        byte[] bigChain = payloadLengthZero(60, Frames.concat(Frames.optionsHeader(TCP, 2),
+                Frames.tcp(40000, 443, ACK, 0)));
+        assertThat(decode(LinkTypes.RAW, bigChain, 41, wire + 16)).isEqualTo("TRUNCATED");
+        assertThat(decode(LinkTypes.RAW, bigChain, 40 + 16 + 10, wire + 16)).isEqualTo("TRUNCATED");
+        byte[] jumbo = payloadLengthZero(0, Frames.concat(jumboHopByHop(TCP, 100_000), Frames.tcp(40000, 443, ACK, 0)));
+        String line = Collected.expect(T, TCP, "2001:db8::1", 40000, "2001:db8::2", 443, ACK, 40 + 100_000);
+        assertThat(decode(LinkTypes.RAW, jumbo)).isEqualTo(line);
+        assertThat(decode(LinkTypes.RAW, jumbo, 40 + 8 + 13)).isEqualTo("TRUNCATED");
+    }
+
+    /** A hop-by-hop header of 8 bytes holding only the Jumbo Payload option (RFC 2675). */
+    private static byte[] jumboHopByHop(int next, int jumbo) {
+        return ByteBuffer.allocate(8).put((byte) next).put((byte) 0).put((byte) 0xC2).put((byte) 4).putInt(jumbo)
+                .array();
     }
 
     /**
