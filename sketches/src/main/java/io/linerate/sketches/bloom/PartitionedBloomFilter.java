@@ -64,7 +64,9 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
         if (bestK == 0) {
             throw new IllegalArgumentException("expectedItems=" + expectedItems + " at fpp=" + fpp + " needs more than "
                     + MAX_BITS + " bits in a partitioned filter (its excess ≈ n/p² alone needs p ≥ √(n/fpp) = "
-                    + String.format(java.util.Locale.ROOT, "%.4g", StrictMath.sqrt(expectedItems / fpp))
+                    // √n/√fpp, not √(n/fpp): n/fpp overflows to Infinity for the smallest fpp (Double.MIN_VALUE)
+                    + String.format(java.util.Locale.ROOT, "%.4g",
+                            StrictMath.sqrt(expectedItems) / StrictMath.sqrt(fpp))
                     + " bits per partition), above the limit of " + MAX_BITS + " bits");
         }
         return new PartitionedBloomFilter(ItemHasher.seeded(seed), bestP, (int) bestK, null);

@@ -27,6 +27,23 @@ class PartitionSchemeAndSizingEdgesTest {
         assertThat(BloomSizing.optimalHashCount(1, BloomFilter.MAX_BITS)).isEqualTo(BloomFilter.MAX_HASH_COUNT);
     }
 
+    /**
+     * A partitioned filter whose excess n/p² alone needs more bits than the limit is refused naming the partition size
+     * it would need, √(n/fpp): at fpp = Double.MIN_VALUE the quotient n/fpp overflows a double, and the message said
+     * "p ≥ √(n/fpp) = Infinity". √n/√fpp stays finite for every legal n and fpp.
+     */
+    @Test
+    void theRefusalOfAPartitionedFilterNamesAFinitePartitionSize() {
+        for (long n : new long[] {1, 1000, 100_000}) {
+            double need = Math.sqrt(n) / Math.sqrt(Double.MIN_VALUE);
+            assertThatThrownBy(() -> PartitionedBloomFilter.create(n, Double.MIN_VALUE, 1)).as("n = %d", n)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageNotContaining("Infinity")
+                    .hasMessageContaining("p ≥ √(n/fpp) = " + String.format(java.util.Locale.ROOT, "%.4g", need)
+                            + " bits per partition");
+        }
+    }
+
     /** Pins what withBits now documents: whole 512-bit blocks, at least 3 (one per choice). */
     @Test
     void balancedWithBitsRoundsUpToWholeBlocksAndAtLeastThree() {
