@@ -222,6 +222,11 @@ class SnapshotCompatibilityTest {
         // the limit itself is allowed
         assertThatCode(() -> snapshotShape(new String[] {"width", overlong.substring(1), "field"}))
                 .doesNotThrowAnyException();
+        // a name of the limit length is named, only a longer one is not
+        String longestName = "n".repeat(Shape.MAX_TEXT_CHARS);
+        assertThatThrownBy(() -> snapshotShape(new String[] {longestName, overlong, "field"}))
+                .isInstanceOf(IOException.class)
+                .hasMessage("serializer snapshot corrupt: shape field " + longestName + " longer than 4096 characters");
     }
 
     @Test
@@ -239,6 +244,9 @@ class SnapshotCompatibilityTest {
                 .hasMessage("serializer snapshot corrupt: shape field count 257 outside [0, 256]");
         String longest = "n".repeat(Shape.MAX_TEXT_CHARS);
         assertThat(snapshotShape(new String[] {longest, "1", "field"}).fields()).containsEntry(longest, "1");
+        // and no field at all: an empty shape is a shape (count 0 is inside [0, 256])
+        assertThat(snapshotShape().fields()).isEmpty();
+        assertThat(snapshotShape()).isEqualTo(Shape.builder().build());
     }
 
     @Test
