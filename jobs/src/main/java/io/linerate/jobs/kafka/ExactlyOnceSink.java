@@ -206,21 +206,31 @@ public final class ExactlyOnceSink {
       return this;
     }
 
-    /** The producers' {@code max.request.size}: as set by {@link #property}, else Kafka's default (1 MiB). */
+    /**
+     * The producers' {@code max.request.size}: as set by {@link #property}, else Kafka's default (1 MiB).
+     *
+     * @throws IllegalArgumentException if it is a config-provider placeholder that cannot be resolved here
+     *     ({@link #sizeSetting})
+     */
     public int maxRequestSize() {
-      return ((Number) effective(ConfigProviders.resolve(properties), ProducerConfig.MAX_REQUEST_SIZE_CONFIG))
-          .intValue();
+      return ((Number) sizeSetting(ProducerConfig.MAX_REQUEST_SIZE_CONFIG)).intValue();
     }
 
-    /** The producers' {@code buffer.memory}: as set by {@link #property}, else Kafka's default (32 MiB). */
+    /**
+     * The producers' {@code buffer.memory}: as set by {@link #property}, else Kafka's default (32 MiB).
+     *
+     * @throws IllegalArgumentException if it is a config-provider placeholder that cannot be resolved here
+     *     ({@link #sizeSetting})
+     */
     public long bufferMemory() {
-      return ((Number) effective(ConfigProviders.resolve(properties), ProducerConfig.BUFFER_MEMORY_CONFIG))
-          .longValue();
+      return ((Number) sizeSetting(ProducerConfig.BUFFER_MEMORY_CONFIG)).longValue();
     }
 
     /**
      * The longest record value the sink can send: the smaller of {@link #maxRequestSize()} and {@link
      * #bufferMemory()} (the producer refuses a record larger than either) less {@link #RECORD_OVERHEAD}.
+     *
+     * @throws IllegalArgumentException if either is a config-provider placeholder that cannot be resolved here
      */
     public int maxValueBytes() {
       return (int) Math.min(maxRequestSize(), bufferMemory()) - RECORD_OVERHEAD;
@@ -257,9 +267,27 @@ public final class ExactlyOnceSink {
     }
 
     /**
+     * {@link #effective} for a setting the record-size checks need ({@code max.request.size}, {@code buffer.memory}).
+     * Unlike other properties, an unresolvable placeholder cannot be left to the producer with a warning: the jobs
+     * dead-letter the records and refuse the settings that their sinks could not write, and need the number for it.
+     *
+     * @throws IllegalArgumentException naming {@code key} if it is a placeholder that cannot be resolved here
+     */
+    private Object sizeSetting(String key) {
+      ConfigProviders.Resolved resolved = ConfigProviders.resolve(properties);
+      if (!resolved.known(key)) {
+        throw new IllegalArgumentException(key + " (" + properties.get(key) + ") cannot be resolved where the job is "
+            + "built (" + resolved.unresolved().get(key) + "), but the job's record-size checks need its value where "
+            + "the job is built: the largest record its Kafka sinks can write decides which records become dead "
+            + "letters; give the number, or make its config provider resolvable where the job is built too");
+      }
+      return effective(resolved, key);
+    }
+
+    /**
      * The value the producer will take for {@code key}: as set (its placeholders resolved), else Kafka's default.
      *
-     * @throws IllegalStateException if it is a placeholder that cannot be resolved here
+     * @throws IllegalStateException if it is a placeholder that cannot be resolved here (the callers check first)
      */
     private Object effective(ConfigProviders.Resolved resolved, String key) {
       if (!resolved.known(key)) {

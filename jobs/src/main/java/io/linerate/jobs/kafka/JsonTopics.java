@@ -182,6 +182,9 @@ public final class JsonTopics {
   /**
    * The longest JSON value the sinks of {@link #sinkAll} can write with {@code producerProperties} (their
    * {@code max.request.size} and {@code buffer.memory} as set there, else Kafka's defaults).
+   *
+   * @throws IllegalArgumentException naming the property if either is a config-provider placeholder that cannot be
+   *     resolved here: the size checks need its value ({@link ExactlyOnceSink.Builder#maxValueBytes()})
    */
   public static int maxValueBytes(Map<String, String> producerProperties) {
     ExactlyOnceSink.Builder<byte[]> sink = sink("any");

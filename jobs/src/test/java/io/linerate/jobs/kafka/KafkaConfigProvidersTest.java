@@ -142,6 +142,36 @@ class KafkaConfigProvidersTest {
         .hasMessageContaining("buffer.memory must be at least").hasMessageContaining(placeholder("smallBuffer"));
   }
 
+  /**
+   * max.request.size and buffer.memory feed the jobs' record-size checks (output records, dead letters), so a
+   * placeholder for either that cannot be resolved where the job is built (here: a FileConfigProvider file missing)
+   * cannot be left to the producer as other properties are. The size helpers threw a bare IllegalStateException; they
+   * now refuse it as a configuration error naming the property, why its value is needed and how to fix it.
+   */
+  @Test
+  void sizePlaceholdersThatCannotBeResolvedHereAreRefusedAtBuild() {
+    String missing = "${file:" + folder.resolve("only-on-the-task-managers.properties") + ":size}";
+    for (String key : new String[] {"max.request.size", "buffer.memory"}) {
+      ExactlyOnceSink.Builder<String> sink = sink().property(key, missing);
+      assertThatThrownBy(sink::maxValueBytes).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith(key + " (" + missing + ")")
+          .hasMessageContaining("record-size checks need its value where the job is built")
+          .hasMessageContaining("give the number").hasMessageContaining("resolvable where the job is built");
+      Map<String, String> properties = Map.of("config.providers", "file",
+          "config.providers.file.class", FileConfigProvider.class.getName(), key, missing);
+      assertThatThrownBy(() -> JsonTopics.maxValueBytes(properties)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith(key + " (" + missing + ")");
+    }
+    ExactlyOnceSink.Builder<String> sink = sink().property("max.request.size", missing);
+    assertThatThrownBy(sink::maxRequestSize).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("max.request.size (");
+    assertThat(sink.bufferMemory()).isEqualTo(32L << 20); // the other one is known: Kafka's default
+    sink = sink().property("buffer.memory", missing);
+    assertThatThrownBy(sink::bufferMemory).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("buffer.memory (");
+    assertThat(sink.maxRequestSize()).isEqualTo(1 << 20);
+  }
+
   private static void sinkAll(Map<String, String> producerProperties) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.enableCheckpointing(10_000);
