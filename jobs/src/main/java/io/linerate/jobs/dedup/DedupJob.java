@@ -137,13 +137,7 @@ public final class DedupJob implements JobLauncher {
           + "duplicates topics (raw events carry no type field to tell them from dead letters)");
     }
     boolean raw = outputFormat == OutputFormat.RAW;
-    OutputSizeCheck values = new OutputSizeCheck(format, JsonTopics.maxValueBytes());
-    // raw: the whole record is decoded, its key, headers and timestamp kept for the output (and bounded)
-    KafkaDecoding<ScopedEvent> decoding = raw
-        ? KafkaDecoding.records(new RawRecordDecoder(values, JsonTopics.maxRecordBytes()), ScopedEvent.typeInfo(),
-            KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES)
-        : new KafkaDecoding<>(values, ScopedEvent.typeInfo(), KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES);
-    SingleOutputStreamOperator<ScopedEvent> events = KafkaInput.read(env, topics, options.kafkaName(NAME), decoding,
+    SingleOutputStreamOperator<ScopedEvent> events = KafkaInput.read(env, topics, options.kafkaName(NAME), decoding(),
         ScopedEvent.typeInfo(), e -> e.event.timestamp, options);
     DedupStreams<ScopedEvent> out = deduplicator.apply(events);
     out.firstOccurrences().uid("dedup");
@@ -161,6 +155,23 @@ public final class DedupJob implements JobLauncher {
         .add(topics.deadLetter(), out.malformed(), OutputJson.rejected(new RawEvent()), "rejected-events")
         .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout(),
             options.sinkProperties());
+  }
+
+  /**
+   * How the job decodes its input: events whose output record the sinks could not write are dead letters, as the
+   * sinks' producer settings ({@link KafkaJobOptions#sinkProperties}: {@code max.request.size}, {@code buffer.memory},
+   * else Kafka's defaults) decide, not Kafka's defaults alone.
+   *
+   * @throws IllegalArgumentException if either setting is a config-provider placeholder that cannot be resolved here
+   */
+  KafkaDecoding<ScopedEvent> decoding() {
+    Map<String, String> sinks = options.sinkProperties();
+    OutputSizeCheck values = new OutputSizeCheck(format, JsonTopics.maxValueBytes(sinks));
+    // raw: the whole record is decoded, its key, headers and timestamp kept for the output (and bounded)
+    return outputFormat == OutputFormat.RAW
+        ? KafkaDecoding.records(new RawRecordDecoder(values, JsonTopics.maxRecordBytes(sinks)), ScopedEvent.typeInfo(),
+            KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES)
+        : new KafkaDecoding<>(values, ScopedEvent.typeInfo(), KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES);
   }
 
   @Override

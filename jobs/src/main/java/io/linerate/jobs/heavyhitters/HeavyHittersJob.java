@@ -600,7 +600,7 @@ public final class HeavyHittersJob implements JobLauncher {
     private void checkReportSize(HeavyHitterDetector<PacketRecord, Integer> detector) {
       long items = ReportSize.maxItems(detector);
       long bytes = ReportSize.maxBytes(items, item, phi);
-      int limit = JsonTopics.maxValueBytes();
+      int limit = JsonTopics.maxValueBytes(options.sinkProperties()); // as the sinks are configured
       if (bytes > limit) {
         boolean tumbling = detector.slide().equals(detector.windowSize());
         throw new IllegalArgumentException("k, phi and capacity: a report may list " + items + " items ("

@@ -13,10 +13,7 @@ import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The output side of a Kafka-to-Kafka job: streams of different types, each turned into JSON bytes by its
@@ -26,8 +23,6 @@ import org.slf4j.LoggerFactory;
  * ({@link #addRecords}: key, headers and timestamp of their own, e.g. the dedup job's raw output).
  */
 public final class JsonTopics {
-
-  private static final Logger LOG = LoggerFactory.getLogger(JsonTopics.class);
 
   private final Map<String, List<DataStream<byte[]>>> byTopic = new LinkedHashMap<>();
   private final Map<String, Records<?>> recordsByTopic = new LinkedHashMap<>();
@@ -103,7 +98,6 @@ public final class JsonTopics {
       }
       ExactlyOnceSink.Builder<byte[]> sink = sink(topic);
       producerProperties.forEach(sink::property);
-      checkResolvedBufferMemory(producerProperties);
       sink
           .bootstrapServers(bootstrapServers)
           .jobName(jobName)
@@ -130,25 +124,6 @@ public final class JsonTopics {
   }
 
   /**
-   * A {@code buffer.memory} set as a config-provider placeholder, which {@link KafkaJobOptions#sinkProperty} could
-   * not check: checked resolved, or left to the producer with a warning if it cannot be resolved here.
-   */
-  private static void checkResolvedBufferMemory(Map<String, String> producerProperties) {
-    String key = ProducerConfig.BUFFER_MEMORY_CONFIG;
-    String set = producerProperties.get(key);
-    if (set == null || !ConfigProviders.hasPlaceholder(set)) {
-      return;
-    }
-    ConfigProviders.Resolved resolved = ConfigProviders.resolve(producerProperties);
-    if (resolved.known(key)) {
-      KafkaJobOptions.checkBufferMemory(resolved.values().get(key), set);
-    } else {
-      LOG.warn("{} ({}) is not checked against the sinks' max.request.size before the job runs: {}", key, set,
-          resolved.unresolved().get(key));
-    }
-  }
-
-  /**
    * {@code linerate-<jobName>-<topic>} for an unnamed job (the prefix of earlier versions: a restored job finds and
    * aborts its lingering transactions by it), {@code linerate-<jobName>.<instance>.<topic>} for a named one. An
    * instance name holds no '.' ({@link KafkaJobOptions#JOB_NAME_RULE}) and job kinds none either, so two (job,
@@ -161,22 +136,31 @@ public final class JsonTopics {
   }
 
   /**
-   * The longest JSON value the sinks of {@link #sinkAll} can write ({@link ExactlyOnceSink.Builder#maxValueBytes()}
-   * of their producer settings): a job must turn a record whose JSON could be longer into a dead letter beforehand,
-   * or the sink fails the job on it, and again on every replay.
+   * The longest JSON value the sinks of {@link #sinkAll} can write with Kafka's default {@code max.request.size} and
+   * {@code buffer.memory} ({@link ExactlyOnceSink.Builder#maxValueBytes()}): a job must turn a record whose JSON could
+   * be longer into a dead letter beforehand, or the sink fails the job on it, and again on every replay. A job whose
+   * sinks take producer properties uses {@link #maxValueBytes(Map)}.
    */
   public static int maxValueBytes() {
     return sink("any").maxValueBytes();
   }
 
-  /**
-   * The largest whole record (key, value, headers) the sinks of {@link #sinkAll} can write, as the producer estimates
-   * a record's size ({@code AbstractRecords.estimateSizeInBytesUpperBound}) before it refuses a larger one: the
-   * smaller of {@code max.request.size} and {@code buffer.memory}; {@link #maxValueBytes()} is this less the
-   * overhead of a record without key and headers.
-   */
+  /** {@link #maxRecordBytes(Map)} with Kafka's defaults. */
   public static int maxRecordBytes() {
-    return maxValueBytes() + ExactlyOnceSink.RECORD_OVERHEAD;
+    return maxRecordBytes(Map.of());
+  }
+
+  /**
+   * The largest whole record (key, value, headers) the sinks of {@link #sinkAll} can write with
+   * {@code producerProperties}, as the producer estimates a record's size
+   * ({@code AbstractRecords.estimateSizeInBytesUpperBound}) before it refuses a larger one: the smaller of
+   * {@code max.request.size} and {@code buffer.memory}; {@link #maxValueBytes(Map)} is this less the overhead of a
+   * record without key and headers.
+   *
+   * @throws IllegalArgumentException as {@link #maxValueBytes(Map)}
+   */
+  public static int maxRecordBytes(Map<String, String> producerProperties) {
+    return maxValueBytes(producerProperties) + ExactlyOnceSink.RECORD_OVERHEAD;
   }
 
   /**
@@ -190,11 +174,6 @@ public final class JsonTopics {
     ExactlyOnceSink.Builder<byte[]> sink = sink("any");
     producerProperties.forEach(sink::property);
     return sink.maxValueBytes();
-  }
-
-  /** The sinks' {@code max.request.size} ({@link ExactlyOnceSink.Builder#maxRequestSize()}; fixed for the jobs). */
-  static int maxRequestSize() {
-    return sink("any").maxRequestSize();
   }
 
   /** Checks a producer property as the sinks of {@link #sinkAll} would take it; throws as they would. */

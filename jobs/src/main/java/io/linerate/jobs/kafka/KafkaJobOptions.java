@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * The options every Kafka-to-Kafka job shares: how far the watermark trails the largest timestamp seen
@@ -74,35 +73,17 @@ public final class KafkaJobOptions {
   }
 
   /**
-   * A Kafka producer property of the job's sinks ({@code buffer.memory}, {@code compression.type}, {@code linger.ms},
-   * security settings…), checked as {@link ExactlyOnceSink.Builder#property} checks it. {@code max.request.size} is
-   * refused: the jobs dead-letter records whose JSON the default limit cannot carry ({@link JsonTopics#maxValueBytes});
-   * so is a {@code buffer.memory} below it (the producer refuses a record larger than its buffer as well).
-   * A config-provider placeholder ({@code ${env:NAME}}) is checked once resolved, when the job's sinks are built
-   * ({@link ExactlyOnceSink.Builder#property}).
+   * A Kafka producer property of the job's sinks ({@code buffer.memory}, {@code max.request.size},
+   * {@code compression.type}, {@code linger.ms}, security settings…), checked as {@link ExactlyOnceSink.Builder#property}
+   * checks it. The job's record-size checks follow {@code max.request.size} and {@code buffer.memory} as set here
+   * ({@link JsonTopics#maxValueBytes(Map)}): records whose output the sinks could not write are dead letters, and a
+   * configuration whose output could exceed them is refused when the job is built. A config-provider placeholder
+   * ({@code ${env:NAME}}) is checked once resolved, when the job's sinks are built
+   * ({@link ExactlyOnceSink.Builder#property}); for those two properties it must resolve where the job is built.
    */
   public void sinkProperty(String key, String value) {
     JsonTopics.checkSinkProperty(key, value); // the sink's own checks and messages
-    if (key.equals(ProducerConfig.MAX_REQUEST_SIZE_CONFIG)) {
-      throw new IllegalArgumentException(key + " is fixed for the jobs' sinks (records whose JSON is longer than "
-          + JsonTopics.maxValueBytes() + " bytes go to the dead letters), got " + value);
-    }
-    if (key.equals(ProducerConfig.BUFFER_MEMORY_CONFIG) && !ConfigProviders.hasPlaceholder(value)) {
-      checkBufferMemory(value, value); // a placeholder: by JsonTopics.sinkAll, resolved
-    }
     sinkProperties.put(key, value);
-  }
-
-  /**
-   * Refuses a sinks' {@code buffer.memory} of {@code value} (set as {@code set}) below their max.request.size.
-   */
-  static void checkBufferMemory(String value, String set) {
-    if (Long.parseLong(value.trim()) < JsonTopics.maxRequestSize()) {
-      throw new IllegalArgumentException(ProducerConfig.BUFFER_MEMORY_CONFIG + " must be at least the sinks' "
-          + "max.request.size (" + JsonTopics.maxRequestSize() + " bytes): the producer "
-          + "refuses a record larger than its buffer, and the jobs send records of up to "
-          + JsonTopics.maxValueBytes() + " bytes, got " + set + (set.equals(value) ? "" : " (" + value + ")"));
-    }
   }
 
   /** The sinks' producer properties set by {@link #sinkProperty}, in the order set. */

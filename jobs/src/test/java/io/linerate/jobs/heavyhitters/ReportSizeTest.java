@@ -11,6 +11,7 @@ import java.util.SplittableRandom;
 import io.linerate.flink.heavyhitters.HeavyHitterReport;
 import io.linerate.jobs.format.OutputJson;
 import io.linerate.jobs.format.PacketRecord;
+import io.linerate.jobs.kafka.ExactlyOnceSink;
 import io.linerate.jobs.kafka.JsonTopics;
 import io.linerate.sketches.frequency.HeavyHitter;
 import io.linerate.sketches.frequency.KeyKind;
@@ -106,6 +107,20 @@ class ReportSizeTest {
         .hasMessageContaining("lower the capacity");
     // the same capacity in tumbling windows lists at most k + 1/phi = 110 items: fine
     assertThat(HeavyHittersJob.builder().capacity(50_000).build().detector().capacity()).isEqualTo(50_000);
+  }
+
+  /**
+   * The limit is the sinks' as configured by sinkProperty (max.request.size, buffer.memory), not Kafka's defaults:
+   * a larger one admits a larger report, a smaller one refuses a report the default would take.
+   */
+  @Test
+  void theLimitFollowsTheSinksConfiguredSizes() {
+    assertThat(HeavyHittersJob.builder().sinkProperty("max.request.size", Integer.toString(8 << 20)).topK(20_000)
+        .build().detector().k()).isEqualTo(20_000);
+    assertThat(HeavyHittersJob.builder().topK(4_000).build().detector().k()).isEqualTo(4_000);
+    assertThatThrownBy(() -> HeavyHittersJob.builder().sinkProperty("buffer.memory", Integer.toString(256 << 10))
+        .topK(4_000).build())
+        .hasMessageContaining("more than the " + ((256 << 10) - ExactlyOnceSink.RECORD_OVERHEAD) + " bytes");
   }
 
   /** The build checks against the sinks' own limit: the largest k that fits builds, one more does not. */

@@ -123,8 +123,8 @@ class ExactlyOnceBuildersTest {
         .hasMessageStartingWith("transactional.id is set by the exactly-once sink itself");
     assertThatThrownBy(() -> options.sinkProperty("value.serializer", "x.Y"))
         .hasMessageStartingWith("value.serializer is set by the exactly-once sink itself");
-    assertThatThrownBy(() -> options.sinkProperty("max.request.size", "10485760"))
-        .hasMessageStartingWith("max.request.size is fixed for the jobs' sinks");
+    assertThatThrownBy(() -> options.sinkProperty("max.request.size", "-1"))
+        .hasMessageStartingWith("max.request.size");
     assertThatThrownBy(() -> options.sinkProperty(null, "1")).isInstanceOf(NullPointerException.class);
   }
 
@@ -271,16 +271,21 @@ class ExactlyOnceBuildersTest {
   }
 
   /**
-   * The jobs' sinks keep max.request.size at Kafka's default, and JsonTopics.maxValueBytes() promises records up to
-   * it; a producer also refuses a record larger than its buffer.memory (RecordTooLargeException, failing the job on
-   * every replay), so a buffer.memory below max.request.size broke that promise.
+   * The jobs' record-size limit follows their sinks' max.request.size and buffer.memory as configured (the producer
+   * refuses a record larger than either): a buffer.memory below max.request.size lowers it, a larger
+   * max.request.size raises it. Both were refused before, when the jobs' checks took Kafka's defaults.
    */
   @Test
-  void jobOptionsRefuseABufferMemoryBelowTheRecordsTheSinksMustCarry() {
+  void jobOptionsSizeSettingsSetTheJobsRecordLimit() {
     KafkaJobOptions options = new KafkaJobOptions(Duration.ZERO, Duration.ZERO);
-    assertThatThrownBy(() -> options.sinkProperty("buffer.memory", "524288"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("buffer.memory");
-    options.sinkProperty("buffer.memory", "1048576");
+    options.sinkProperty("buffer.memory", "524288");
+    assertThat(JsonTopics.maxValueBytes(options.sinkProperties()))
+        .isEqualTo(524_288 - ExactlyOnceSink.RECORD_OVERHEAD);
+    options.sinkProperty("buffer.memory", "67108864");
+    options.sinkProperty("max.request.size", "10485760");
+    assertThat(JsonTopics.maxValueBytes(options.sinkProperties()))
+        .isEqualTo(10_485_760 - ExactlyOnceSink.RECORD_OVERHEAD);
+    assertThat(JsonTopics.maxRecordBytes(options.sinkProperties())).isEqualTo(10_485_760);
     assertThat(ExactlyOnceSink.builder(new SimpleStringSchema()).property("buffer.memory", "524288").maxValueBytes())
         .isEqualTo(524_288 - ExactlyOnceSink.RECORD_OVERHEAD);
   }
