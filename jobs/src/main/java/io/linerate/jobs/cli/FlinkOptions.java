@@ -33,9 +33,10 @@ public class FlinkOptions {
     HEAP("hashmap"),
     /**
      * Serialized in embedded RocksDB on local disk ({@code rocksdb}): larger than the heap. Checkpoints are full
-     * unless the cluster sets Flink's {@code execution.checkpointing.incremental} (off by default; no option of
-     * these commands sets it, {@link #configuration()} leaves it to the cluster). The integration tests restore
-     * incremental checkpoints in every build, full ones with {@code -Pit-full}.
+     * unless {@code --incremental-checkpoints} is given, which sets Flink's
+     * {@code execution.checkpointing.incremental} (without it {@link #configuration()} leaves that setting to the
+     * cluster, off by Flink's default). The integration tests restore incremental checkpoints in every build, full
+     * ones with {@code -Pit-full}.
      */
     ROCKSDB("rocksdb");
 
@@ -68,6 +69,7 @@ public class FlinkOptions {
   private String checkpointDir = "";
   private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
   private String jobName;
+  private boolean incrementalCheckpoints;
 
   @Option(names = "--job-name", paramLabel = "NAME", defaultValue = "",
       description = "Names this instance of the job: Flink's job name, the Kafka consumer group (linerate-JOB.NAME) "
@@ -132,6 +134,14 @@ public class FlinkOptions {
     stateBackend = value;
   }
 
+  @Option(names = "--incremental-checkpoints", defaultValue = "false",
+      description = "Incremental checkpoints (execution.checkpointing.incremental: each RocksDB file uploaded once, "
+          + "later checkpoints refer to it); needs --state-backend rocksdb; without it the cluster's setting holds "
+          + "(default: ${DEFAULT-VALUE})")
+  void incrementalCheckpoints(boolean value) {
+    incrementalCheckpoints = value;
+  }
+
   @Option(names = "--checkpoint-dir", paramLabel = "URI", defaultValue = "",
       description = "Where checkpoints are written (a file system URI: file:///..., s3://..., hdfs://...); empty: in "
           + "the JobManager's memory, lost with it (default: none)")
@@ -156,6 +166,11 @@ public class FlinkOptions {
     return stateBackend;
   }
 
+  /** Whether {@code --incremental-checkpoints} was given (only with {@link StateBackend#ROCKSDB}). */
+  public boolean incrementalCheckpoints() {
+    return incrementalCheckpoints;
+  }
+
   /** The checkpoint directory, empty for the JobManager's memory. */
   public String checkpointDir() {
     return checkpointDir;
@@ -176,11 +191,17 @@ public class FlinkOptions {
 
   /**
    * Checks the options together: the checkpoint interval must be shorter than the transaction timeout, or the
-   * Kafka sinks' transactions time out before a checkpoint commits them (and the job would fail when defined).
+   * Kafka sinks' transactions time out before a checkpoint commits them (and the job would fail when defined);
+   * incremental checkpoints need the RocksDB state backend (the heap backend takes full ones only, and would ignore
+   * the setting silently).
    *
-   * @throws ParameterException naming both options and the limit
+   * @throws ParameterException naming both options (and the limit)
    */
   public void validate() {
+    if (incrementalCheckpoints && stateBackend != StateBackend.ROCKSDB) {
+      throw new ParameterException(spec.commandLine(), "--incremental-checkpoints needs --state-backend rocksdb, "
+          + "got --state-backend " + stateBackend + ": the heap backend takes full checkpoints only");
+    }
     if (transactionTimeout.compareTo(ExactlyOnceSink.MIN_TRANSACTION_TIMEOUT) < 0) {
       throw new ParameterException(spec.commandLine(), "--transaction-timeout must be at least "
           + DurationConverter.format(ExactlyOnceSink.MIN_TRANSACTION_TIMEOUT) + ", got "
@@ -209,7 +230,9 @@ public class FlinkOptions {
   /**
    * These options as Flink configuration: {@code parallelism.default}, {@code execution.checkpointing.interval},
    * {@code .timeout} ({@link #checkpointTimeout()}) and {@code .mode} (EXACTLY_ONCE), {@code state.backend.type}, and {@code execution.checkpointing.storage}
-   * ({@code jobmanager}, or {@code filesystem} with {@code execution.checkpointing.dir}), after {@link #validate()}.
+   * ({@code jobmanager}, or {@code filesystem} with {@code execution.checkpointing.dir}), and
+   * {@code execution.checkpointing.incremental} (true) with {@code --incremental-checkpoints} (unset without it: the
+   * cluster's setting holds), after {@link #validate()}.
    *
    * @throws ParameterException if the options do not fit together
    */
@@ -221,6 +244,9 @@ public class FlinkOptions {
     conf.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, checkpointTimeout());
     conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
     conf.set(StateBackendOptions.STATE_BACKEND, stateBackend.flinkName());
+    if (incrementalCheckpoints) {
+      conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+    }
     if (checkpointDir.isEmpty()) {
       conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "jobmanager");
     } else {

@@ -211,6 +211,37 @@ class MainTest {
     assertThat(ok.flink.transactionTimeout()).isEqualTo(Duration.ofMinutes(15));
   }
 
+  /**
+   * --incremental-checkpoints sets Flink's execution.checkpointing.incremental (RocksDB uploads each SST file once);
+   * without it the jobs leave the setting to the cluster. The heap backend takes full checkpoints only, so with it the
+   * option is refused by every command that runs a job, naming both options, before anything is defined or started.
+   */
+  @Test
+  void incrementalCheckpointsNeedRocksDbAndReachTheConfiguration() {
+    JobCommand on = new JobCommand();
+    new CommandLine(on).parseArgs("--state-backend", "rocksdb", "--incremental-checkpoints");
+    assertThat(on.flink.incrementalCheckpoints()).isTrue();
+    assertThat(on.flink.configuration().get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).isTrue();
+    assertThat(org.apache.flink.streaming.api.environment.StreamExecutionEnvironment
+        .getExecutionEnvironment(on.flink.configuration()).getConfiguration()
+        .get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).isTrue();
+    JobCommand off = new JobCommand();
+    new CommandLine(off).parseArgs("--state-backend", "rocksdb");
+    assertThat(off.flink.incrementalCheckpoints()).isFalse();
+    assertThat(off.flink.configuration().contains(CheckpointingOptions.INCREMENTAL_CHECKPOINTS))
+        .as("left to the cluster").isFalse();
+    for (String command : List.of("heavy-hitters", "flow-meter", "dedup", "demo")) {
+      for (String[] args : List.of(new String[] {command, "--incremental-checkpoints"},
+          new String[] {command, "--state-backend", "heap", "--incremental-checkpoints"})) {
+        Run r = run(Main.commandLine(), args);
+        assertThat(r.exitCode()).as(String.join(" ", args) + "\n" + r.err()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst().orElse("")).as(String.join(" ", args))
+            .startsWith("--incremental-checkpoints needs --state-backend rocksdb")
+            .contains("--state-backend heap").doesNotContain("Exception");
+      }
+    }
+  }
+
   /** --pcap takes readable regular files only; a directory or a missing file fails when parsed, naming the option. */
   @Test
   void pcapMustBeAReadableFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
