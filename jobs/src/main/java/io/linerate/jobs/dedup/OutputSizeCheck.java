@@ -31,7 +31,7 @@ final class OutputSizeCheck implements BytesDecoder<ScopedEvent> {
     long bytes = EventRecordSize.of(e.event, value.length);
     if (bytes > maxValueBytes) {
       throw new MalformedRecordException("event too large for the output: its output record may take " + bytes
-          + " bytes, more than the " + maxValueBytes + " the Kafka sinks can write (max.request.size less the "
+          + " bytes, more than the " + maxValueBytes + " the Kafka sinks can write (the smaller of max.request.size and buffer.memory, less the "
           + "record overhead)", MalformedRecordException.NO_OFFSET);
     }
     return e;

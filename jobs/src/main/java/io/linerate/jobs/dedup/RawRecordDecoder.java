@@ -55,7 +55,7 @@ final class RawRecordDecoder implements RecordDecoder<ScopedEvent> {
     if (bytes > maxRecordBytes) {
       throw new MalformedRecordException("record too large for the raw output: key, value and headers take " + bytes
           + " bytes as a Kafka record, more than the " + maxRecordBytes + " the Kafka sinks can write "
-          + "(max.request.size)", MalformedRecordException.NO_OFFSET);
+          + "(the smaller of max.request.size and buffer.memory)", MalformedRecordException.NO_OFFSET);
     }
     String[] names = new String[headers.length];
     byte[][] values = new byte[headers.length][];

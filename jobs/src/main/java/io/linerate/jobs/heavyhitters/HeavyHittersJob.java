@@ -606,7 +606,7 @@ public final class HeavyHittersJob implements JobLauncher {
         throw new IllegalArgumentException("k, phi and capacity: a report may list " + items + " items ("
             + (tumbling ? "k + 1/phi" : "the capacity, in a sliding window") + "), up to " + bytes
             + " bytes of JSON, more than the " + limit + " bytes a record of the Kafka sinks can hold "
-            + "(max.request.size less the record overhead); " + (tumbling ? "lower k or raise phi"
+            + "(the smaller of max.request.size and buffer.memory, less the record overhead); " + (tumbling ? "lower k or raise phi"
             : "lower the capacity (or the memory budget), k, or raise phi") + " (k " + detector.k() + ", phi " + phi
             + ", capacity " + detector.capacity() + ")");
       }

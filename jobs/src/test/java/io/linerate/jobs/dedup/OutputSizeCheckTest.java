@@ -39,7 +39,7 @@ class OutputSizeCheckTest {
     MalformedRecordException e = catchThrowableOfType(MalformedRecordException.class,
         () -> check.decode(event("a", fits + 1)));
     assertThat(e.reason()).startsWith("event too large for the output: its output record may take ")
-        .contains("more than the " + LIMIT + " the Kafka sinks can write (max.request.size");
+        .contains("more than the " + LIMIT + " the Kafka sinks can write (the smaller of max.request.size and buffer.memory");
     assertThat(e.offset()).isEqualTo(-1);
     // a long key counts too: the envelope holds it twice
     assertThat(catchThrowableOfType(MalformedRecordException.class, () -> check.decode(event("k".repeat(1_500),

@@ -107,7 +107,7 @@ class RawRecordDecoderTest {
         () -> decoder.decode(record(1, new byte[keyBytes + 1], value, List.of())));
     assertThat(e.reason()).isEqualTo("record too large for the raw output: key, value and headers take "
         + (LIMIT + 1) + " bytes as a Kafka record, more than the " + LIMIT + " the Kafka sinks can write "
-        + "(max.request.size)");
+        + "(the smaller of max.request.size and buffer.memory)");
     assertThat(e.offset()).isEqualTo(-1);
     // header bytes count too
     assertThat(fits(new byte[keyBytes - 10], value, List.of(new RecordHeader("trace", new byte[20])))).isFalse();
