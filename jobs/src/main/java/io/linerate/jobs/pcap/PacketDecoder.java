@@ -283,7 +283,7 @@ final class PacketDecoder {
                     srcPort = be16(b, l4);
                     dstPort = be16(b, l4 + 2);
                     if (protocol == TCP) {
-                        if (tcpOffsetBelowFive(b, l4)) {
+                        if (!tcpHeaderFits(b, l4, totalLength - ihl)) {
                             skip(SkipReason.MALFORMED_IP);
                             return;
                         }
@@ -389,7 +389,7 @@ final class PacketDecoder {
                     srcPort = be16(b, q);
                     dstPort = be16(b, q + 2);
                     if (next == TCP) {
-                        if (tcpOffsetBelowFive(b, q)) {
+                        if (!tcpHeaderFits(b, q, declaredEnd - q)) {
                             skip(SkipReason.MALFORMED_IP);
                             return;
                         }
@@ -435,11 +435,14 @@ final class PacketDecoder {
     }
 
     /**
-     * A TCP data offset below 5 words: the header would be shorter than its fixed 20 bytes (tcpdump: "bad hdr
-     * length"). The offset is byte 12, within the 14 bytes read for the flags.
+     * Whether the TCP data offset (byte 12, within the 14 bytes read for the flags: the header's length in 32-bit
+     * words, RFC 9293 section 3.1) gives a header of at least its fixed 20 bytes that ends within the segment, the
+     * {@code segmentLength} bytes the IP header declares after the IP and extension headers. tcpdump prints the
+     * two cases as "bad hdr length N - too short" and "- too long".
      */
-    private static boolean tcpOffsetBelowFive(byte[] b, int tcp) {
-        return (b[tcp + 12] & 0xF0) < 0x50;
+    private static boolean tcpHeaderFits(byte[] b, int tcp, long segmentLength) {
+        int headerLength = (b[tcp + 12] >> 4 & 0xF) * 4;
+        return headerLength >= 20 && headerLength <= segmentLength;
     }
 
     /**

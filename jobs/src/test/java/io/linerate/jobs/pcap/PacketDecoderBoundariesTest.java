@@ -183,6 +183,65 @@ class PacketDecoderBoundariesTest {
         assertThat(decode(LinkTypes.RAW, tcp, 33)).isEqualTo("TRUNCATED");
     }
 
+    /** A TCP header of {@code words} 32-bit words (NOP options after the fixed 20 bytes), then {@code payload} bytes. */
+    private static byte[] tcpHeaderOf(int words, int payload) {
+        byte[] tcp = Frames.tcp(1000, 2000, ACK, words * 4 - 20 + payload);
+        tcp[12] = (byte) (words << 4);
+        Arrays.fill(tcp, 20, words * 4, (byte) 1); // NOP
+        return tcp;
+    }
+
+    /**
+     * RFC 9293 section 3.1: the data offset is the TCP header's length in 32-bit words, within the segment (the IP
+     * packet's declared length after the IP and extension headers). A header ending exactly at the segment's end
+     * (no data) is whole; one word more runs past the declared length: MALFORMED_IP, as tcpdump's "bad hdr length
+     * ... - too long". The capture still needs only the 14 bytes up to the flags.
+     */
+    @Test
+    void aTcpDataOffsetBeyondTheSegmentIsMalformed() {
+        for (int words : new int[] {5, 6, 15}) {
+            byte[] exact = tcpHeaderOf(words, 0);
+            byte[] withData = tcpHeaderOf(words, 3);
+            byte[] oneWordShort = Arrays.copyOf(tcpHeaderOf(words + 1, 0), words * 4);
+            oneWordShort[12] = (byte) ((words + 1) << 4); // a header one word longer than the segment
+            String v4 = Collected.expect(T, TCP, "10.0.0.1", 1000, "10.0.0.2", 2000, ACK, 20 + words * 4);
+            assertThat(decode(LinkTypes.RAW, Frames.ipv4("10.0.0.1", "10.0.0.2", TCP, exact)))
+                    .as("IPv4, data offset %d in a segment of %d bytes", words, words * 4).isEqualTo(v4);
+            assertThat(decode(LinkTypes.RAW, Frames.ipv4("10.0.0.1", "10.0.0.2", TCP, withData)))
+                    .endsWith(" len" + (20 + words * 4 + 3));
+            if (words < 15) {
+                byte[] tooLong = Frames.ipv4("10.0.0.1", "10.0.0.2", TCP, oneWordShort);
+                assertThat(decode(LinkTypes.RAW, tooLong))
+                        .as("IPv4, data offset %d in a segment of %d bytes", words + 1, words * 4)
+                        .isEqualTo("MALFORMED_IP");
+                // the offset is judged once the 14 bytes up to the flags are captured; a cut before them truncates
+                assertThat(decode(LinkTypes.RAW, tooLong, 20 + 14)).isEqualTo("MALFORMED_IP");
+                assertThat(decode(LinkTypes.RAW, tooLong, 20 + 13)).isEqualTo("TRUNCATED");
+            }
+            // behind an extension header, the segment is what the payload length leaves after it
+            byte[] exact6 = Frames.ipv6("2001:db8::1", "2001:db8::2", 60,
+                    Frames.concat(Frames.optionsHeader(TCP, 1), exact));
+            assertThat(decode(LinkTypes.RAW, exact6)).isEqualTo(
+                    Collected.expect(T, TCP, "2001:db8::1", 1000, "2001:db8::2", 2000, ACK, 40 + 8 + words * 4));
+            if (words < 15) {
+                byte[] tooLong6 = Frames.ipv6("2001:db8::1", "2001:db8::2", 60,
+                        Frames.concat(Frames.optionsHeader(TCP, 1), oneWordShort));
+                assertThat(decode(LinkTypes.RAW, tooLong6)).isEqualTo("MALFORMED_IP");
+                assertThat(decode(LinkTypes.RAW, tooLong6, 40 + 8 + 14)).isEqualTo("MALFORMED_IP");
+                assertThat(decode(LinkTypes.RAW, tooLong6, 40 + 8 + 13)).isEqualTo("TRUNCATED");
+            }
+        }
+        // a whole 60-byte header cut by the snaplen after the flags is delivered (its options are not read)
+        byte[] longHeader = Frames.ipv4("10.0.0.1", "10.0.0.2", TCP, tcpHeaderOf(15, 0));
+        assertThat(decode(LinkTypes.RAW, longHeader, 20 + 14))
+                .isEqualTo(Collected.expect(T, TCP, "10.0.0.1", 1000, "10.0.0.2", 2000, ACK, 80));
+        // total length 0 (TSO): the segment is what the length on the wire leaves after the IP header
+        byte[] tso = Frames.zeroTotalLength(Frames.ipv4("10.0.0.1", "10.0.0.2", TCP, tcpHeaderOf(6, 0)));
+        assertThat(decode(LinkTypes.RAW, tso, tso.length, 20 + 24))
+                .isEqualTo(Collected.expect(T, TCP, "10.0.0.1", 1000, "10.0.0.2", 2000, ACK, 44));
+        assertThat(decode(LinkTypes.RAW, tso, 20 + 20, 20 + 20)).isEqualTo("MALFORMED_IP");
+    }
+
     // --- IPv6 ---
 
     private static final String EMPTY_V6 = Collected.expect(T, NO_NEXT_HEADER, "2001:db8::1", 0, "2001:db8::2", 0, 0, 40);

@@ -189,6 +189,29 @@ class TcpdumpCrossCheckTest {
                 Frames.concat(ciscoV4, tso))), "ppp-hdlc.pcap");
     }
 
+    /**
+     * TCP data offsets 0 to 15 in segments that hold the header exactly, with data, or one word short of it
+     * (segments of at least 20 bytes):
+     * tcpdump's "bad hdr length N - too short" / "- too long" are exactly the reader's MALFORMED_IP, the others
+     * agree packet by packet (also behind an IPv6 extension header, whose length the segment does not include).
+     */
+    @Test
+    void tcpHeaderLengthsAgreeWithTcpdump() throws Exception {
+        List<byte[]> frames = new ArrayList<>();
+        for (int words = 0; words <= 15; words++) {
+            // (a segment shorter than 20 bytes is malformed whatever its offset; tcpdump prints it as cut, "[|tcp]")
+            int[] segments = words > 5 ? new int[] {words * 4, words * 4 + 7, words * 4 - 4} : new int[] {20, 27};
+            for (int segment : segments) {
+                byte[] tcp = Frames.tcp(40000 + words, 443, ACK, segment - 20);
+                tcp[12] = (byte) (words << 4);
+                frames.add(Frames.ethernet(0x0800, Frames.ipv4("10.3.0.1", "10.3.0.2", TCP, tcp)));
+                frames.add(Frames.ethernet(0x86DD, Frames.ipv6("2001:db8::1", "2001:db8::2", 60,
+                        Frames.concat(Frames.optionsHeader(TCP, 1), tcp))));
+            }
+        }
+        compare(classic(LinkTypes.ETHERNET, frames), "tcp-header-lengths.pcap");
+    }
+
     /** A classic pcap (snaplen 1000) of the frames, timestamps 1 ms apart. */
     private static byte[] classic(int linkType, List<byte[]> frames) {
         CaptureWriter.Pcap file = new CaptureWriter.Pcap(ByteOrder.LITTLE_ENDIAN, true, 1000, linkType);
@@ -218,9 +241,12 @@ class TcpdumpCrossCheckTest {
         List<String> lines = out.lines().filter(l -> !l.isEmpty() && !Character.isWhitespace(l.charAt(0))).toList();
         List<String> theirs = new ArrayList<>();
         List<String> undecodedTso = new ArrayList<>();
+        int badTcpHeaders = 0;
         for (String line : lines) {
             if (line.endsWith(" IP bad-len 0")) {
                 undecodedTso.add(line.substring(0, line.indexOf(' ')));
+            } else if (line.contains(" [bad hdr length ")) {
+                badTcpHeaders++; // a TCP data offset below 5 words or beyond the segment
             } else {
                 parseTcpdump(line).ifPresent(theirs::add);
             }
@@ -236,6 +262,8 @@ class TcpdumpCrossCheckTest {
         }
         assertThat(oursNormalized).as("IP packets of %s; tcpdump said:\n%s", name, out)
                 .containsExactlyElementsOf(theirs);
+        assertThat(ours.reader.skipped(SkipReason.MALFORMED_IP)).as("%s: MALFORMED_IP, tcpdump's bad TCP header"
+                + " lengths", name).isEqualTo(badTcpHeaders);
     }
 
     /** Our line "ts pP src:port > dst:port ..." as "ts src sport dst dport", ports only for TCP and UDP. */
