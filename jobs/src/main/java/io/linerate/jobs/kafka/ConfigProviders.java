@@ -7,6 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 
 import org.apache.kafka.common.KafkaException;
@@ -93,6 +94,33 @@ final class ConfigProviders {
       }
     }
     return new Resolved(Collections.unmodifiableMap(resolved), Collections.unmodifiableMap(unresolved));
+  }
+
+  /**
+   * Checks, with {@code check(key, value)}, every property of {@code properties} set as a placeholder, resolved as
+   * the {@code client} will resolve it; one that cannot be resolved here is left to the client, with a warning
+   * (the others are checked as they are set).
+   *
+   * @throws IllegalArgumentException naming the property and its placeholder if its resolved value fails the check
+   */
+  static void checkResolved(Map<String, String> properties, Resolved resolved, BiConsumer<String, String> check,
+                            String client, org.slf4j.Logger log) {
+    properties.forEach((key, value) -> {
+      if (!hasPlaceholder(value)) {
+        return;
+      }
+      if (!resolved.known(key)) {
+        log.warn("{} ({}) is not checked before the job runs: {}; Kafka's {} resolves it when it is created", key,
+            value, resolved.unresolved().get(key), client);
+        return;
+      }
+      try {
+        check.accept(key, resolved.values().get(key));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(key + " (" + value + ", resolved by its config provider): "
+            + e.getMessage(), e);
+      }
+    });
   }
 
   /**

@@ -299,29 +299,6 @@ public final class ExactlyOnceSink {
       return set != null ? ConfigDef.parseType(key, set, def.type) : def.defaultValue;
     }
 
-    /**
-     * Checks the values set as config-provider placeholders, resolved as the producer will resolve them; one that
-     * cannot be resolved here is left to the producer, with a warning.
-     */
-    private void checkResolvedValues(ConfigProviders.Resolved resolved) {
-      properties.forEach((key, value) -> {
-        if (!ConfigProviders.hasPlaceholder(value)) {
-          return; // checked by property(..)
-        }
-        if (!resolved.known(key)) {
-          LOG.warn("{} ({}) is not checked before the job runs: {}; Kafka's producer resolves it when the sink's "
-              + "task creates it", key, value, resolved.unresolved().get(key));
-          return;
-        }
-        try {
-          checkProducerValue(key, resolved.values().get(key));
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(key + " (" + value + ", resolved by its config provider): "
-              + e.getMessage(), e);
-        }
-      });
-    }
-
     /** The sink; fails with a message naming the option if one is missing or out of range. */
     public KafkaSink<T> build() {
       requireText(bootstrapServers, "bootstrapServers");
@@ -345,7 +322,7 @@ public final class ExactlyOnceSink {
             + brokerMaxTransactionTimeout + "), got " + transactionTimeout);
       }
       ConfigProviders.Resolved resolved = ConfigProviders.resolve(properties);
-      checkResolvedValues(resolved);
+      ConfigProviders.checkResolved(properties, resolved, ExactlyOnceSink::checkProducerValue, "producer", LOG);
       checkDeliveryTimeout(resolved);
       KafkaSinkBuilder<T> builder = KafkaSink.<T>builder()
           .setBootstrapServers(bootstrapServers)

@@ -194,7 +194,8 @@ public final class ExactlyOnceSource {
       }
       requireText(jobName, "jobName");
       String group = groupId != null ? requireText(groupId, "groupId") : "linerate-" + jobName;
-      checkResolvedValues(ConfigProviders.resolve(properties));
+      ConfigProviders.checkResolved(properties, ConfigProviders.resolve(properties),
+          (key, value) -> checkClientValue(ConsumerConfig.configDef(), key, value, "consumer"), "consumer", LOG);
       KafkaSourceBuilder<T> builder = KafkaSource.<T>builder()
           .setBootstrapServers(bootstrapServers)
           .setTopics(topics)
@@ -210,26 +211,6 @@ public final class ExactlyOnceSource {
         builder.setBounded(new CommittedEndOffsets(admin));
       }
       return builder.build();
-    }
-
-    /** Checks the values set as placeholders, resolved; one that cannot be resolved here with a warning. */
-    private void checkResolvedValues(ConfigProviders.Resolved resolved) {
-      properties.forEach((key, value) -> {
-        if (!ConfigProviders.hasPlaceholder(value)) {
-          return; // checked by property(..)
-        }
-        if (!resolved.known(key)) {
-          LOG.warn("{} ({}) is not checked before the job runs: {}; Kafka's consumer resolves it when the source's "
-              + "reader creates it", key, value, resolved.unresolved().get(key));
-          return;
-        }
-        try {
-          checkClientValue(ConsumerConfig.configDef(), key, resolved.values().get(key), "consumer");
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(key + " (" + value + ", resolved by its config provider): "
-              + e.getMessage(), e);
-        }
-      });
     }
 
     /**

@@ -96,13 +96,7 @@ public final class JsonTopics {
       for (int i = 1; i < streams.size(); i++) {
         all = all.union(streams.get(i));
       }
-      ExactlyOnceSink.Builder<byte[]> sink = sink(topic);
-      producerProperties.forEach(sink::property);
-      sink
-          .bootstrapServers(bootstrapServers)
-          .jobName(jobName)
-          .transactionalIdPrefix(transactionalIdPrefix(jobName, instance, topic))
-          .transactionTimeout(transactionTimeout)
+      configure(sink(topic), topic, bootstrapServers, jobName, instance, transactionTimeout, producerProperties)
           .sinkTo(all);
     });
     recordsByTopic.forEach((topic, records) -> sinkRecords(topic, records, bootstrapServers, jobName, instance,
@@ -113,14 +107,22 @@ public final class JsonTopics {
   private static <T> void sinkRecords(String topic, Records<T> records, String bootstrapServers, String jobName,
                                       String instance, Duration transactionTimeout,
                                       Map<String, String> producerProperties) {
-    ExactlyOnceSink.Builder<T> sink = ExactlyOnceSink.builder(records.serializer()).topic(topic);
+    configure(ExactlyOnceSink.builder(records.serializer()).topic(topic), topic, bootstrapServers, jobName, instance,
+        transactionTimeout, producerProperties)
+        .sinkTo(records.stream());
+  }
+
+  /** {@code sink} with the settings every sink of {@link #sinkAll} shares. */
+  private static <T> ExactlyOnceSink.Builder<T> configure(ExactlyOnceSink.Builder<T> sink, String topic,
+                                                          String bootstrapServers, String jobName, String instance,
+                                                          Duration transactionTimeout,
+                                                          Map<String, String> producerProperties) {
     producerProperties.forEach(sink::property);
-    sink
+    return sink
         .bootstrapServers(bootstrapServers)
         .jobName(jobName)
         .transactionalIdPrefix(transactionalIdPrefix(jobName, instance, topic))
-        .transactionTimeout(transactionTimeout)
-        .sinkTo(records.stream());
+        .transactionTimeout(transactionTimeout);
   }
 
   /**
