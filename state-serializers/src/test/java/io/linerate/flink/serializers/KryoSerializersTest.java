@@ -16,10 +16,15 @@ import io.linerate.sketches.frequency.RowIndexing;
 import io.linerate.sketches.frequency.SpaceSaving;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.java.typeutils.runtime.kryo.KryoSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -117,5 +122,77 @@ class KryoSerializersTest {
         }
         assertThatThrownBy(() -> s.read(kryo, new Input(neg.toByteArray()), CountMinSketch.class))
                 .isInstanceOf(KryoException.class).hasMessageContaining("CountMinSketch image length field is -5");
+    }
+
+    /** A stream that cannot tell how many bytes it holds (InputStream.available() may throw). */
+    private static InputStream withoutAvailable(byte[] bytes) {
+        return new FilterInputStream(new ByteArrayInputStream(bytes)) {
+            @Override
+            public int available() throws IOException {
+                throw new IOException("available() not supported");
+            }
+        };
+    }
+
+    /**
+     * Every structure (the snapshot fixtures' values) through the Kryo serializer {@link LinerateTypes} registers for
+     * it: the length and the image on write, the same image back both when the input holds it all (streamed) and
+     * when it cannot say (read as the bytes arrive), and a copy that is a separate structure with the same image.
+     */
+    @Test
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void everyStructureRoundTripsThroughItsRegisteredKryoSerializer() throws Exception {
+        Set<Class<?>> seen = new HashSet<>();
+        for (SnapshotFixture<?> fixture : SerializerFixtures.all()) {
+            if (!(fixture.serializer() instanceof ImageSerializer<?> images)) {
+                continue; // the 5-tuple has no Kryo serializer: it is a key, with its own type information
+            }
+            Class<?> type = images.typeClass();
+            seen.add(type);
+            ImageKryoSerializer kryoSerializer = (ImageKryoSerializer) LinerateTypes.kryoSerializerClasses()
+                    .get(type).getDeclaredConstructor().newInstance();
+            Object value = fixture.value().get();
+            byte[] image = ((ImageSerializer) images).toImage(value);
+
+            long writes = ImageKryoSerializer.WRITES.sum();
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            try (Output out = new Output(bytes)) {
+                kryoSerializer.write(new Kryo(), out, value);
+            }
+            assertThat(ImageKryoSerializer.WRITES.sum()).as(fixture.name() + ": writes counted").isEqualTo(writes + 1);
+            byte[] written = bytes.toByteArray();
+            assertThat(written).as(fixture.name()).hasSize(Integer.BYTES + image.length);
+            assertThat(new Input(written).readInt()).as(fixture.name() + ": length field").isEqualTo(image.length);
+
+            Object streamed = kryoSerializer.read(new Kryo(), new Input(written), type);
+            Object arriving = kryoSerializer.read(new Kryo(), new Input(withoutAvailable(written)), type);
+            Object copy = kryoSerializer.copy(new Kryo(), value);
+            for (Object back : List.of(streamed, arriving, copy)) {
+                assertThat(back).as(fixture.name()).isInstanceOf(type).isNotSameAs(value);
+                assertThat(((ImageSerializer) images).toImage(back)).as(fixture.name()).isEqualTo(image);
+            }
+        }
+        assertThat(seen).containsExactlyInAnyOrderElementsOf(LinerateTypes.kryoSerializerClasses().keySet());
+    }
+
+    /**
+     * An input that cannot say how many bytes it holds is read as the bytes arrive: a truncated image whose header
+     * and length field both claim 16 MiB of counters fails after the bytes present, without allocating the claim.
+     * (More than the 64 KiB a streamed read loads before the header are present, so that a streamed read would
+     * reach the allocation.)
+     */
+    @Test
+    void anInputThatCannotSayWhatItHoldsIsNotTrustedWithTheLength() {
+        CountMinSketch big = CountMinSketch.withShape(1 << 19, 4, 3, RowIndexing.FULL_WIDTH, false); // 16 MiB
+        ByteArrayOutputStream full = new ByteArrayOutputStream();
+        try (Output out = new Output(full)) {
+            new KryoSerializers.CountMinSketchKryo().write(new Kryo(), out, big);
+        }
+        byte[] truncated = Arrays.copyOf(full.toByteArray(), 256 << 10);
+        KryoSerializers.CountMinSketchKryo s = new KryoSerializers.CountMinSketchKryo();
+        Input in = new Input(withoutAvailable(truncated));
+        long before = allocatedBytes();
+        assertThatThrownBy(() -> s.read(new Kryo(), in, CountMinSketch.class)).isInstanceOf(KryoException.class);
+        assertThat(allocatedBytes() - before).as("bytes allocated for a 16 MiB claim on 256 KiB").isLessThan(4L << 20);
     }
 }
