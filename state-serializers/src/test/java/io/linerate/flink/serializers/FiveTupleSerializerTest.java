@@ -98,4 +98,13 @@ class FiveTupleSerializerTest extends SerializerTestBase<FiveTuple> {
         assertThat(in.available()).isZero();
         assertThat(copied.getCopyOfBuffer()).isEqualTo(two);
     }
+
+    /** A tuple is immutable, which is what lets copy hand back the tuple itself (Flink then skips copies too). */
+    @Test
+    void tuplesAreImmutableSoACopyIsTheTupleItself() {
+        FiveTuple t = FiveTuple.ipv4(1, 2, 3, 4, 6);
+        assertThat(FiveTupleSerializer.INSTANCE.isImmutableType()).isTrue();
+        assertThat(FiveTupleSerializer.INSTANCE.copy(t)).isSameAs(t);
+        assertThat(FiveTupleSerializer.INSTANCE.copy(t, FiveTupleSerializer.INSTANCE.createInstance())).isSameAs(t);
+    }
 }
