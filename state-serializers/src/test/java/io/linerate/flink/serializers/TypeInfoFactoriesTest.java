@@ -75,7 +75,6 @@ class TypeInfoFactoriesTest {
         assertThat(info).hasToString("FiveTupleTypeInfo").isEqualTo(new FiveTupleTypeInfo())
                 .hasSameHashCodeAs(new FiveTupleTypeInfo())
                 .isNotEqualTo(new CountMinSketchTypeInfo()).isNotEqualTo(null);
-        assertThat(info.hashCode()).isNotEqualTo(new CountMinSketchTypeInfo().hashCode());
         assertThat(info.canEqual(new FiveTupleTypeInfo())).isTrue();
         assertThat(info.canEqual(new CountMinSketchTypeInfo())).isFalse();
     }
@@ -92,8 +91,12 @@ class TypeInfoFactoriesTest {
         assertThat(info).isEqualTo(new CountMinSketchTypeInfo(narrow))
                 .hasSameHashCodeAs(new CountMinSketchTypeInfo(narrow))
                 .isNotEqualTo(new CountMinSketchTypeInfo(wide))
-                .isNotEqualTo(new CountMinSketchTypeInfo());
+                .isNotEqualTo(new CountMinSketchTypeInfo())
+                .isNotEqualTo(new BlockedCountMinSketchTypeInfo())
+                .isNotEqualTo(null);
         assertThat(info.hashCode()).isNotEqualTo(new CountMinSketchTypeInfo().hashCode());
+        assertThat(info.canEqual(new CountMinSketchTypeInfo(wide))).isTrue();
+        assertThat(info.canEqual(null)).isFalse();
         assertThat(info).hasToString("CountMinSketchTypeInfo" + narrow);
         assertThat(new CountMinSketchTypeInfo()).hasToString("CountMinSketchTypeInfo")
                 .isEqualTo(new CountMinSketchTypeInfo(null));
