@@ -71,7 +71,10 @@ class FiveTupleSerializerTest extends SerializerTestBase<FiveTuple> {
         FiveTupleSerializer.INSTANCE.serialize(FiveTuple.ipv4(1, 2, 3, 4, 6), out);
         byte[] good = out.getCopyOfBuffer();
         for (List<Object> c : List.of(List.<Object>of(0, (byte) 5, "IP version 5"),
-                List.<Object>of(1, (byte) 1, "fit 32 bits"), List.<Object>of(9, (byte) 1, "fit 32 bits"))) {
+                // the source's and destination's high words, and the lowest bit above 32 of each low word
+                List.<Object>of(1, (byte) 1, "fit 32 bits"), List.<Object>of(9, (byte) 1, "fit 32 bits"),
+                List.<Object>of(12, (byte) 1, "fit 32 bits"), List.<Object>of(17, (byte) 1, "fit 32 bits"),
+                List.<Object>of(28, (byte) 1, "fit 32 bits"))) {
             byte[] bad = good.clone();
             bad[(Integer) c.get(0)] = (Byte) c.get(1);
             assertThatThrownBy(() -> FiveTupleSerializer.INSTANCE.deserialize(new DataInputDeserializer(bad)))
