@@ -3,11 +3,18 @@ package io.linerate.flink.serializers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.linerate.sketches.bloom.StandardBloomFilter;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.RowIndexing;
+import java.io.ByteArrayInputStream;
 import java.io.EOFException;
+import java.io.FilterInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.management.ManagementFactory;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
@@ -92,5 +99,27 @@ class HostileBytesTest {
         assertThatThrownBy(() -> PartitionedBloomFilterSerializer.INSTANCE.deserialize(
                 new DataInputDeserializer(wrongFamily.getCopyOfBuffer())))
                 .isInstanceOf(IOException.class).hasMessageContaining("expected a PartitionedBloomFilter");
+    }
+
+    /**
+     * A Bloom image of another variant is refused, naming both, whether the input holds the whole image (streamed
+     * read) or cannot say what it holds (read into an array first): the variant check is on both paths.
+     */
+    @Test
+    void aBloomImageOfAnotherVariantIsRefusedOnEitherReadPath() throws IOException {
+        DataOutputSerializer standard = new DataOutputSerializer(64);
+        StandardBloomFilterSerializer.INSTANCE.serialize(StandardBloomFilter.withBits(64, 2, 1), standard);
+        byte[] bytes = standard.getCopyOfBuffer();
+        InputStream cannotSay = new FilterInputStream(new ByteArrayInputStream(bytes)) {
+            @Override
+            public int available() throws IOException {
+                throw new IOException("available() not supported");
+            }
+        };
+        for (DataInputView in : List.of(new DataInputDeserializer(bytes), new DataInputViewStreamWrapper(cannotSay))) {
+            assertThatThrownBy(() -> PartitionedBloomFilterSerializer.INSTANCE.deserialize(in))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("image holds a StandardBloomFilter, expected a PartitionedBloomFilter");
+        }
     }
 }
