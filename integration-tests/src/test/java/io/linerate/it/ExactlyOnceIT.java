@@ -497,7 +497,7 @@ class ExactlyOnceIT {
    * metadata ({@link JobRun#restoredKeyedState}): on RocksDB with incremental checkpoints the keyed state of every one
    * is RocksDB's incremental handles only (SST files shared between checkpoints), with full ones RocksDB's full
    * handles only (every file the checkpoint's own), on heap the heap backend's key groups; and there was at least
-   * one.
+   * one, and one showing the kind. A RocksDB subtask holding no SST file yet shows neither kind and is left out.
    */
   private static void assertRestoredKind(String name, StateBackend backend, CheckpointKind checkpoints,
       List<Map<String, Integer>> restored) {
@@ -505,8 +505,13 @@ class ExactlyOnceIT {
         : checkpoints == CheckpointKind.INCREMENTAL ? JobRun.ROCKSDB_INCREMENTAL : JobRun.ROCKSDB_FULL;
     assertThat(restored).as("%s: the checkpoints restored after the kills", name).isNotEmpty();
     for (Map<String, Integer> kinds : restored) {
-      assertThat(kinds).as("%s: keyed state handles of a restored checkpoint", name).containsOnlyKeys(expected);
+      java.util.Set<String> telling = new java.util.TreeSet<>(kinds.keySet());
+      telling.remove(JobRun.ROCKSDB_NO_SST); // a subtask without SST files yet shows neither RocksDB kind
+      assertThat(telling).as("%s: keyed state handles of a restored checkpoint (%s)", name, kinds)
+          .isSubsetOf(expected);
     }
+    assertThat(restored).as("%s: restored checkpoints showing their kind", name)
+        .anyMatch(kinds -> kinds.containsKey(expected));
   }
 
   /**

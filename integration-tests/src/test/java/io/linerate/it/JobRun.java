@@ -140,7 +140,7 @@ public final class JobRun implements AutoCloseable {
    * handles of each kind over every operator and subtask, {@value #ROCKSDB_INCREMENTAL} (RocksDB's files, the SST
    * files in the checkpoints' shared folder, each uploaded once and referenced by later checkpoints), {@value
    * #ROCKSDB_FULL} (RocksDB's files, every one uploaded for this checkpoint alone: what RocksDB's checkpoints are
-   * unless incremental), or the handle's class (e.g. {@code KeyGroupsStateHandle}: the heap backend's, and canonical
+   * unless incremental), {@value #ROCKSDB_NO_SST} (either kind, {@link #rocksDbKind}), or the handle's class (e.g. {@code KeyGroupsStateHandle}: the heap backend's, and canonical
    * savepoints); empty if the job restored none. Call it right after the restore: the checkpoint's folder is deleted
    * once enough newer ones completed ({@code execution.checkpointing.num-retained}).
    */
@@ -158,16 +158,31 @@ public final class JobRun implements AutoCloseable {
     Map<String, Integer> kinds = new TreeMap<>();
     for (OperatorState operator : checkpoint.getOperatorStates()) {
       for (OperatorSubtaskState subtask : operator.getStates()) {
-        // RocksDB's full checkpoints are native too (Flink's RocksNativeFullSnapshotStrategy): the same handle
-        // class as incremental ones, with every file private to the checkpoint and none shared
         subtask.getManagedKeyedState().forEach(h -> kinds.merge(h instanceof IncrementalRemoteKeyedStateHandle r
-            ? (r.getSharedState().isEmpty() ? ROCKSDB_FULL : ROCKSDB_INCREMENTAL) : h.getClass().getSimpleName(),
-            1, Integer::sum));
+            ? rocksDbKind(r) : h.getClass().getSimpleName(), 1, Integer::sum));
       }
     }
     return kinds;
   }
 
+  /**
+   * RocksDB's full checkpoints are native too (Flink's {@code RocksNativeFullSnapshotStrategy}): the same handle class
+   * as incremental ones, with every file private to the checkpoint. What tells them apart is where the SST files are:
+   * shared (incremental) or private (full). A subtask whose database holds no SST file yet (its state still in the
+   * memtable, flushed into none, or none at all) uploads only RocksDB's metadata files, private in either mode:
+   * {@value #ROCKSDB_NO_SST}, which shows neither kind (such a handle, classified by "nothing shared", once failed
+   * a dedup run with incremental checkpoints as "full").
+   */
+  private static String rocksDbKind(IncrementalRemoteKeyedStateHandle handle) {
+    if (handle.getPrivateState().stream().anyMatch(f -> f.getLocalPath().endsWith(".sst"))) {
+      return ROCKSDB_FULL;
+    }
+    return handle.getSharedState().stream().anyMatch(f -> f.getLocalPath().endsWith(".sst"))
+        ? ROCKSDB_INCREMENTAL : ROCKSDB_NO_SST;
+  }
+
+  /** {@link #restoredKeyedState}'s name for a RocksDB handle without SST files (either kind). */
+  public static final String ROCKSDB_NO_SST = "RocksDB without SST files";
   /** {@link #restoredKeyedState}'s name for RocksDB's incremental checkpoints. */
   public static final String ROCKSDB_INCREMENTAL = "RocksDB incremental";
   /** {@link #restoredKeyedState}'s name for RocksDB's full (native) checkpoints. */
