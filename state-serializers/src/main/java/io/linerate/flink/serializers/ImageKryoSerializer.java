@@ -7,16 +7,18 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.linerate.sketches.image.ImageWriter;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.Serializable;
 import java.util.concurrent.atomic.LongAdder;
+import org.apache.flink.api.java.typeutils.runtime.DataInputViewStream;
 
 /**
  * Kryo 5 serializer of a linerate structure, for structures kept inside a user's generic (Kryo-serialized)
  * types. Same format as the Flink serializer: an int length (Kryo's fixed 4-byte {@code writeInt}) and the byte
  * image. The length is validated against {@link ImageSerializer#MAX_IMAGE_BYTES}. When the input says it holds the
- * whole image ({@code available()}), it is streamed into the structure's arrays through a 64 KiB buffer; otherwise
- * the buffer grows only as bytes arrive, so a lying length fails with a {@link KryoException} without a large
- * allocation.
+ * whole image ({@code available()}; inside Flink's {@code KryoSerializer}, the Flink view under it, as the Flink
+ * serializer asks it), it is streamed into the structure's arrays through a 64 KiB buffer; otherwise the buffer
+ * grows only as bytes arrive, so a lying length fails with a {@link KryoException} without a large allocation.
  */
 public abstract class ImageKryoSerializer<T> extends Serializer<T> implements Serializable {
 
@@ -74,13 +76,27 @@ public abstract class ImageKryoSerializer<T> extends Serializer<T> implements Se
         }
     }
 
-    /** Whether {@code input} says it holds at least {@code length} more bytes (in its buffer or its stream). */
+    /**
+     * Whether {@code input} says it holds at least {@code length} more bytes (in its buffer or its stream). Inside
+     * Flink's {@code KryoSerializer} the input is a {@code NoFetchingInput} over a {@link DataInputViewStream},
+     * whose {@code available()} is {@link InputStream}'s 0 whatever the view holds; there the view itself is asked,
+     * as {@link ImageSerializer#deserialize} asks it (a {@code DataInputDeserializer}, or a view that is a stream
+     * saying what it holds). {@code DataInputViewStream} is Flink-internal: should a Flink version wrap the view
+     * otherwise, reads fall back to bytes first (correct, slower), which {@code FlinkKryoReadPathTest} shows.
+     */
     private static boolean holds(Input input, int length) {
         try {
-            return input.available() >= length;
+            if (input.available() >= length) {
+                return true;
+            }
         } catch (IOException e) {
             return false; // then read as bytes arrive
         }
+        if (input.getInputStream() instanceof DataInputViewStream stream) {
+            int buffered = input.limit() - input.position();
+            return ImageSerializer.holds(stream.getInputView(), length - buffered);
+        }
+        return false;
     }
 
     @Override

@@ -235,8 +235,11 @@ public abstract class ImageSerializer<T> extends TypeSerializer<T> {
         return length;
     }
 
-    /** Whether {@code source} says it holds at least {@code length} more bytes. */
-    private static boolean holds(DataInputView source, int length) {
+    /**
+     * Whether {@code source} says it holds at least {@code length} more bytes: a {@link DataInputDeserializer}'s
+     * {@code available()}, or that of a view that is an {@link InputStream}; any other view says nothing (false).
+     */
+    static boolean holds(DataInputView source, int length) {
         if (source instanceof DataInputDeserializer) {
             return ((DataInputDeserializer) source).available() >= length;
         }
