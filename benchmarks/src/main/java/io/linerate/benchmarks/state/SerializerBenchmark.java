@@ -6,6 +6,8 @@ import io.linerate.benchmarks.flowtable.Packets;
 import io.linerate.benchmarks.frequency.ZipfKeys;
 import io.linerate.flink.serializers.CountMinSketchSerializer;
 import io.linerate.flink.serializers.FlowTableSerializer;
+import io.linerate.flink.serializers.ImageKryoSerializer;
+import io.linerate.flink.serializers.LinerateTypes;
 import io.linerate.sketches.flowtable.FlowTable;
 import io.linerate.sketches.frequency.CountMinSketch;
 import java.io.ByteArrayInputStream;
@@ -50,6 +52,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  *   <li><b>linerate</b>: {@code CountMinSketchSerializer.INSTANCE} / {@code FlowTableSerializer.INSTANCE} into
  *       Flink's {@code DataOutputSerializer} and from a {@code DataInputDeserializer} (int length + image).</li>
+ *   <li><b>linerate-kryo</b>: the structure as a generic type, {@code new KryoSerializer<>(type, config)} after
+ *       {@code LinerateTypes.registerKryo(config)}, so Flink's Kryo writes it with linerate's Kryo serializer
+ *       (class id, little-endian int length, image); same buffers. The setup fails unless that serializer is used.</li>
  *   <li><b>kryo</b>: Flink's generic path, {@code new KryoSerializer<>(type, new SerializerConfigImpl())} with no
  *       linerate registration, so Kryo's default {@code FieldSerializer} walks the object reflectively. If Kryo
  *       cannot handle an object the setup fails, and that failure is the result.</li>
@@ -85,7 +90,7 @@ public class SerializerBenchmark {
         @Param({"countmin", "flowtable"})
         public String obj;
 
-        @Param({"linerate", "kryo", "java", "java-image"})
+        @Param({"linerate", "linerate-kryo", "kryo", "java", "java-image"})
         public String path;
 
         Object value;
@@ -120,6 +125,14 @@ public class SerializerBenchmark {
             switch (path) {
                 case "linerate":
                     serializer = (TypeSerializer<Object>) ours;
+                    break;
+                case "linerate-kryo":
+                    KryoSerializer registered = new KryoSerializer(type,
+                            LinerateTypes.registerKryo(new SerializerConfigImpl()));
+                    if (!(registered.getKryo().getSerializer(type) instanceof ImageKryoSerializer)) {
+                        throw new IllegalStateException(type + ": Flink's Kryo did not take the linerate serializer");
+                    }
+                    serializer = registered;
                     break;
                 case "kryo":
                     serializer = new KryoSerializer(type, new SerializerConfigImpl());
