@@ -10,6 +10,7 @@ import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Sizes;
+import io.linerate.jobs.cli.TopicChecks;
 import io.linerate.jobs.cli.TopicNames;
 import io.linerate.jobs.format.JsonEventFormat;
 import io.linerate.jobs.local.JobTopics;
@@ -260,7 +261,11 @@ public final class DedupCommand implements Callable<Integer> {
     flink.validate();
     DedupJob job = job();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
-    job.define(env, topics());
+    JobTopics topics = topics();
+    job.define(env, topics);
+    if (!TopicChecks.allow(spec, job, topics)) {
+      return 1;
+    }
     env.execute(job.name());
     return 0;
   }

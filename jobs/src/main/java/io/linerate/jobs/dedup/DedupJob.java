@@ -23,6 +23,7 @@ import io.linerate.jobs.kafka.JsonTopics;
 import io.linerate.jobs.kafka.KafkaInput;
 import io.linerate.jobs.kafka.KafkaJobBuilder;
 import io.linerate.jobs.kafka.KafkaJobOptions;
+import io.linerate.jobs.kafka.WrittenTopics;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.hash.ItemHasher;
@@ -155,6 +156,22 @@ public final class DedupJob implements JobLauncher {
         .add(topics.deadLetter(), out.malformed(), OutputJson.rejected(new RawEvent()), "rejected-events")
         .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout(),
             options.sinkProperties());
+  }
+
+  /**
+   * The output, duplicates and dead-letter topics, each taking records up to the sinks' limit; with the raw output
+   * format the output and duplicates topics are written with the input records' own timestamps.
+   */
+  @Override
+  public WrittenTopics writtenTopics(JobTopics topics) {
+    WrittenTopics written = WrittenTopics.of(topics.input(), options.sinkProperties());
+    if (outputFormat == OutputFormat.RAW) {
+      written.keepingInputTimestamps("raw output", topics.output())
+          .keepingInputTimestamps("raw duplicates", duplicatesTopic(topics));
+    } else {
+      written.topic("output", topics.output()).topic("duplicates", duplicatesTopic(topics));
+    }
+    return written.topic("dead-letter", topics.deadLetter());
   }
 
   /**

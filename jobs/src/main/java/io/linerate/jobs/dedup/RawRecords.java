@@ -23,8 +23,9 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * ({@code JsonTopics}): that one is there because an element's Flink timestamp may be far from the broker's clock;
  * an input record's timestamp was taken by a broker already. The output topic must take it as the input topic did
  * ({@code message.timestamp.before.max.ms} / {@code after.max.ms} no tighter than the input's, or
- * {@code message.timestamp.type=LogAppendTime}): a refused record fails the sink. A record without timestamp is
- * stamped at writing.
+ * {@code message.timestamp.type=LogAppendTime}): a refused record fails the sink. The job commands warn of bounds
+ * that can refuse them before the job is submitted ({@link DedupJob#writtenTopics}, {@code TopicPreflight}). A
+ * record without timestamp is stamped at writing.
  */
 final class RawRecords implements KafkaRecordSerializationSchema<ScopedEvent> {
 

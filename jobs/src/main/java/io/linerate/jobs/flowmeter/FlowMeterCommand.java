@@ -8,6 +8,7 @@ import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Sizes;
+import io.linerate.jobs.cli.TopicChecks;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.InsertionScheme;
@@ -195,7 +196,11 @@ public final class FlowMeterCommand implements Callable<Integer> {
     flink.validate();
     FlowMeterJob job = job();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
-    job.define(env, topics());
+    JobTopics topics = topics();
+    job.define(env, topics);
+    if (!TopicChecks.allow(spec, job, topics)) {
+      return 1;
+    }
     env.execute(job.name());
     return 0;
   }

@@ -17,6 +17,7 @@ import io.linerate.jobs.kafka.JsonTopics;
 import io.linerate.jobs.kafka.KafkaInput;
 import io.linerate.jobs.kafka.KafkaJobBuilder;
 import io.linerate.jobs.kafka.KafkaJobOptions;
+import io.linerate.jobs.kafka.WrittenTopics;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
@@ -100,6 +101,13 @@ public final class FlowMeterJob implements JobLauncher {
         .add(topics.deadLetter(), badBatches, OutputJson.<PacketBatch>rejected(), "rejected-batches")
         .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout(),
             options.sinkProperties());
+  }
+
+  /** The output and dead-letter topics, each taking records up to the sinks' limit. */
+  @Override
+  public WrittenTopics writtenTopics(JobTopics topics) {
+    return WrittenTopics.of(topics.input(), options.sinkProperties()).topic("output", topics.output())
+        .topic("dead-letter", topics.deadLetter());
   }
 
   /**

@@ -8,6 +8,7 @@ import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Main;
 import io.linerate.jobs.cli.Sizes;
+import io.linerate.jobs.cli.TopicChecks;
 import io.linerate.jobs.cli.TopicNames;
 import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -242,6 +243,9 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
     JobTopics topics = topics();
     launcher.define(env, topics);
+    if (!TopicChecks.allow(spec, launcher, topics)) {
+      return 1;
+    }
     System.out.println("heavy-hitters: " + launcher.description());
     System.out.println("reading " + topics.input() + " on " + topics.bootstrapServers() + "; reports to "
         + topics.output() + ", alerts to " + launcher.alertsTopic(topics) + ", dead letters to "

@@ -29,6 +29,7 @@ import io.linerate.jobs.kafka.JsonTopics;
 import io.linerate.jobs.kafka.KafkaInput;
 import io.linerate.jobs.kafka.KafkaJobBuilder;
 import io.linerate.jobs.kafka.KafkaJobOptions;
+import io.linerate.jobs.kafka.WrittenTopics;
 import io.linerate.jobs.local.FeedContext;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
@@ -205,6 +206,13 @@ public final class HeavyHittersJob implements JobLauncher {
             OutputJson.<PacketBatch>rejected(), "rejected-batches")
         .sinkAll(topics.bootstrapServers(), NAME, options.jobName(), options.transactionTimeout(),
             options.sinkProperties());
+  }
+
+  /** The output, alerts and dead-letter topics, each taking records up to the sinks' limit. */
+  @Override
+  public WrittenTopics writtenTopics(JobTopics topics) {
+    return WrittenTopics.of(topics.input(), options.sinkProperties()).topic("output", topics.output())
+        .topic("alerts", alertsTopic(topics)).topic("dead-letter", topics.deadLetter());
   }
 
   /** The demo's live view: the top-k table of the latest window per observation point, from the reports topic. */

@@ -178,6 +178,18 @@ public final class JsonTopics {
     return sink.maxValueBytes();
   }
 
+  /**
+   * The two settings {@link #maxRecordBytes(Map)} is the smaller of, as the sinks take them from
+   * {@code producerProperties}: {@code "max.request.size N, buffer.memory M"}.
+   *
+   * @throws IllegalArgumentException as {@link #maxValueBytes(Map)}
+   */
+  static String recordLimits(Map<String, String> producerProperties) {
+    ExactlyOnceSink.Builder<byte[]> sink = sink("any");
+    producerProperties.forEach(sink::property);
+    return "max.request.size " + sink.maxRequestSize() + ", buffer.memory " + sink.bufferMemory();
+  }
+
   /** Checks a producer property as the sinks of {@link #sinkAll} would take it; throws as they would. */
   static void checkSinkProperty(String key, String value) {
     sink("any").property(key, value);

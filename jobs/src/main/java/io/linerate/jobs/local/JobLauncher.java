@@ -3,6 +3,7 @@ package io.linerate.jobs.local;
 import java.io.PrintStream;
 import java.time.Duration;
 
+import io.linerate.jobs.kafka.WrittenTopics;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -26,6 +27,15 @@ public interface JobLauncher {
    * {@code topics.deadLetter()}), exactly once.
    */
   void define(StreamExecutionEnvironment env, JobTopics topics);
+
+  /**
+   * The topics {@link #define} makes the job write, with what it may write to them, for
+   * {@link io.linerate.jobs.kafka.TopicPreflight} to check against the topics' configs before the job is submitted.
+   * The default, for a job that does not say, is {@link WrittenTopics#none()}: nothing is checked.
+   */
+  default WrittenTopics writtenTopics(JobTopics topics) {
+    return WrittenTopics.none();
+  }
 
   /**
    * Called after the feeder stopped and before the job is cancelled: waits at most {@code timeout} for the job to

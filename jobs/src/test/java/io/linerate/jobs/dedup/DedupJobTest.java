@@ -2,6 +2,8 @@ package io.linerate.jobs.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,6 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.linerate.jobs.cli.Main;
 import io.linerate.jobs.format.DeadLetterReplay;
+import io.linerate.jobs.kafka.ConfiguredTopics;
 import io.linerate.jobs.kafka.KafkaBrokerExtension;
 import io.linerate.jobs.kafka.TopicReader;
 import io.linerate.jobs.local.JobTopics;
@@ -33,6 +36,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
 
 /**
  * The {@code dedup} job end to end, started as users start it ({@code linerate dedup ...} through
@@ -279,6 +283,32 @@ class DedupJobTest {
    * headers than a raw record may carry is a dead letter naming the limit. Before, the raw records had the value
    * only: no key, no headers, the time of writing.
    */
+  /**
+   * Raw output to a topic whose message.timestamp.before.max.ms can refuse the input records' timestamps: the command
+   * warns naming the topic and the bound; with a duplicates topic too small for the sinks it also refuses, before
+   * the job is submitted (so this test runs no Flink job). Before, neither was said, and the sink failed the job.
+   */
+  @Test
+  @Timeout(60)
+  void rawOutputTopicsAreCheckedBeforeTheJobIsSubmitted() throws Exception {
+    KAFKA.broker().createTopics(1, "chk-events", "chk-dead");
+    ConfiguredTopics.create(KAFKA.bootstrapServers(), "chk-unique", Map.of("message.timestamp.before.max.ms",
+        "86400000"));
+    ConfiguredTopics.create(KAFKA.bootstrapServers(), "chk-dups", Map.of("max.message.bytes", "500000"));
+    CommandLine cl = Main.commandLine();
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    int exit = cl.execute("dedup", "--bootstrap-servers", KAFKA.bootstrapServers(), "--input-topic", "chk-events",
+        "--output-topic", "chk-unique", "--duplicates-topic", "chk-dups", "--dead-letter-topic", "chk-dead",
+        "--output-format", "raw", "--bounded");
+    assertThat(exit).as("exit code of linerate dedup; error output: %s", err).isEqualTo(1);
+    assertThat(err.toString())
+        .contains("warning: raw output topic 'chk-unique' has message.timestamp.type CreateTime and "
+            + "message.timestamp.before.max.ms 86400000")
+        .contains("dedup: the job is not submitted: raw duplicates topic 'chk-dups' has max.message.bytes 500000 "
+            + "(set on the topic), below the 1048576 bytes");
+  }
+
   @Test
   @Timeout(120)
   void rawOutputKeepsTheRecordsKeyHeadersAndTimestamp() throws Exception {

@@ -2,6 +2,8 @@ package io.linerate.jobs.flowmeter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,6 +17,7 @@ import io.linerate.jobs.cli.Main;
 import io.linerate.jobs.format.PacketBatch;
 import io.linerate.jobs.format.PacketBatchCodec;
 import io.linerate.jobs.format.PacketRecord;
+import io.linerate.jobs.kafka.ConfiguredTopics;
 import io.linerate.jobs.kafka.KafkaBrokerExtension;
 import io.linerate.jobs.kafka.TopicReader;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -27,6 +30,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
 
 /**
  * The {@code flow-meter} job end to end, started as users start it ({@code linerate flow-meter ...} through
@@ -61,6 +65,28 @@ class FlowMeterJobTest {
       return new Flow(packets + o.packets, bytes + o.bytes, flags | o.flags, Math.min(first, o.first),
           Math.max(last, o.last));
     }
+  }
+
+  /**
+   * An output topic whose max.message.bytes is below what the job's sinks may write: the command refuses before the
+   * job is submitted, naming the topic and both values (before, the sink failed on the first large record, and again
+   * on every restart). No Flink job runs.
+   */
+  @Test
+  @Timeout(60)
+  void anOutputTopicTooSmallForTheSinksIsRefusedBeforeTheJobIsSubmitted() throws Exception {
+    KAFKA.broker().createTopics(1, "fm-small-in", "fm-small-dead");
+    ConfiguredTopics.create(KAFKA.bootstrapServers(), "fm-small-out", Map.of("max.message.bytes", "100000"));
+    CommandLine cl = Main.commandLine();
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    int exit = cl.execute("flow-meter", "--bootstrap-servers", KAFKA.bootstrapServers(),
+        "--input-topic", "fm-small-in", "--output-topic", "fm-small-out", "--dead-letter-topic", "fm-small-dead",
+        "--bounded");
+    assertThat(exit).as("exit code of linerate flow-meter; error output: %s", err).isEqualTo(1);
+    assertThat(err.toString()).contains("flow-meter: the job is not submitted: output topic 'fm-small-out' has "
+        + "max.message.bytes 100000 (set on the topic), below the 1048576 bytes of the largest record the job may "
+        + "write to it").doesNotContain("fm-small-dead");
   }
 
   @Test

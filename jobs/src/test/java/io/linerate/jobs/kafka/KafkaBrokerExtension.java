@@ -1,5 +1,7 @@
 package io.linerate.jobs.kafka;
 
+import java.util.Map;
+
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -14,11 +16,25 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class KafkaBrokerExtension implements BeforeAllCallback, AfterAllCallback {
 
+  private final Map<String, String> properties;
   private KafkaBroker broker;
+
+  /** A broker with the embedded broker's defaults. */
+  public KafkaBrokerExtension() {
+    this(Map.of());
+  }
+
+  /** A broker with {@code properties} over the defaults ({@link EmbeddedKafka.Builder#property}). */
+  public KafkaBrokerExtension(Map<String, String> properties) {
+    this.properties = Map.copyOf(properties);
+  }
 
   @Override
   public void beforeAll(ExtensionContext context) {
-    broker = EmbeddedKafka.builder().progress(line -> System.out.println("[" + context.getDisplayName() + "] " + line)).start();
+    EmbeddedKafka.Builder builder = EmbeddedKafka.builder()
+        .progress(line -> System.out.println("[" + context.getDisplayName() + "] " + line));
+    properties.forEach(builder::property);
+    broker = builder.start();
     System.out.println("[" + context.getDisplayName() + "] Kafka broker used: " + broker.description()
         + " at " + broker.bootstrapServers());
   }
