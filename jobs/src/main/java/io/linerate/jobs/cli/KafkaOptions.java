@@ -1,5 +1,17 @@
 package io.linerate.jobs.cli;
 
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.linerate.jobs.cli.ClientPropertyArgs.Reach;
+import io.linerate.jobs.format.KafkaDecoding;
+import io.linerate.jobs.kafka.ClientProperties;
+import io.linerate.jobs.kafka.ExactlyOnceSink;
+import io.linerate.jobs.kafka.KafkaInput;
+import io.linerate.jobs.kafka.KafkaJobBuilder;
 import io.linerate.jobs.local.JobTopics;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -8,7 +20,14 @@ import picocli.CommandLine.Spec;
 
 /**
  * Where a job reads and writes: the Kafka options every Kafka-to-Kafka sub-command shares
- * ({@code @Mixin KafkaOptions kafka;}). Values are checked as they are parsed; an error names the option.
+ * ({@code @Mixin KafkaOptions kafka;}), and the feeders too (without the options a feeder has no use for:
+ * {@link #forFeeder()}). Values are checked as they are parsed; an error names the option.
+ *
+ * <p>Client properties ({@link #applyTo}): {@code --kafka-config FILE} and {@code --kafka-property KEY=VALUE} reach
+ * every client the command creates (consumer, producers, admin clients: the place for security settings),
+ * {@code --consumer-property} the job's consumer only, {@code --producer-property} the producers only. For one key,
+ * a client-specific option wins over {@code --kafka-property}, which wins over the file; the last of repeated
+ * {@code KEY=VALUE}s of one option wins.
  */
 public class KafkaOptions {
 
@@ -19,6 +38,20 @@ public class KafkaOptions {
   private String inputTopic = "packets";
   private String outputTopic = "reports";
   private String deadLetterTopic = "dead-letters";
+  private Path kafkaConfig;
+  private final Map<String, String> fileProperties = new LinkedHashMap<>();
+  private final Map<String, String> kafkaProperties = new LinkedHashMap<>();
+  private final Map<String, String> consumerProperties = new LinkedHashMap<>();
+  private final Map<String, String> producerProperties = new LinkedHashMap<>();
+  private int maxDeadLetterBytes = KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES;
+  private boolean feeder;
+
+  /**
+   * The most {@code --max-dead-letter-bytes} any producer setting can hold: a dead letter keeping more could not be
+   * a Kafka record ({@code max.request.size} is an int).
+   */
+  static final int MAX_DEAD_LETTER_BYTES = KafkaDecoding.largestMaxDeadLetterBytes(
+      Integer.MAX_VALUE - ExactlyOnceSink.RECORD_OVERHEAD);
 
   @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,HOST:PORT...]", defaultValue = "localhost:9092",
       description = "Kafka brokers to connect to (default: ${DEFAULT-VALUE})")
@@ -56,6 +89,163 @@ public class KafkaOptions {
       description = "Kafka topic for input records the job cannot read, with the reason (default: ${DEFAULT-VALUE})")
   void deadLetterTopic(String value) {
     deadLetterTopic = requireTopic("--dead-letter-topic", value);
+  }
+
+  @Option(names = "--kafka-config", paramLabel = "FILE",
+      description = "A Java properties file of Kafka client properties for every client of the command (consumer, "
+          + "producers, admin clients), e.g. security.protocol, sasl.*, ssl.*, as Kafka's tools' --command-config; "
+          + "--kafka-property and the client-specific options win over it (default: none)")
+  void kafkaConfig(Path file) {
+    if (file == null) {
+      return;
+    }
+    kafkaConfig = file;
+    fileProperties.clear();
+    String option = "--kafka-config " + file;
+    try {
+      ClientPropertyArgs.read("--kafka-config", file).forEach((key, value) -> {
+        ClientPropertyArgs.check(option, allClients(), key, value);
+        fileProperties.put(key, value);
+      });
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+    }
+  }
+
+  @Option(names = "--kafka-property", paramLabel = "KEY=VALUE",
+      description = "A Kafka client property for every client of the command (consumer, producers, admin clients): "
+          + "the place for security settings (security.protocol=SASL_SSL, sasl.jaas.config=...); repeatable; wins "
+          + "over --kafka-config (default: none)")
+  void kafkaProperty(List<String> values) {
+    add("--kafka-property", allClients(), values, kafkaProperties);
+  }
+
+  @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
+      description = "A Kafka consumer property (or one of Flink's Kafka source, e.g. "
+          + "partition.discovery.interval.ms) of the job's source; repeatable; wins over --kafka-property "
+          + "(default: none)")
+  void consumerProperty(List<String> values) {
+    add("--consumer-property", Reach.JOB_CONSUMER, values, consumerProperties);
+  }
+
+  @Option(names = "--producer-property", paramLabel = "KEY=VALUE",
+      description = "A Kafka producer property of the command's producers (the job's sinks, the feeder's), e.g. "
+          + "compression.type=zstd, max.request.size=...; repeatable; wins over --kafka-property (default: none)")
+  void producerProperty(List<String> values) {
+    add("--producer-property", feeder ? Reach.FEEDER_PRODUCER : Reach.JOB_PRODUCERS, values, producerProperties);
+  }
+
+  @Option(names = "--max-dead-letter-bytes", paramLabel = "BYTES", defaultValue = "4096",
+      description = "Bytes of an unreadable record's value, of its key and of its headers its dead letter keeps "
+          + "(suffix k, m); the largest dead letter must fit a record of the dead-letter sink (max.request.size and "
+          + "buffer.memory: Kafka's default 1 MiB allows about 119000) (default: ${DEFAULT-VALUE})")
+  void maxDeadLetterBytes(String value) {
+    long bytes = Sizes.parseBytes(spec, "--max-dead-letter-bytes", value);
+    if (bytes > MAX_DEAD_LETTER_BYTES) {
+      throw new ParameterException(spec.commandLine(), "--max-dead-letter-bytes must be at most "
+          + MAX_DEAD_LETTER_BYTES + " (a larger dead letter could not be a Kafka record at all), got " + value);
+    }
+    maxDeadLetterBytes = (int) bytes;
+  }
+
+  /** Takes the newest of {@code values} (picocli passes all given so far), checked for {@code reach}. */
+  private void add(String option, Reach reach, List<String> values, Map<String, String> into) {
+    if (values == null || values.isEmpty()) {
+      return;
+    }
+    try {
+      ClientPropertyArgs.Property p = ClientPropertyArgs.parse(option, values.get(values.size() - 1));
+      ClientPropertyArgs.check(option, reach, p.key(), p.value());
+      into.put(p.key(), p.value());
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+    }
+  }
+
+  private Reach allClients() {
+    return feeder ? Reach.FEEDER_PRODUCER : Reach.JOB_CLIENTS;
+  }
+
+  /**
+   * Makes these the options of a feeder, whose only client is a producer: the properties are checked as the
+   * feeder's producer takes them. The feeders call it before parsing (and remove the job-only options).
+   */
+  public void forFeeder() {
+    feeder = true;
+  }
+
+  /** The properties of every client: {@code --kafka-config}'s, then {@code --kafka-property}'s (which win). */
+  public Map<String, String> clientProperties() {
+    Map<String, String> all = new LinkedHashMap<>(fileProperties);
+    all.putAll(kafkaProperties);
+    return Collections.unmodifiableMap(all);
+  }
+
+  /** The properties of {@code --consumer-property}, in the order given. */
+  public Map<String, String> consumerProperties() {
+    return Collections.unmodifiableMap(consumerProperties);
+  }
+
+  /** The properties of {@code --producer-property}, in the order given. */
+  public Map<String, String> producerProperties() {
+    return Collections.unmodifiableMap(producerProperties);
+  }
+
+  /**
+   * What a feeder's producer takes: the {@link #clientProperties()} a producer uses, then
+   * {@link #producerProperties()} (which win).
+   */
+  public Map<String, String> feederProducerProperties() {
+    Map<String, String> all = ClientProperties.forClient(ClientProperties.Client.PRODUCER, clientProperties());
+    all.putAll(producerProperties);
+    return Collections.unmodifiableMap(all);
+  }
+
+  /** {@code --max-dead-letter-bytes}. */
+  public int maxDeadLetterBytes() {
+    return maxDeadLetterBytes;
+  }
+
+  /** The {@code --kafka-config} file, or null. */
+  public Path kafkaConfig() {
+    return kafkaConfig;
+  }
+
+  /**
+   * Gives {@code job} the client properties ({@link KafkaJobBuilder#clientProperty} for {@link #clientProperties()},
+   * {@link KafkaJobBuilder#sourceProperty} for {@code --consumer-property}, {@link KafkaJobBuilder#sinkProperty} for
+   * {@code --producer-property}) and {@code --max-dead-letter-bytes}, then checks what needs them all: the largest
+   * dead letter must fit the dead-letter sink's records as the producer properties set them.
+   *
+   * @throws ParameterException naming the option (and the key, or the limit)
+   */
+  public <B extends KafkaJobBuilder<B>> B applyTo(B job) {
+    String option = "--kafka-property";
+    try {
+      for (Map.Entry<String, String> e : clientProperties().entrySet()) {
+        option = kafkaProperties.containsKey(e.getKey()) ? "--kafka-property" : "--kafka-config " + kafkaConfig;
+        job.clientProperty(e.getKey(), e.getValue());
+      }
+      option = "--consumer-property";
+      consumerProperties.forEach(job::sourceProperty);
+      option = "--producer-property";
+      producerProperties.forEach(job::sinkProperty);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), option + ": " + e.getMessage(), e);
+    }
+    job.maxDeadLetterBytes(maxDeadLetterBytes);
+    Map<String, String> sinks = ClientProperties.forClient(ClientProperties.Client.PRODUCER, clientProperties());
+    sinks.putAll(producerProperties);
+    try {
+      KafkaInput.requireDeadLettersFit(maxDeadLetterBytes, sinks);
+    } catch (IllegalArgumentException e) {
+      String message = e.getMessage();
+      throw new ParameterException(spec.commandLine(), (message.startsWith("maxDeadLetterBytes")
+          ? "--max-dead-letter-bytes: " + message + " (raise max.request.size and buffer.memory with "
+              + "--producer-property to keep more)"
+          : "--producer-property/--kafka-property: " + message), e);
+    }
+    return job;
   }
 
   public String bootstrapServers() {

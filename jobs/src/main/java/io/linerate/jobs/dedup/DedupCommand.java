@@ -221,7 +221,7 @@ public final class DedupCommand implements Callable<Integer> {
           + "the output and duplicates topics (raw events carry no type field to tell them from dead letters)");
     }
     try {
-      return DedupJob.builder().keyFields(keyFields).weightField(weightField).timestampField(timestampField)
+      return kafka.applyTo(DedupJob.builder()).keyFields(keyFields).weightField(weightField).timestampField(timestampField)
           .epochUnit(epochUnit).scopeField(scopeField).constantScope(constantScope).horizon(horizon)
           .expectedRate(expectedRate).fpp(fpp).generations(generations).seed(seed).stateCacheBytes(stateCache)
           .duplicatesTopic(duplicatesTopic)

@@ -187,8 +187,8 @@ public final class DedupJob implements JobLauncher {
     // raw: the whole record is decoded, its key, headers and timestamp kept for the output (and bounded)
     return outputFormat == OutputFormat.RAW
         ? KafkaDecoding.records(new RawRecordDecoder(values, JsonTopics.maxRecordBytes(sinks)), ScopedEvent.typeInfo(),
-            KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES)
-        : new KafkaDecoding<>(values, ScopedEvent.typeInfo(), KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES);
+            options.maxDeadLetterBytes())
+        : new KafkaDecoding<>(values, ScopedEvent.typeInfo(), options.maxDeadLetterBytes());
   }
 
   @Override
@@ -421,6 +421,7 @@ public final class DedupJob implements JobLauncher {
           .seed(seed)
           .stateCacheBytes(stateCacheBytes)
           .build();
+      options.requireDeadLettersFit();
       return new DedupJob(this, format, dedup, options.copy());
     }
   }

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
 
+import io.linerate.jobs.cli.KafkaOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -16,14 +17,17 @@ public final class FeedCommands {
 
     /**
      * Adds the feeders' sub-commands to {@code main}. They write to the {@code --input-topic} of the shared Kafka
-     * options (the topic the jobs read); the mixin's output and dead-letter topic options mean nothing to a feeder
-     * and are removed from them.
+     * options (the topic the jobs read); the mixin's output and dead-letter topic options, {@code --consumer-property}
+     * and {@code --max-dead-letter-bytes} mean nothing to a feeder and are removed from them, and its client
+     * properties are checked as the feeder's producer takes them ({@link KafkaOptions#forFeeder()}).
      */
     public static void register(CommandLine main) {
         for (Object command : new Object[] {new GenerateCommand(), new ReplayCommand()}) {
             CommandLine cl = new CommandLine(command);
             CommandSpec spec = cl.getCommandSpec();
-            for (String unused : new String[] {"--output-topic", "--dead-letter-topic"}) {
+            ((KafkaOptions) spec.mixins().get("kafka").userObject()).forFeeder();
+            for (String unused : new String[] {"--output-topic", "--dead-letter-topic", "--consumer-property",
+                "--max-dead-letter-bytes"}) {
                 CommandLine.Model.OptionSpec option = spec.findOption(unused);
                 if (option != null) {
                     spec.remove(option);

@@ -2,10 +2,13 @@ package io.linerate.jobs.feed;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 
+import io.linerate.jobs.kafka.ClientProperties;
+import io.linerate.jobs.kafka.KafkaJobOptions;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -31,18 +34,51 @@ final class FeedProducer implements AutoCloseable {
      *     record
      */
     FeedProducer(String bootstrapServers, String topic, String clientId, LongConsumer onAcked) {
+        this(bootstrapServers, topic, clientId, Map.of(), onAcked);
+    }
+
+    /**
+     * @param properties further producer properties ({@link #checkProperty}): security settings, {@code linger.ms},
+     *     {@code batch.size} (10 ms and 256 KiB unless set), {@code client.id}…
+     * @throws IllegalArgumentException naming a property the feeder owns or a value the producer would refuse
+     */
+    FeedProducer(String bootstrapServers, String topic, String clientId, Map<String, String> properties,
+                 LongConsumer onAcked) {
         this.topic = topic;
         this.onAcked = onAcked;
+        properties.forEach(FeedProducer::checkProperty);
         Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 10);
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        props.putAll(ClientProperties.forClient(ClientProperties.Client.PRODUCER, properties));
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         this.producer = new KafkaProducer<>(props);
+    }
+
+    /** The producer properties the feeder sets itself, whatever it is given. */
+    static final Set<String> OWNED = Set.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+            ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+
+    /**
+     * Refuses a property the feeder owns ({@link #OWNED}: its producer is idempotent, not transactional, and writes
+     * bytes), and a value Kafka's producer would refuse, or an idempotent one ({@code acks} other than all…), as the
+     * jobs' sinks refuse it ({@link KafkaJobOptions#checkSinkProperty}).
+     *
+     * @throws IllegalArgumentException naming the property
+     */
+    static void checkProperty(String key, String value) {
+        if (OWNED.contains(key)) {
+            throw new IllegalArgumentException(key + " is set by the feeder itself (its producer is idempotent, not "
+                    + "transactional, and writes bytes)");
+        }
+        KafkaJobOptions.checkSinkProperty(key, value);
     }
 
     /** Sends one record of {@code units} packets or events; blocks when the producer's buffer is full. */

@@ -176,7 +176,8 @@ public final class GenerateCommand implements Callable<Integer> {
         out.println("generate: " + traffic.description() + " to " + kafka.inputTopic() + " on "
                 + kafka.bootstrapServers());
         try (StopOnSignal stop = new StopOnSignal("linerate-generate-stop")) {
-            FeedSummary summary = traffic.run(kafka.bootstrapServers(), kafka.inputTopic(), stop::stopRequested,
+            FeedSummary summary = traffic.run(kafka.bootstrapServers(), kafka.inputTopic(),
+                    kafka.feederProducerProperties(), stop::stopRequested,
                     n -> { });
             boolean packets = traffic.format == SyntheticTraffic.Format.PACKETS;
             out.println("generate: " + summary.describe(packets ? "packets" : "events", packets ? "batches" : "records"));

@@ -117,17 +117,27 @@ public final class PcapReplay implements Feeder {
         context.eventTimes(summary.firstEventMillis(), summary.lastEventMillis(), summary.lastRecordEventMillis());
     }
 
+    /** {@link #run(String, String, Map, BooleanSupplier, LongConsumer)} without further producer properties. */
+    public FeedSummary run(String bootstrapServers, String topic, BooleanSupplier stop, LongConsumer acked)
+            throws Exception {
+        return run(bootstrapServers, topic, Map.of(), stop, acked);
+    }
+
     /**
      * Replays the files to {@code topic}; returns when every pass is written and acknowledged, or soon after
      * {@code stop} turns true (what was read is flushed and acknowledged first).
      *
+     * @param producerProperties further properties of the feeder's producer (security settings…), checked as
+     *     the jobs' sinks check them; {@code bootstrap.servers}, {@code enable.idempotence}, the serializers and
+     *     the transactional settings are the feeder's own and refused
      * @param acked called with the packets of each acknowledged batch (from the producer's thread)
      * @throws IOException if a file cannot be read; if it is malformed, a {@link MalformedCaptureException} with
      *     the file and byte offset in the message; the packets before the error have been sent
      */
-    public FeedSummary run(String bootstrapServers, String topic, BooleanSupplier stop, LongConsumer acked)
-            throws Exception {
-        try (FeedProducer producer = new FeedProducer(bootstrapServers, topic, "linerate-replay", acked)) {
+    public FeedSummary run(String bootstrapServers, String topic, Map<String, String> producerProperties,
+            BooleanSupplier stop, LongConsumer acked) throws Exception {
+        try (FeedProducer producer = new FeedProducer(bootstrapServers, topic, "linerate-replay", producerProperties,
+                acked)) {
             Run run = new Run(producer, stop);
             try {
                 run.replay();

@@ -109,7 +109,8 @@ public final class ReplayCommand implements Callable<Integer> {
         PcapReplay replay = replay();
         out.println("replay: " + replay.description() + " to " + kafka.inputTopic() + " on " + kafka.bootstrapServers());
         try (StopOnSignal stop = new StopOnSignal("linerate-replay-stop")) {
-            FeedSummary summary = replay.run(kafka.bootstrapServers(), kafka.inputTopic(), stop::stopRequested,
+            FeedSummary summary = replay.run(kafka.bootstrapServers(), kafka.inputTopic(),
+                    kafka.feederProducerProperties(), stop::stopRequested,
                     n -> { });
             out.println("replay: " + summary.describe("packets", "batches"));
             if (summary.units() == 0 && summary.skippedTotal() > 0 && !stop.stopRequested()) {

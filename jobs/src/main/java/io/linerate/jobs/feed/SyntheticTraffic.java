@@ -170,20 +170,30 @@ public final class SyntheticTraffic implements Feeder {
         context.eventTimes(summary.firstEventMillis(), summary.lastEventMillis(), summary.lastRecordEventMillis());
     }
 
+    /** {@link #run(String, String, Map, BooleanSupplier, LongConsumer)} without further producer properties. */
+    public FeedSummary run(String bootstrapServers, String topic, BooleanSupplier stop, LongConsumer acked)
+            throws Exception {
+        return run(bootstrapServers, topic, Map.of(), stop, acked);
+    }
+
     /**
      * Writes the traffic to {@code topic}, returning when {@code count} packets or events are acknowledged or soon
      * after {@code stop} turns true (what was sent is flushed and acknowledged first).
      *
+     * @param producerProperties further properties of the feeder's producer (security settings…), checked as
+     *     the jobs' sinks check them; {@code bootstrap.servers}, {@code enable.idempotence}, the serializers and
+     *     the transactional settings are the feeder's own and refused
      * @param acked called with the packets or events of each acknowledged record (from the producer's thread)
      */
-    public FeedSummary run(String bootstrapServers, String topic, BooleanSupplier stop, LongConsumer acked)
-            throws Exception {
+    public FeedSummary run(String bootstrapServers, String topic, Map<String, String> producerProperties,
+            BooleanSupplier stop, LongConsumer acked) throws Exception {
         BooleanSupplier stopped = () -> stop.getAsBoolean() || Thread.currentThread().isInterrupted();
         long begin = System.nanoTime();
         Pacer pacer = new Pacer(rate, begin);
         TrafficSource source = source();
         long units = 0;
-        try (FeedProducer producer = new FeedProducer(bootstrapServers, topic, "linerate-generate", acked)) {
+        try (FeedProducer producer = new FeedProducer(bootstrapServers, topic, "linerate-generate", producerProperties,
+                acked)) {
             TrafficSource.Record r;
             while (!stopped.getAsBoolean() && (r = source.next()) != null) {
                 if (!pacer.awaitUnit(units + r.units() - 1, stopped)) { // when the record's last unit is due

@@ -170,7 +170,7 @@ public final class FlowMeterCommand implements Callable<Integer> {
   /** The job these options describe; a builder error is reported as a parameter error. */
   FlowMeterJob job() {
     try {
-      FlowMeterJob.Builder b = FlowMeterJob.builder().idleTimeout(idleTimeout).activeTimeout(activeTimeout)
+      FlowMeterJob.Builder b = kafka.applyTo(FlowMeterJob.builder()).idleTimeout(idleTimeout).activeTimeout(activeTimeout)
           .tick(tick).scheme(scheme).overflow(overflow).stashCapacity(stash).stateCacheBytes(stateCache)
           .keyFormat(keyFormat).seed(seed).outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded)
           .transactionTimeout(flink.transactionTimeout())

@@ -87,7 +87,8 @@ public final class FlowMeterJob implements JobLauncher {
     // reflective POJO copy of every flow record) was a tenth of the operator's time.
     env.getConfig().enableObjectReuse();
     SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, options.kafkaName(NAME),
-        KafkaDecoding.packetBatches(), PacketBatchTypeInfo.INSTANCE, FlowMeterJob::batchTime, options);
+        KafkaDecoding.packetBatches(options.maxDeadLetterBytes()), PacketBatchTypeInfo.INSTANCE, FlowMeterJob::batchTime,
+        options);
     SingleOutputStreamOperator<MeteredFlow<Integer>> flows = meter.applyToBatches(batches,
         ObservationPointKey.INSTANCE, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE).uid("flow-meter");
     DataStream<Rejected<PacketRecord>> badPackets = flows.getSideOutput(
@@ -220,7 +221,9 @@ public final class FlowMeterJob implements JobLauncher {
       if (capacity == 0 && memoryBudget == 0) {
         throw new IllegalArgumentException("capacity (flows) or memoryBudget (bytes) must be set");
       }
-      return new FlowMeterJob(meter.build(), options.copy());
+      FlowMeter<PacketRecord, Integer> built = meter.build();
+      options.requireDeadLettersFit();
+      return new FlowMeterJob(built, options.copy());
     }
   }
 }

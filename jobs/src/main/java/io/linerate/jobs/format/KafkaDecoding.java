@@ -67,8 +67,16 @@ public final class KafkaDecoding<T> implements KafkaRecordDeserializationSchema<
 
     /** Packet batches in the binary format of {@link PacketBatchCodec}. */
     public static KafkaDecoding<PacketBatch> packetBatches() {
-        return new KafkaDecoding<>(PacketBatchCodec.DECODER, PacketBatchTypeInfo.INSTANCE,
-                DEFAULT_MAX_DEAD_LETTER_BYTES);
+        return packetBatches(DEFAULT_MAX_DEAD_LETTER_BYTES);
+    }
+
+    /**
+     * Packet batches in the binary format of {@link PacketBatchCodec}, dead letters keeping {@code maxDeadLetterBytes}.
+     *
+     * @throws IllegalArgumentException if {@code maxDeadLetterBytes} is negative
+     */
+    public static KafkaDecoding<PacketBatch> packetBatches(int maxDeadLetterBytes) {
+        return new KafkaDecoding<>(PacketBatchCodec.DECODER, PacketBatchTypeInfo.INSTANCE, maxDeadLetterBytes);
     }
 
     /** JSON events as {@code format} reads them. */

@@ -214,6 +214,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   /** The job as the options describe it; an invalid combination fails naming the option. */
   public HeavyHittersJob job() {
     kafka.requireNotInput("--alerts-topic", alertsTopic);
+    kafka.applyTo(job);
     job.alertsTopic(alertsTopic).bounded(bounded).alertAtWeight(alertWeight)
         .alertAtFraction(alertFraction, alertMinWindowWeight).transactionTimeout(flink.transactionTimeout())
         .jobName(flink.jobName());

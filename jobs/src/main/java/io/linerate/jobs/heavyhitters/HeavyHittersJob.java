@@ -188,7 +188,8 @@ public final class HeavyHittersJob implements JobLauncher {
     ExactlyOnceSink.checkCheckpointing(env.getCheckpointConfig(), options.transactionTimeout());
     // event time: each batch's smallest packet timestamp, watermarks per partition
     SingleOutputStreamOperator<PacketBatch> batches = KafkaInput.read(env, topics, options.kafkaName(NAME),
-        KafkaDecoding.packetBatches(), PacketBatchTypeInfo.INSTANCE, PacketBatch::minTimestamp, options);
+        KafkaDecoding.packetBatches(options.maxDeadLetterBytes()), PacketBatchTypeInfo.INSTANCE, PacketBatch::minTimestamp,
+        options);
     SingleOutputStreamOperator<HeavyHitterReport<Integer>> reports = detector.applyToBatches(batches,
         ObservationPointKey.INSTANCE, PacketBatch.ELEMENTS, PacketRecordTypeInfo.INSTANCE);
     reports.uid("heavy-hitters").name("heavy hitters per observation point");
@@ -601,6 +602,7 @@ public final class HeavyHittersJob implements JobLauncher {
         detector = b.maxOpenSubWindows(maxOpen).build();
       }
       checkReportSize(detector);
+      options.requireDeadLettersFit();
       return new HeavyHittersJob(this, detector, options.copy());
     }
 

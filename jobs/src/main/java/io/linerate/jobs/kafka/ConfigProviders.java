@@ -111,14 +111,14 @@ final class ConfigProviders {
       }
       if (!resolved.known(key)) {
         log.warn("{} ({}) is not checked before the job runs: {}; Kafka's {} resolves it when it is created", key,
-            value, resolved.unresolved().get(key), client);
+            ClientProperties.shown(key, value), resolved.unresolved().get(key), client);
         return;
       }
       try {
         check.accept(key, resolved.values().get(key));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(key + " (" + value + ", resolved by its config provider): "
-            + e.getMessage(), e);
+        throw new IllegalArgumentException(key + " (" + ClientProperties.shown(key, value) + ", resolved by its "
+            + "config provider): " + e.getMessage(), e);
       }
     });
   }

@@ -17,6 +17,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
@@ -160,8 +161,26 @@ public final class ExactlyOnceSource {
      * placeholder ({@code ${env:NAME}}, {@code ${file:/path:key}}) when {@code config.providers} names its provider:
      * {@link #build} resolves it as Kafka's consumer will and checks the value it resolves to, or, if it cannot be
      * resolved where the job is built, logs a warning that it is not checked. The consumer is given the placeholder.
+     *
+     * <p>The properties Flink's Kafka source reads itself, which Kafka's consumer does not know
+     * ({@code client.id.prefix}, {@code partition.discovery.interval.ms}, {@code register.consumer.metrics},
+     * {@code commit.offsets.on.checkpoint}), are checked as Flink parses them, and a placeholder there is refused:
+     * Flink never resolves one ({@link #checkFlinkSourceValue}).
      */
     public Builder<T> property(String key, String value) {
+      checkProperty(key, value);
+      properties.put(key, value);
+      return this;
+    }
+
+    /**
+     * The checks of {@link #property}: refuses {@code key} if the source owns it, or {@code value} if Kafka's consumer
+     * or Flink's source would refuse it (a config-provider placeholder of a consumer property is checked by
+     * {@link #build}, once resolved; one of a property Flink's source reads itself is refused).
+     *
+     * @throws IllegalArgumentException naming the property
+     */
+    static void checkProperty(String key, String value) {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(value, "value");
       if (OWNED.contains(key)) {
@@ -176,11 +195,11 @@ public final class ExactlyOnceSource {
             + (key.equals(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG) ? " (use startingOffsets(..))"
                 : " (the deserializer given to builder(..) reads the record's bytes)") + ", got " + value);
       }
-      if (!ConfigProviders.hasPlaceholder(value)) {
+      if (ClientProperties.FLINK_SOURCE_KEYS.contains(key)) {
+        checkFlinkSourceValue(key, value);
+      } else if (!ConfigProviders.hasPlaceholder(value)) {
         checkClientValue(ConsumerConfig.configDef(), key, value, "consumer"); // a placeholder: by build()
       }
-      properties.put(key, value);
-      return this;
     }
 
     /** The Kafka source; fails with a message naming the option if one is missing or wrong. */
@@ -206,9 +225,7 @@ public final class ExactlyOnceSource {
       properties.forEach(builder::setProperty);
       builder.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
       if (bounded) {
-        Map<String, String> admin = new HashMap<>(properties);
-        admin.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        builder.setBounded(new CommittedEndOffsets(admin));
+        builder.setBounded(new CommittedEndOffsets(ClientProperties.adminConfig(bootstrapServers, properties)));
       }
       return builder.build();
     }
@@ -249,10 +266,16 @@ public final class ExactlyOnceSource {
   static final class CommittedEndOffsets implements OffsetsInitializer {
     private static final long serialVersionUID = 1L;
     private static final long TIMEOUT_MS = 60_000;
-    private final HashMap<String, String> adminProperties;
+    private final HashMap<String, Object> adminConfig;
 
-    CommittedEndOffsets(Map<String, String> adminProperties) {
-      this.adminProperties = new HashMap<>(adminProperties);
+    /** @param adminConfig the admin client's configuration ({@link ClientProperties#adminConfig}) */
+    CommittedEndOffsets(Map<String, Object> adminConfig) {
+      this.adminConfig = new HashMap<>(adminConfig);
+    }
+
+    /** The configuration of the admin client it creates. */
+    Map<String, Object> adminConfig() {
+      return java.util.Collections.unmodifiableMap(adminConfig);
     }
 
     @Override
@@ -261,8 +284,7 @@ public final class ExactlyOnceSource {
       if (partitions.isEmpty()) {
         return Map.of();
       }
-      Map<String, Object> config = new HashMap<>(adminProperties);
-      try (Admin admin = Admin.create(config)) {
+      try (Admin admin = Admin.create(new HashMap<>(adminConfig))) {
         return admin.listOffsets(
                 partitions.stream().collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest())),
                 new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
@@ -327,6 +349,37 @@ public final class ExactlyOnceSource {
       return parsed;
     } catch (ConfigException e) {
       throw new IllegalArgumentException(key + " is not a value Kafka's " + client + " takes: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Refuses a value of a property Flink's Kafka source reads itself ({@link ClientProperties#FLINK_SOURCE_KEYS}) that
+   * Flink could not parse, or would read as something else than written: {@code partition.discovery.interval.ms} a
+   * whole number of milliseconds (Flink's {@code Long.parseLong}, which fails the job's enumerator on anything else),
+   * {@code register.consumer.metrics} and {@code commit.offsets.on.checkpoint} {@code true} or {@code false} (Flink
+   * reads other text as false in one place and fails on it in another). Config-provider placeholders are refused:
+   * Flink reads these values itself and never resolves them (only Kafka's clients do), so the job would fail at run
+   * time, or, for {@code client.id.prefix}, take the text as the prefix.
+   *
+   * @throws IllegalArgumentException naming the property
+   */
+  static void checkFlinkSourceValue(String key, String value) {
+    if (ConfigProviders.hasPlaceholder(value)) {
+      throw new IllegalArgumentException(key + " is read by Flink's Kafka source itself, which does not resolve "
+          + "config-provider placeholders (only Kafka's clients do, and Kafka's consumer does not know " + key
+          + "): give the value itself, got " + value);
+    }
+    if (key.equals(KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key())) {
+      try {
+        Long.parseLong(value);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(key + " must be a whole number of milliseconds (0 or less: no partition "
+            + "discovery), as Flink's Kafka source parses it, got '" + value + "'");
+      }
+    } else if (!key.equals(KafkaSourceOptions.CLIENT_ID_PREFIX.key())
+        && !value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
+      throw new IllegalArgumentException(key + " must be true or false, as Flink's Kafka source reads it, got '"
+          + value + "'");
     }
   }
 

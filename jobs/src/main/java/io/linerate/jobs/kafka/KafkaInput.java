@@ -17,7 +17,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * The input side of a Kafka-to-Kafka job: the input topic read by an {@link ExactlyOnceSource}
- * ({@code read_committed}, offsets in checkpoints, consumer group = the job's name) through a {@link KafkaDecoding},
+ * ({@code read_committed}, offsets in checkpoints, consumer group = the job's name, the consumer properties of
+ * {@link KafkaJobOptions#sourceProperties()}) through a {@link KafkaDecoding},
  * watermarked per partition (bounded out-of-orderness, idle partitions ignored after the idleness unless it is 0),
  * then split by {@link SplitDecoded} (uid {@code split-dead-letters}): the decoded values, with the undecodable
  * records on the {@link DeadLetter#TAG} side output. Dead letters carry no event time ({@code Long.MIN_VALUE}) and
@@ -54,6 +55,7 @@ public final class KafkaInput {
         .bootstrapServers(topics.bootstrapServers())
         .topics(topics.input())
         .jobName(jobName);
+    options.sourceProperties().forEach(source::property);
     if (options.bounded()) {
       source.bounded();
     }
@@ -70,11 +72,21 @@ public final class KafkaInput {
    * @throws IllegalArgumentException naming the option, the limit and the largest setting that fits
    */
   public static void requireDeadLettersFit(KafkaDecoding<?> decoding, Map<String, String> producerProperties) {
+    requireDeadLettersFit(decoding.maxDeadLetterBytes(), producerProperties);
+  }
+
+  /**
+   * {@link #requireDeadLettersFit(KafkaDecoding, Map)} for a {@link KafkaDecoding} keeping {@code maxDeadLetterBytes}.
+   *
+   * @throws IllegalArgumentException naming the option, the limit and the largest setting that fits
+   */
+  public static void requireDeadLettersFit(int maxDeadLetterBytes, Map<String, String> producerProperties) {
     int limit = JsonTopics.maxValueBytes(producerProperties);
-    if (decoding.maxDeadLetterJsonBytes() > limit) {
-      throw new IllegalArgumentException("maxDeadLetterBytes " + decoding.maxDeadLetterBytes() + " is too large: "
+    long json = KafkaDecoding.maxDeadLetterJsonBytes(maxDeadLetterBytes);
+    if (json > limit) {
+      throw new IllegalArgumentException("maxDeadLetterBytes " + maxDeadLetterBytes + " is too large: "
           + "a dead letter keeping that many bytes of the value, of the key and of the headers can take "
-          + decoding.maxDeadLetterJsonBytes() + " bytes of JSON, more than the " + limit + " bytes the dead-letter "
+          + json + " bytes of JSON, more than the " + limit + " bytes the dead-letter "
           + "sink's producer can send (max.request.size and buffer.memory less the record overhead); at most "
           + KafkaDecoding.largestMaxDeadLetterBytes(limit) + " fits");
     }

@@ -56,6 +56,34 @@ public abstract class KafkaJobBuilder<B extends KafkaJobBuilder<B>> {
     return self();
   }
 
+  /**
+   * A Kafka consumer property of the job's source (or one of Flink's Kafka source, e.g.
+   * {@code partition.discovery.interval.ms}); see {@link KafkaJobOptions#sourceProperty}.
+   */
+  public B sourceProperty(String key, String value) {
+    options.sourceProperty(key, value);
+    return self();
+  }
+
+  /**
+   * A property of every Kafka client of the job (consumer, producers, admin clients), e.g. {@code security.protocol}
+   * or {@code sasl.jaas.config}; see {@link KafkaJobOptions#clientProperty}.
+   */
+  public B clientProperty(String key, String value) {
+    options.clientProperty(key, value);
+    return self();
+  }
+
+  /**
+   * Bytes of an undecodable record's value, key and headers its dead letter keeps; default
+   * {@link io.linerate.jobs.format.KafkaDecoding#DEFAULT_MAX_DEAD_LETTER_BYTES}; see
+   * {@link KafkaJobOptions#maxDeadLetterBytes(int)}.
+   */
+  public B maxDeadLetterBytes(int maxDeadLetterBytes) {
+    options.maxDeadLetterBytes(maxDeadLetterBytes);
+    return self();
+  }
+
   /** The job's name instead of its default ({@link KafkaJobOptions#jobName(String)}); null: the default. */
   public B jobName(String jobName) {
     options.jobName(jobName);

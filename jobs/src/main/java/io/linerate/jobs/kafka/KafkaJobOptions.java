@@ -7,11 +7,18 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
+import io.linerate.jobs.format.KafkaDecoding;
+
 /**
  * The options every Kafka-to-Kafka job shares: how far the watermark trails the largest timestamp seen
  * (out-of-orderness), after how long a silent partition stops holding it back (idleness), whether the input is read
- * only up to its end offsets at start (bounded), and the sinks' transaction timeout. Each job's builder holds one and
- * delegates its setters here, so the checks and their messages are the same in every job.
+ * only up to its end offsets at start (bounded), the sinks' transaction timeout, the Kafka clients' properties and
+ * the dead letters' size. Each job's builder holds one and delegates its setters here, so the checks and their
+ * messages are the same in every job.
+ *
+ * <p>Client properties: {@link #clientProperty} for every client the job creates (its source's consumer, its sinks'
+ * producers, its admin clients: security settings belong here), {@link #sourceProperty} for the consumer only,
+ * {@link #sinkProperty} for the producers only; a client-specific property wins over a common one of the same key.
  */
 public final class KafkaJobOptions {
 
@@ -24,7 +31,10 @@ public final class KafkaJobOptions {
   private boolean bounded;
   private Duration transactionTimeout = ExactlyOnceSink.DEFAULT_TRANSACTION_TIMEOUT;
   private String jobName;
+  private final Map<String, String> clientProperties = new LinkedHashMap<>();
+  private final Map<String, String> sourceProperties = new LinkedHashMap<>();
   private final Map<String, String> sinkProperties = new LinkedHashMap<>();
+  private int maxDeadLetterBytes = KafkaDecoding.DEFAULT_MAX_DEAD_LETTER_BYTES;
 
   /** Options with the job's defaults for out-of-orderness and idleness; unbounded, the default transaction timeout. */
   public KafkaJobOptions(Duration outOfOrderness, Duration idleness) {
@@ -74,21 +84,127 @@ public final class KafkaJobOptions {
 
   /**
    * A Kafka producer property of the job's sinks ({@code buffer.memory}, {@code max.request.size},
-   * {@code compression.type}, {@code linger.ms}, security settings…), checked as {@link ExactlyOnceSink.Builder#property}
+   * {@code compression.type}, {@code linger.ms}…), checked as {@link ExactlyOnceSink.Builder#property}
    * checks it. The job's record-size checks follow {@code max.request.size} and {@code buffer.memory} as set here
    * ({@link JsonTopics#maxValueBytes(Map)}): records whose output the sinks could not write are dead letters, and a
    * configuration whose output could exceed them is refused when the job is built. A config-provider placeholder
    * ({@code ${env:NAME}}) is checked once resolved, when the job's sinks are built
    * ({@link ExactlyOnceSink.Builder#property}); for those two properties it must resolve where the job is built.
+   * Wins over a {@link #clientProperty} of the same key.
    */
   public void sinkProperty(String key, String value) {
-    JsonTopics.checkSinkProperty(key, value); // the sink's own checks and messages
+    checkSinkProperty(key, value);
     sinkProperties.put(key, value);
   }
 
-  /** The sinks' producer properties set by {@link #sinkProperty}, in the order set. */
+  /**
+   * A Kafka consumer property (or one of Flink's Kafka source: {@code partition.discovery.interval.ms}…) of the
+   * job's source, checked when set as {@link ExactlyOnceSource.Builder#property} checks it: {@code bootstrap.servers},
+   * {@code group.id} (the job's name decides it), {@code isolation.level} ({@code read_committed}),
+   * {@code auto.offset.reset} and the deserializers are refused, and so is a value Kafka's consumer or Flink's source
+   * would refuse. Wins over a {@link #clientProperty} of the same key.
+   *
+   * @throws IllegalArgumentException naming the property
+   */
+  public void sourceProperty(String key, String value) {
+    checkSourceProperty(key, value);
+    sourceProperties.put(key, value);
+  }
+
+  /**
+   * A property of every Kafka client the job creates: its source's consumer, its sinks' producers, and its admin
+   * clients ({@link #adminProperties()}) — the place for security settings ({@code security.protocol},
+   * {@code sasl.*}, {@code ssl.*}) and config providers. A client gets the properties it knows and those no Kafka
+   * client knows (a plugin's own; {@link ClientProperties#forClient}). Checked as {@link #sourceProperty} and
+   * {@link #sinkProperty} check it, so a key the source or the sinks own is refused.
+   *
+   * @throws IllegalArgumentException naming the property
+   */
+  public void clientProperty(String key, String value) {
+    checkClientProperty(key, value);
+    clientProperties.put(key, value);
+  }
+
+  /** The checks of {@link #sinkProperty}, without setting it. @throws IllegalArgumentException naming the property */
+  public static void checkSinkProperty(String key, String value) {
+    JsonTopics.checkSinkProperty(key, value); // the sink's own checks and messages
+  }
+
+  /** The checks of {@link #sourceProperty}, without setting it. @throws IllegalArgumentException naming the property */
+  public static void checkSourceProperty(String key, String value) {
+    ExactlyOnceSource.Builder.checkProperty(key, value);
+  }
+
+  /** The checks of {@link #clientProperty}, without setting it. @throws IllegalArgumentException naming the property */
+  public static void checkClientProperty(String key, String value) {
+    checkSourceProperty(key, value);
+    checkSinkProperty(key, value);
+  }
+
+  /**
+   * The sinks' producer properties: the {@link #clientProperty client properties} a producer uses, then those set by
+   * {@link #sinkProperty} (which win), in the order set.
+   */
   public Map<String, String> sinkProperties() {
-    return Collections.unmodifiableMap(sinkProperties);
+    return merged(ClientProperties.Client.PRODUCER, sinkProperties);
+  }
+
+  /**
+   * The source's consumer properties: the {@link #clientProperty client properties} a consumer uses, then those set
+   * by {@link #sourceProperty} (which win), in the order set.
+   */
+  public Map<String, String> sourceProperties() {
+    return merged(ClientProperties.Client.CONSUMER, sourceProperties);
+  }
+
+  /**
+   * The properties of the admin clients the job creates (the bounded source's end offsets; topic checks): the
+   * {@link #clientProperty client properties} an admin client uses. {@link ClientProperties#adminConfig} makes an
+   * admin client's configuration of them.
+   */
+  public Map<String, String> adminProperties() {
+    return Collections.unmodifiableMap(ClientProperties.forClient(ClientProperties.Client.ADMIN, clientProperties));
+  }
+
+  /** The properties set by {@link #clientProperty}, in the order set. */
+  public Map<String, String> clientProperties() {
+    return Collections.unmodifiableMap(clientProperties);
+  }
+
+  private Map<String, String> merged(ClientProperties.Client client, Map<String, String> specific) {
+    Map<String, String> all = ClientProperties.forClient(client, clientProperties);
+    all.putAll(specific);
+    return Collections.unmodifiableMap(all);
+  }
+
+  /**
+   * The most bytes of an undecodable record's value, of its key, and of its headers a dead letter keeps
+   * ({@link KafkaDecoding}); default {@link KafkaDecoding#DEFAULT_MAX_DEAD_LETTER_BYTES}. The largest dead letter must
+   * fit what the dead-letter sink can write ({@link #requireDeadLettersFit()}, checked when the job is built, with
+   * the sinks' properties as they are then).
+   *
+   * @throws IllegalArgumentException if negative
+   */
+  public void maxDeadLetterBytes(int maxDeadLetterBytes) {
+    if (maxDeadLetterBytes < 0) {
+      throw new IllegalArgumentException("maxDeadLetterBytes must be >= 0, got " + maxDeadLetterBytes);
+    }
+    this.maxDeadLetterBytes = maxDeadLetterBytes;
+  }
+
+  /** The bytes of a record's value, key and headers a dead letter keeps. */
+  public int maxDeadLetterBytes() {
+    return maxDeadLetterBytes;
+  }
+
+  /**
+   * Refuses a {@link #maxDeadLetterBytes} whose largest dead letter the dead-letter sink could not write with the
+   * {@link #sinkProperties()} ({@link KafkaInput#requireDeadLettersFit(int, Map)}).
+   *
+   * @throws IllegalArgumentException naming maxDeadLetterBytes, the limit and the largest setting that fits
+   */
+  public void requireDeadLettersFit() {
+    KafkaInput.requireDeadLettersFit(maxDeadLetterBytes, sinkProperties());
   }
 
   /**
@@ -154,7 +270,10 @@ public final class KafkaJobOptions {
     c.bounded = bounded;
     c.transactionTimeout = transactionTimeout;
     c.jobName = jobName;
+    c.clientProperties.putAll(clientProperties);
+    c.sourceProperties.putAll(sourceProperties);
     c.sinkProperties.putAll(sinkProperties);
+    c.maxDeadLetterBytes = maxDeadLetterBytes;
     return c;
   }
 }

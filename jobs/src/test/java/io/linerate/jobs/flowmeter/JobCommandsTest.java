@@ -94,11 +94,181 @@ class JobCommandsTest {
       "dedup --scope-field a..b|--scope-field: scopeField has an empty part",
       "dedup --output-format raw --duplicates-topic reports|--output-format raw needs a --duplicates-topic",
       "dedup --output-format xml|--output-format must be one of envelope, raw",
-      "dedup --duplicates-topic a/b|--duplicates-topic must be a Kafka topic name"})
+      "dedup --duplicates-topic a/b|--duplicates-topic must be a Kafka topic name",
+      "flow-meter --kafka-property isolation.level=read_uncommitted|--kafka-property: isolation.level is "
+          + "read_committed for exactly-once input and cannot be changed",
+      "flow-meter --kafka-property bootstrap.servers=k:9092|--kafka-property: bootstrap.servers has its own option: "
+          + "use --bootstrap-servers",
+      "dedup --consumer-property group.id=mine|--consumer-property: group.id is the job's: its consumer group is "
+          + "linerate-JOB, or linerate-JOB.NAME with --job-name NAME",
+      "heavy-hitters --producer-property transactional.id=t|--producer-property: transactional.id is the job's",
+      "heavy-hitters --kafka-property transaction.timeout.ms=60000|--kafka-property: transaction.timeout.ms has its "
+          + "own option: use --transaction-timeout",
+      "dedup --kafka-property auto.offset.reset=latest|--kafka-property: auto.offset.reset is set by Flink's Kafka "
+          + "source",
+      "flow-meter --producer-property acks=1|--producer-property: acks must be all (or -1) for the exactly-once sink",
+      "flow-meter --consumer-property fetch.max.bytes=lots|--consumer-property: fetch.max.bytes is not a value "
+          + "Kafka's consumer takes",
+      "flow-meter --kafka-property security.protocol:SASL_SSL|--kafka-property must be KEY=VALUE, got an argument "
+          + "without '='",
+      "dedup --consumer-property =1|--consumer-property must be KEY=VALUE with a key before the '='",
+      "flow-meter --consumer-property partition.discovery.interval.ms=${env:X}|--consumer-property: "
+          + "partition.discovery.interval.ms is read by Flink's Kafka source itself, which does not resolve "
+          + "config-provider placeholders",
+      "flow-meter --consumer-property register.consumer.metrics=yes|--consumer-property: register.consumer.metrics "
+          + "must be true or false",
+      "flow-meter --kafka-config /nonexistent/linerate/client.properties|--kafka-config: cannot read "
+          + "/nonexistent/linerate/client.properties: no such file",
+      "flow-meter --max-dead-letter-bytes -1|--max-dead-letter-bytes must be a number of bytes >= 0",
+      "flow-meter --max-dead-letter-bytes 1m|--max-dead-letter-bytes: maxDeadLetterBytes 1048576 is too large: a "
+          + "dead letter keeping that many bytes",
+      "heavy-hitters --max-dead-letter-bytes 1g|--max-dead-letter-bytes must be at most",
+      "dedup --max-dead-letter-bytes 300k --producer-property max.request.size=2097152|--max-dead-letter-bytes: "
+          + "maxDeadLetterBytes 307200 is too large",
+      "generate --consumer-property fetch.max.bytes=1|Unknown options: '--consumer-property'",
+      "generate --max-dead-letter-bytes 1|Unknown options: '--max-dead-letter-bytes'",
+      "generate --producer-property transactional.id=t|--producer-property: transactional.id is the feeder's own",
+      "replay --kafka-property enable.idempotence=false x.pcap|--kafka-property: enable.idempotence is the "
+          + "feeder's own"})
   void badValuesFailNamingTheOption(String args, String message) {
     Run r = run(args.split(" "));
     assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
     assertThat(r.err()).contains(message);
+  }
+
+  /**
+   * The client options reach every Kafka client the job defines: security settings (--kafka-config, then
+   * --kafka-property, which wins) the source's consumer, every sink's producer and the bounded source's admin
+   * client; --consumer-property and --producer-property only theirs, winning over both; a property a client does
+   * not know stays out of it. Read from the job graph the command defines.
+   */
+  @Test
+  void clientOptionsReachEveryClientOfTheJob(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Path file = dir.resolve("client.properties");
+    java.nio.file.Files.writeString(file, "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n"
+        + "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" "
+        + "password=\"p\";\nlinger.ms=40\n");
+    for (String command : new String[] {"flow-meter", "heavy-hitters", "dedup"}) {
+      CommandLine cl = Main.commandLine();
+      CommandLine.ParseResult parsed = cl.parseArgs(new String[] {command,
+          "--kafka-config", file.toString(), "--kafka-property", "sasl.mechanism=PLAIN",
+          "--kafka-property", "ssl.truststore.location=/etc/kafka/truststore.jks",
+          "--consumer-property", "fetch.max.bytes=1048576", "--consumer-property", "partition.discovery.interval.ms=0",
+          "--producer-property", "compression.type=zstd", "--producer-property", "linger.ms=60",
+          "--max-dead-letter-bytes", "2k", "--bounded"});
+      Object cmd = parsed.subcommand().commandSpec().userObject();
+      java.lang.reflect.Method jobOf = cmd.getClass().getDeclaredMethod("job");
+      jobOf.setAccessible(true);
+      io.linerate.jobs.local.JobLauncher job = (io.linerate.jobs.local.JobLauncher) jobOf.invoke(cmd);
+      StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+      env.enableCheckpointing(10_000);
+      job.define(env, new JobTopics("k:9092", "in", "out", "dead"));
+      GraphClients clients = GraphClients.of(env);
+      assertThat(clients.consumers).as(command).hasSize(1);
+      java.util.Properties consumer = clients.consumers.get(0);
+      assertThat(consumer.getProperty("security.protocol")).isEqualTo("SASL_SSL");
+      assertThat(consumer.getProperty("sasl.mechanism")).isEqualTo("PLAIN");
+      assertThat(consumer.getProperty("sasl.jaas.config")).contains("ScramLoginModule");
+      assertThat(consumer.getProperty("ssl.truststore.location")).isEqualTo("/etc/kafka/truststore.jks");
+      assertThat(consumer.getProperty("fetch.max.bytes")).isEqualTo("1048576");
+      assertThat(consumer.getProperty("isolation.level")).isEqualTo("read_committed");
+      assertThat(consumer).doesNotContainKeys("linger.ms", "compression.type");
+      assertThat(clients.producers).as(command).hasSizeGreaterThanOrEqualTo(2);
+      for (java.util.Properties producer : clients.producers) {
+        assertThat(producer.getProperty("security.protocol")).isEqualTo("SASL_SSL");
+        assertThat(producer.getProperty("sasl.mechanism")).isEqualTo("PLAIN");
+        assertThat(producer.getProperty("sasl.jaas.config")).contains("ScramLoginModule");
+        assertThat(producer.getProperty("compression.type")).isEqualTo("zstd");
+        assertThat(producer.getProperty("linger.ms")).isEqualTo("60");
+        assertThat(producer).doesNotContainKeys("fetch.max.bytes", "partition.discovery.interval.ms");
+      }
+      assertThat(clients.admins).as(command).hasSize(1);
+      assertThat(clients.admins.get(0)).containsEntry("security.protocol", "SASL_SSL")
+          .containsEntry("sasl.mechanism", "PLAIN").containsEntry("bootstrap.servers", "k:9092")
+          .containsKey("sasl.jaas.config").doesNotContainKeys("fetch.max.bytes", "linger.ms", "compression.type");
+      assertThat(clients.maxDeadLetterBytes).as(command).containsOnly(2048);
+    }
+  }
+
+  /** The Kafka clients of a job graph: its sources' consumer properties and admin clients, its sinks' producers. */
+  static final class GraphClients {
+    final List<java.util.Properties> consumers = new java.util.ArrayList<>();
+    final List<java.util.Properties> producers = new java.util.ArrayList<>();
+    final List<java.util.Map<String, Object>> admins = new java.util.ArrayList<>();
+    final java.util.Set<Integer> maxDeadLetterBytes = new java.util.HashSet<>();
+
+    static GraphClients of(StreamExecutionEnvironment env) throws Exception {
+      GraphClients c = new GraphClients();
+      java.util.Set<org.apache.flink.api.dag.Transformation<?>> all = new java.util.LinkedHashSet<>();
+      for (org.apache.flink.api.dag.Transformation<?> t : env.getTransformations()) {
+        all.addAll(t.getTransitivePredecessors());
+      }
+      for (org.apache.flink.api.dag.Transformation<?> t : all) {
+        if (t instanceof org.apache.flink.streaming.api.transformations.SourceTransformation<?, ?, ?> s
+            && s.getSource() instanceof org.apache.flink.connector.kafka.source.KafkaSource<?> source) {
+          c.consumers.add((java.util.Properties) field(source, "props"));
+          Object stop = field(source, "stoppingOffsetsInitializer");
+          java.lang.reflect.Method admin = stop.getClass().getDeclaredMethod("adminConfig");
+          admin.setAccessible(true);
+          @SuppressWarnings("unchecked")
+          java.util.Map<String, Object> config = (java.util.Map<String, Object>) admin.invoke(stop);
+          c.admins.add(config);
+          Object decoding = field(source, "deserializationSchema");
+          if (decoding instanceof io.linerate.jobs.format.KafkaDecoding<?> d) {
+            c.maxDeadLetterBytes.add(d.maxDeadLetterBytes());
+          }
+        } else if (t instanceof org.apache.flink.streaming.api.transformations.SinkTransformation<?, ?> s
+            && s.getSink() instanceof org.apache.flink.connector.kafka.sink.KafkaSink<?> sink) {
+          java.lang.reflect.Method config = org.apache.flink.connector.kafka.sink.KafkaSink.class
+              .getDeclaredMethod("getKafkaProducerConfig");
+          config.setAccessible(true);
+          java.util.Properties producer = new java.util.Properties();
+          producer.putAll((java.util.Properties) config.invoke(sink));
+          c.producers.add(producer);
+        }
+      }
+      return c;
+    }
+
+    private static Object field(Object target, String name) throws Exception {
+      java.lang.reflect.Field f = target.getClass().getDeclaredField(name);
+      f.setAccessible(true);
+      return f.get(target);
+    }
+  }
+
+  /** The feeders' producer gets the common properties and --producer-property, which wins; nothing else. */
+  @Test
+  void feederProducersGetTheClientProperties(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Path file = dir.resolve("client.properties");
+    java.nio.file.Files.writeString(file, "security.protocol=SASL_SSL\nlinger.ms=40\nfetch.max.bytes=1\n");
+    CommandLine.ParseResult parsed = Main.commandLine().parseArgs("generate", "--kafka-config", file.toString(),
+        "--kafka-property", "sasl.mechanism=PLAIN", "--producer-property", "linger.ms=5");
+    Object cmd = parsed.subcommand().commandSpec().userObject();
+    java.lang.reflect.Field kafka = cmd.getClass().getDeclaredField("kafka");
+    kafka.setAccessible(true);
+    assertThat(((io.linerate.jobs.cli.KafkaOptions) kafka.get(cmd)).feederProducerProperties()).containsExactly(
+        java.util.Map.entry("linger.ms", "5"), java.util.Map.entry("security.protocol", "SASL_SSL"),
+        java.util.Map.entry("sasl.mechanism", "PLAIN"));
+    // the producer is given them: SASL without a JAAS configuration fails its construction, before any connection
+    Run r = run("generate", "--bootstrap-servers", "127.0.0.1:1", "--count", "1", "--kafka-property",
+        "security.protocol=SASL_PLAINTEXT", "--kafka-property", "sasl.mechanism=PLAIN");
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).contains("generate: failed: Failed to construct kafka producer");
+  }
+
+  /** No error shows a secret: neither the argument without '=' nor a value of a secret key. */
+  @Test
+  void errorsNeverShowASecret() {
+    Run noEquals = run("flow-meter", "--kafka-property", "sasl.jaas.config:topsecret");
+    assertThat(noEquals.exitCode()).isEqualTo(2);
+    assertThat(noEquals.err()).contains("--kafka-property must be KEY=VALUE").doesNotContain("topsecret");
+    Run unresolvable = run("flow-meter", "--kafka-property", "ssl.key.password=${env:LINERATE_TEST_UNSET}x1");
+    assertThat(unresolvable.exitCode()).isEqualTo(2);
+    assertThat(unresolvable.err()).contains("ssl.key.password is a config provider placeholder")
+        .doesNotContain("x1");
   }
 
   @Test

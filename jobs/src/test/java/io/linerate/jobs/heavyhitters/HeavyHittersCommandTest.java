@@ -46,7 +46,8 @@ class HeavyHittersCommandTest {
         "--out-of-orderness", "--idleness", "--alerts-topic", "--bounded", "--state-cache", "--bootstrap-servers",
         "--input-topic",
         "--output-topic", "--dead-letter-topic", "--parallelism", "--checkpoint-interval", "--state-backend",
-        "--checkpoint-dir");
+        "--checkpoint-dir", "--kafka-config", "--kafka-property", "--consumer-property", "--producer-property",
+        "--max-dead-letter-bytes");
     List<String> lines = help.out().lines().map(String::strip).collect(Collectors.toList());
     for (String option : options) {
       int at = -1;

@@ -330,6 +330,138 @@ class ExactlyOnceBuildersTest {
     assertThat(sink().topic("t".repeat(249)).build()).isNotNull();
   }
 
+  /**
+   * The jobs' source and common client properties: a source property is checked when set as the source checks it;
+   * a client property is checked as both the source and the sinks check it, and reaches each client that can use it
+   * (a client-specific property of the same key wins); the admin clients get the common ones a Kafka admin client
+   * knows, and a plugin's own (unknown) keys; the copy a built job takes keeps them all.
+   */
+  @Test
+  void jobOptionsTakeSourceAndClientPropertiesForEveryClient() {
+    KafkaJobOptions options = new KafkaJobOptions(Duration.ZERO, Duration.ZERO);
+    options.clientProperty("security.protocol", "SASL_SSL");
+    options.clientProperty("sasl.mechanism", "PLAIN");
+    options.clientProperty("fetch.max.bytes", "2097152");
+    options.clientProperty("linger.ms", "50");
+    options.clientProperty("plugin.own.setting", "x");
+    options.sourceProperty("fetch.max.bytes", "1048576");
+    options.sinkProperty("linger.ms", "7");
+    KafkaJobOptions copy = options.copy();
+    assertThat(copy.sourceProperties()).containsExactly(java.util.Map.entry("security.protocol", "SASL_SSL"),
+        java.util.Map.entry("sasl.mechanism", "PLAIN"), java.util.Map.entry("fetch.max.bytes", "1048576"),
+        java.util.Map.entry("plugin.own.setting", "x"));
+    assertThat(copy.sinkProperties()).containsExactly(java.util.Map.entry("security.protocol", "SASL_SSL"),
+        java.util.Map.entry("sasl.mechanism", "PLAIN"), java.util.Map.entry("linger.ms", "7"),
+        java.util.Map.entry("plugin.own.setting", "x"));
+    assertThat(copy.adminProperties()).containsExactly(java.util.Map.entry("security.protocol", "SASL_SSL"),
+        java.util.Map.entry("sasl.mechanism", "PLAIN"), java.util.Map.entry("plugin.own.setting", "x"));
+    assertThat(ClientProperties.adminConfig("k:9092", copy.adminProperties()))
+        .containsEntry("bootstrap.servers", "k:9092").containsEntry("security.protocol", "SASL_SSL");
+    // refused when set, naming the key: what the source or a sink owns, what a client would refuse
+    assertThatThrownBy(() -> options.sourceProperty("isolation.level", "read_uncommitted"))
+        .hasMessageStartingWith("isolation.level is read_committed");
+    assertThatThrownBy(() -> options.sourceProperty("group.id", "g")).hasMessageStartingWith("group.id has its own");
+    assertThatThrownBy(() -> options.sourceProperty("fetch.max.bytes", "lots"))
+        .hasMessageStartingWith("fetch.max.bytes is not a value Kafka's consumer takes");
+    assertThatThrownBy(() -> options.clientProperty("transactional.id", "t"))
+        .hasMessageStartingWith("transactional.id is set by the exactly-once sink itself");
+    assertThatThrownBy(() -> options.clientProperty("bootstrap.servers", "k:1"))
+        .hasMessageStartingWith("bootstrap.servers has its own option");
+    assertThatThrownBy(() -> options.clientProperty("acks", "1")).hasMessageStartingWith("acks must be all");
+    assertThat(options.sourceProperties()).doesNotContainKey("group.id");
+  }
+
+  /**
+   * The properties Flink's Kafka source reads itself (Kafka's consumer does not know them): Flink never resolves a
+   * config-provider placeholder there (it parsed ${env:X} as a number, or took it as the client id prefix), and its
+   * parsers fail (or read "yes" as false) at run time; both are refused when set, naming the property.
+   */
+  @Test
+  void flinkSourcePropertiesAreCheckedAsFlinkReadsThemAndTakeNoPlaceholder() throws Exception {
+    ExactlyOnceSource.Builder<String> b = source().property("config.providers", "env")
+        .property("config.providers.env.class", org.apache.kafka.common.config.provider.EnvVarConfigProvider.class
+            .getName());
+    for (String key : new String[] {"partition.discovery.interval.ms", "client.id.prefix",
+        "register.consumer.metrics", "commit.offsets.on.checkpoint"}) {
+      assertThatThrownBy(() -> b.property(key, "${env:LINERATE_TEST_VALUE}")).as(key)
+          .hasMessageStartingWith(key + " is read by Flink's Kafka source itself, which does not resolve "
+              + "config-provider placeholders");
+    }
+    assertThatThrownBy(() -> b.property("partition.discovery.interval.ms", "10s"))
+        .hasMessage("partition.discovery.interval.ms must be a whole number of milliseconds (0 or less: no partition "
+            + "discovery), as Flink's Kafka source parses it, got '10s'");
+    assertThatThrownBy(() -> b.property("register.consumer.metrics", "yes"))
+        .hasMessageStartingWith("register.consumer.metrics must be true or false");
+    assertThatThrownBy(() -> b.property("commit.offsets.on.checkpoint", "1"))
+        .hasMessageStartingWith("commit.offsets.on.checkpoint must be true or false");
+    b.property("partition.discovery.interval.ms", "60000").property("register.consumer.metrics", "FALSE")
+        .property("client.id.prefix", "edge-7");
+    java.lang.reflect.Field props = org.apache.flink.connector.kafka.source.KafkaSource.class.getDeclaredField("props");
+    props.setAccessible(true);
+    java.util.Properties config = (java.util.Properties) props.get(b.build());
+    assertThat(config.getProperty("partition.discovery.interval.ms")).isEqualTo("60000");
+    assertThat(config.getProperty("client.id.prefix")).isEqualTo("edge-7");
+    KafkaJobOptions options = new KafkaJobOptions(Duration.ZERO, Duration.ZERO);
+    assertThatThrownBy(() -> options.sourceProperty("partition.discovery.interval.ms", "${env:X}"))
+        .hasMessageContaining("does not resolve config-provider placeholders");
+  }
+
+  /**
+   * The bounded source's admin client (the committed end offsets) gets the source's properties an admin client
+   * knows (security settings) and not the consumer's own or Flink's, which it would warn about.
+   */
+  @Test
+  void theBoundedSourcesAdminClientGetsTheSecuritySettings() throws Exception {
+    org.apache.flink.connector.kafka.source.KafkaSource<String> built = source().bounded()
+        .property("security.protocol", "SASL_SSL").property("sasl.jaas.config", "x required;")
+        .property("fetch.max.bytes", "1048576").property("partition.discovery.interval.ms", "1000").build();
+    java.lang.reflect.Field stopping = org.apache.flink.connector.kafka.source.KafkaSource.class
+        .getDeclaredField("stoppingOffsetsInitializer");
+    stopping.setAccessible(true);
+    java.util.Map<String, Object> admin = ((ExactlyOnceSource.CommittedEndOffsets) stopping.get(built)).adminConfig();
+    assertThat(admin).containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.jaas.config", "x required;")
+        .containsEntry("bootstrap.servers", "127.0.0.1:1")
+        .doesNotContainKeys("fetch.max.bytes", "partition.discovery.interval.ms");
+  }
+
+  /**
+   * A secret (sasl.jaas.config, *.password…) set as a placeholder that cannot be resolved where the job is built is
+   * left to the client with a warning; the warning showed the whole value (here a user name beside the placeholder).
+   */
+  @Test
+  void warningsNeverShowASecretValue() {
+    org.apache.logging.log4j.core.Logger logger = (org.apache.logging.log4j.core.Logger) org.apache.logging.log4j
+        .LogManager.getLogger(ExactlyOnceSource.class);
+    java.util.List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+    org.apache.logging.log4j.core.appender.AbstractAppender capture =
+        new org.apache.logging.log4j.core.appender.AbstractAppender("capture", null, null, true,
+            org.apache.logging.log4j.core.config.Property.EMPTY_ARRAY) {
+          @Override
+          public void append(org.apache.logging.log4j.core.LogEvent event) {
+            warnings.add(event.getMessage().getFormattedMessage());
+          }
+        };
+    capture.start();
+    logger.addAppender(capture);
+    try {
+      source().property("config.providers", "file")
+          .property("config.providers.file.class",
+              org.apache.kafka.common.config.provider.FileConfigProvider.class.getName())
+          .property("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required "
+              + "username=\"alice\" password=\"${file:/nonexistent/linerate/secrets.properties:password}\";")
+          .build();
+    } finally {
+      logger.removeAppender(capture);
+    }
+    assertThat(warnings).anySatisfy(w -> assertThat(w).startsWith("sasl.jaas.config ([hidden]) is not checked"));
+    assertThat(warnings).allSatisfy(w -> assertThat(w).doesNotContain("alice").doesNotContain("PlainLoginModule"));
+    assertThat(ClientProperties.secret("ssl.keystore.password")).isTrue();
+    assertThat(ClientProperties.secret("sasl.oauthbearer.client.credentials.client.secret")).isTrue();
+    assertThat(ClientProperties.secret("plugin.api.token")).isTrue();
+    assertThat(ClientProperties.secret("security.protocol")).isFalse();
+    assertThat(ClientProperties.shown("linger.ms", "5")).isEqualTo("5");
+  }
+
   /** A key serializer given to a sink whose record serializer makes the whole record was silently ignored. */
   @Test
   void sinkRefusesAKeySerializerItWouldIgnore() {
