@@ -32,7 +32,8 @@ class CliDocExamplesTest {
     static String[] args(String line) throws IOException {
         List<String> out = new ArrayList<>();
         for (String a : line.trim().split("\\s+")) {
-            if (a.endsWith(".pcap") || a.endsWith(".pcapng") || a.endsWith(".pcap.gz") || a.equals("FILE")) {
+            if (a.endsWith(".pcap") || a.endsWith(".pcapng") || a.endsWith(".pcap.gz") || a.equals("FILE")
+                    || a.endsWith(".properties")) {
                 Path f = dir.resolve(a);
                 if (!Files.exists(f)) {
                     Files.write(f, new byte[0]);
@@ -97,6 +98,9 @@ class CliDocExamplesTest {
                 + " --window 1m --top-k 20 --phi 0.01 --weight bytes --parallelism 4 --checkpoint-dir s3://bucket/checkpoints");
         check("replay --bootstrap-servers kafka:9092 --input-topic packets capture.pcapng");
         check("generate --bootstrap-servers kafka:9092 --input-topic packets --rate 50000 --count 0");
+        check("flow-meter --bootstrap-servers kafka:9093"
+                + " --kafka-property security.protocol=SASL_SSL --kafka-property sasl.mechanism=SCRAM-SHA-512"
+                + " --kafka-config client.properties --producer-property compression.type=zstd --capacity 200000");
     }
 
     @Test
