@@ -91,21 +91,28 @@ public class KafkaOptions {
     deadLetterTopic = requireTopic("--dead-letter-topic", value);
   }
 
-  @Option(names = "--kafka-config", paramLabel = "FILE",
+  @Option(names = "--kafka-config", paramLabel = "FILE", defaultValue = "",
       description = "A Java properties file of Kafka client properties for every client of the command (consumer, "
           + "producers, admin clients), e.g. security.protocol, sasl.*, ssl.*, as Kafka's tools' --command-config; "
           + "--kafka-property and the client-specific options win over it (default: none)")
-  void kafkaConfig(Path file) {
-    if (file == null) {
+  void kafkaConfig(String value) {
+    fileProperties.clear();
+    kafkaConfig = null;
+    if (value == null || value.isEmpty()) {
       return;
     }
+    Path file;
+    try {
+      file = Path.of(value);
+    } catch (java.nio.file.InvalidPathException e) {
+      throw new ParameterException(spec.commandLine(), "--kafka-config: cannot read " + value + ": " + e.getReason());
+    }
     kafkaConfig = file;
-    fileProperties.clear();
     String option = "--kafka-config " + file;
     try {
-      ClientPropertyArgs.read("--kafka-config", file).forEach((key, value) -> {
-        ClientPropertyArgs.check(option, allClients(), key, value);
-        fileProperties.put(key, value);
+      ClientPropertyArgs.read("--kafka-config", file).forEach((key, given) -> {
+        ClientPropertyArgs.check(option, allClients(), key, given);
+        fileProperties.put(key, given);
       });
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);
