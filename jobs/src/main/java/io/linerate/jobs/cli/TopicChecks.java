@@ -1,13 +1,12 @@
 package io.linerate.jobs.cli;
 
 import java.io.PrintWriter;
-import java.util.HashMap;
 import java.util.Map;
 
+import io.linerate.jobs.kafka.ClientProperties;
 import io.linerate.jobs.kafka.TopicPreflight;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
@@ -19,11 +18,13 @@ public final class TopicChecks {
   private TopicChecks() {
   }
 
-  /** The admin client's properties for the broker of {@code topics}. */
-  static Map<String, Object> adminProperties(JobTopics topics) {
-    Map<String, Object> props = new HashMap<>();
-    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, topics.bootstrapServers());
-    return props;
+  /**
+   * The admin client's configuration: the broker of {@code topics} and {@code job}'s admin properties (security
+   * settings among them: {@link JobLauncher#adminProperties}), so the check reaches the cluster the job's own clients
+   * reach.
+   */
+  static Map<String, Object> adminConfig(JobLauncher job, JobTopics topics) {
+    return ClientProperties.adminConfig(topics.bootstrapServers(), job.adminProperties());
   }
 
   /**
@@ -35,7 +36,7 @@ public final class TopicChecks {
   public static boolean allow(CommandSpec spec, JobLauncher job, JobTopics topics) {
     PrintWriter err = spec.commandLine().getErr();
     try {
-      for (String warning : new TopicPreflight(adminProperties(topics), TopicPreflight.DEFAULT_TIMEOUT)
+      for (String warning : new TopicPreflight(adminConfig(job, topics), TopicPreflight.DEFAULT_TIMEOUT)
           .check(job.writtenTopics(topics))) {
         err.println("warning: " + warning);
       }

@@ -163,6 +163,11 @@ public final class DedupJob implements JobLauncher {
    * format the output and duplicates topics are written with the input records' own timestamps.
    */
   @Override
+  public Map<String, String> adminProperties() {
+    return options.adminProperties();
+  }
+
+  @Override
   public WrittenTopics writtenTopics(JobTopics topics) {
     WrittenTopics written = WrittenTopics.of(topics.input(), options.sinkProperties());
     if (outputFormat == OutputFormat.RAW) {

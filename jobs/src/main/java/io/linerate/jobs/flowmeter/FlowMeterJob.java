@@ -1,6 +1,7 @@
 package io.linerate.jobs.flowmeter;
 
 import java.time.Duration;
+import java.util.Map;
 
 import io.linerate.flink.flowmeter.FlowMeter;
 import io.linerate.flink.flowmeter.MeteredFlow;
@@ -105,6 +106,11 @@ public final class FlowMeterJob implements JobLauncher {
   }
 
   /** The output and dead-letter topics, each taking records up to the sinks' limit. */
+  @Override
+  public Map<String, String> adminProperties() {
+    return options.adminProperties();
+  }
+
   @Override
   public WrittenTopics writtenTopics(JobTopics topics) {
     return WrittenTopics.of(topics.input(), options.sinkProperties()).topic("output", topics.output())

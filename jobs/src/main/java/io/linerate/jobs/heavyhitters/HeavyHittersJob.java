@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 import io.linerate.flink.heavyhitters.HeavyHitterAlert;
@@ -210,6 +211,11 @@ public final class HeavyHittersJob implements JobLauncher {
   }
 
   /** The output, alerts and dead-letter topics, each taking records up to the sinks' limit. */
+  @Override
+  public Map<String, String> adminProperties() {
+    return options.adminProperties();
+  }
+
   @Override
   public WrittenTopics writtenTopics(JobTopics topics) {
     return WrittenTopics.of(topics.input(), options.sinkProperties()).topic("output", topics.output())

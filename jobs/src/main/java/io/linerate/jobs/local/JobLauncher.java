@@ -1,5 +1,7 @@
 package io.linerate.jobs.local;
 
+import java.util.Map;
+
 import java.io.PrintStream;
 import java.time.Duration;
 
@@ -35,6 +37,15 @@ public interface JobLauncher {
    */
   default WrittenTopics writtenTopics(JobTopics topics) {
     return WrittenTopics.none();
+  }
+
+  /**
+   * The properties of the admin clients made for the job (the topic check before it is submitted): those of every
+   * Kafka client of the job, security settings among them ({@code KafkaJobOptions#adminProperties}). The default, for
+   * a job that has none: no properties beyond the broker's address.
+   */
+  default Map<String, String> adminProperties() {
+    return Map.of();
   }
 
   /**
