@@ -6,10 +6,13 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 import io.linerate.jobs.kafka.ClientProperties;
 import io.linerate.jobs.kafka.ClientProperties.Client;
@@ -149,6 +152,33 @@ final class ClientPropertyArgs {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(option + ": " + hidden(key, value, e.getMessage()), e);
     }
+  }
+
+  /**
+   * Refuses a key that only other clients than {@code reach}'s know ({@code linger.ms} given to the consumer): its
+   * client would ignore it with no more than a logged warning. A key no Kafka client knows (a plugin's own) passes.
+   * For the options of one client ({@code --consumer-property}, {@code --producer-property}); those of every client
+   * (and a feeder's {@code --kafka-config}, which may be shared with consumers) give each client what it knows.
+   *
+   * @throws IllegalArgumentException starting with {@code option}, naming the key and the option that takes it
+   */
+  static void requireKnownTo(String option, Reach reach, String key) {
+    Client client = switch (reach) {
+      case JOB_CLIENTS -> null;
+      case JOB_CONSUMER -> Client.CONSUMER;
+      case JOB_PRODUCERS, FEEDER_PRODUCER -> Client.PRODUCER;
+    };
+    EnumSet<Client> knowing = ClientProperties.knowing(key);
+    if (client == null || knowing.isEmpty() || knowing.contains(client)) {
+      return;
+    }
+    String other = knowing.contains(Client.PRODUCER) ? "--producer-property"
+        : knowing.contains(Client.CONSUMER) ? "--consumer-property" : "--kafka-property";
+    String others = knowing.stream().map(c -> c.name().toLowerCase(Locale.ROOT))
+        .collect(Collectors.joining(" and "));
+    String mine = client == Client.CONSUMER ? "consumer" : "producer";
+    throw new IllegalArgumentException(option + ": " + key + " is a setting of the " + others + ", not of the "
+        + mine + " (which would ignore it)" + (reach == Reach.FEEDER_PRODUCER ? "" : ": use " + other));
   }
 
   /** {@code message} with a secret {@code value} of {@code key} replaced by {@link ClientProperties#HIDDEN}. */

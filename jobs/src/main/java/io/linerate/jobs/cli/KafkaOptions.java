@@ -162,6 +162,9 @@ public class KafkaOptions {
     }
     try {
       ClientPropertyArgs.Property p = ClientPropertyArgs.parse(option, values.get(values.size() - 1));
+      if (into != kafkaProperties) { // one client's option: a key of another client only is a mistake
+        ClientPropertyArgs.requireKnownTo(option, reach, p.key());
+      }
       ClientPropertyArgs.check(option, reach, p.key(), p.value());
       into.put(p.key(), p.value());
     } catch (IllegalArgumentException e) {

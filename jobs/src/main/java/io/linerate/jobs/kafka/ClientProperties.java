@@ -71,6 +71,17 @@ public final class ClientProperties {
     return out;
   }
 
+  /** The clients that know {@code key} ({@link Client#CONSUMER}: Kafka's consumer or Flink's source), in order. */
+  public static java.util.EnumSet<Client> knowing(String key) {
+    java.util.EnumSet<Client> clients = java.util.EnumSet.noneOf(Client.class);
+    for (Client c : Client.values()) {
+      if (c.knows(key)) {
+        clients.add(c);
+      }
+    }
+    return clients;
+  }
+
   private static boolean knownToAnyClient(String key) {
     for (Client c : Client.values()) {
       if (c.knows(key)) {

@@ -109,6 +109,14 @@ class JobCommandsTest {
       "flow-meter --producer-property acks=1|--producer-property: acks must be all (or -1) for the exactly-once sink",
       "flow-meter --consumer-property fetch.max.bytes=lots|--consumer-property: fetch.max.bytes is not a value "
           + "Kafka's consumer takes",
+      "flow-meter --consumer-property linger.ms=5|--consumer-property: linger.ms is a setting of the producer, not "
+          + "of the consumer (which would ignore it): use --producer-property",
+      "dedup --producer-property fetch.min.bytes=1024|--producer-property: fetch.min.bytes is a setting of the "
+          + "consumer, not of the producer (which would ignore it): use --consumer-property",
+      "heavy-hitters --producer-property partition.discovery.interval.ms=0|--producer-property: "
+          + "partition.discovery.interval.ms is a setting of the consumer, not of the producer",
+      "generate --producer-property max.poll.records=10|--producer-property: max.poll.records is a setting of the "
+          + "consumer, not of the producer (which would ignore it)",
       "flow-meter --kafka-property security.protocol:SASL_SSL|--kafka-property must be KEY=VALUE, got an argument "
           + "without '='",
       "dedup --consumer-property =1|--consumer-property must be KEY=VALUE with a key before the '='",
