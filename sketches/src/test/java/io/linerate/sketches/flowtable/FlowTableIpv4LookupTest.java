@@ -124,4 +124,27 @@ class FlowTableIpv4LookupTest {
         assertThat(idle).allMatch(src -> (src & 0xFFFF) >= 900);
         assertThat(t.size()).isEqualTo(900);
     }
+
+    /**
+     * Two sub-tables, the fewest the inline hit path of updateIpv4 serves (it reads the key's slots in sub-tables 1
+     * and 2): a second packet of every flow finds it, wherever it went; the table's default sizes have d = 4.
+     */
+    @ParameterizedTest
+    @EnumSource(value = InsertionScheme.class, names = {"STANDARD", "SECOND_CHANCE"})
+    void withTwoSubTablesEverySecondPacketFindsItsFlow(InsertionScheme scheme) {
+        FlowTable t = ipv4(scheme, false, new ArrayList<>()).buckets(64, 48).stashCapacity(64).build();
+        int flows = 100; // beyond sub-table 1's 64 buckets: many flows live in sub-table 2
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < flows; i++) {
+                int[] f = flow(i);
+                assertThat(t.updateIpv4(f[0], f[1], f[2], 443, f[4], 0, 100, round)).isNotNegative();
+            }
+        }
+        assertThat(t.size()).as("one entry per flow").isEqualTo(flows);
+        for (int i = 0; i < flows; i++) {
+            int[] f = flow(i);
+            assertThat(t.record(t.find(FiveTuple.ipv4(f[0], f[1], f[2], 443, f[4]))).packets()).isEqualTo(2);
+        }
+        assertThat(t.load(1)).as("sub-table 2 used").isPositive();
+    }
 }
