@@ -5,16 +5,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.linerate.jobs.dedup.DedupJob;
 import io.linerate.jobs.flowmeter.FlowMeterJob;
 import io.linerate.jobs.format.JsonEventFormat;
+import io.linerate.jobs.heavyhitters.HeavyHittersJob;
+import io.linerate.jobs.kafka.ClientProperties;
+import io.linerate.jobs.kafka.WrittenTopics;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.InsertionScheme;
 import io.linerate.sketches.flowtable.OverflowPolicy;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 
-/** docs/jobs.md's "From Java" builder chains of FlowMeterJob and DedupJob. */
+/**
+ * docs/jobs.md's "From Java" builder chains of FlowMeterJob and DedupJob, and the Kafka settings every job builder
+ * takes, with the topic check's inputs (docs/kafka.md's TopicPreflight snippet).
+ */
 class JobBuilderChainsDocTest {
 
     @Test
@@ -47,5 +54,29 @@ class JobBuilderChainsDocTest {
         DedupJob composite = DedupJob.builder().keyFields(List.of("a", "b")).timestampField("ts").build();
         // without duplicatesTopic, duplicates go to the output topic
         assertThat(composite.duplicatesTopic(topics)).isEqualTo("unique");
+    }
+
+    /** jobs.md: "Every job builder also takes clientProperty, sourceProperty, maxDeadLetterBytes, sinkProperty, jobName". */
+    @Test
+    void everyJobBuilderTakesTheKafkaSettings() {
+        JobTopics topics = new JobTopics("localhost:9092", "packets", "out", "dead-letters");
+        var jobs = List.of(
+                HeavyHittersJob.builder().clientProperty("security.protocol", "PLAINTEXT")
+                        .sourceProperty("client.id.prefix", "hh").sinkProperty("compression.type", "zstd")
+                        .maxDeadLetterBytes(4096).jobName("a").build(),
+                FlowMeterJob.builder().capacity(1000).clientProperty("security.protocol", "PLAINTEXT")
+                        .sourceProperty("client.id.prefix", "fm").sinkProperty("compression.type", "zstd")
+                        .maxDeadLetterBytes(4096).jobName("a").build(),
+                DedupJob.builder().clientProperty("security.protocol", "PLAINTEXT")
+                        .sourceProperty("client.id.prefix", "dd").sinkProperty("compression.type", "zstd")
+                        .maxDeadLetterBytes(4096).jobName("a").build());
+        for (var job : jobs) {
+            WrittenTopics written = job.writtenTopics(topics);
+            Map<String, Object> admin = ClientProperties.adminConfig(topics.bootstrapServers(), job.adminProperties());
+            assertThat(written.topics()).as(job.name()).contains("out", "dead-letters").doesNotContain("packets");
+            assertThat(admin).as(job.name()).containsEntry("security.protocol", "PLAINTEXT")
+                    .containsEntry("bootstrap.servers", "localhost:9092").doesNotContainKey("compression.type");
+            assertThat(job.name()).isEqualTo("a");
+        }
     }
 }
