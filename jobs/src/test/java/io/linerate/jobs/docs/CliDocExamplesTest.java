@@ -11,7 +11,12 @@ import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,6 +93,59 @@ class CliDocExamplesTest {
             case "replay" -> call(cmd, "replay");
             case "demo" -> ((FlinkOptions) field(cmd, "flink")).validate();
             default -> throw new AssertionError(name);
+        }
+    }
+
+    /** A linerate command line: after the jar, {@code linerate} or {@code Main}, up to a pipe or the line's end. */
+    static final Pattern COMMAND = Pattern.compile(
+            "(?:\\.jar|^\\s*linerate|\\|\\s*linerate|io\\.linerate\\.jobs\\.cli\\.Main)\\s+"
+                    + "((?:heavy-hitters|flow-meter|dedup|generate|replay|demo)\\b[^|]*)");
+
+    /**
+     * Every command line in a code block of README.md and docs/*.md (continuation lines joined), but synopses with
+     * {@code [--option]}s; each file's lines in order, each once.
+     */
+    static List<String> documentedCommandLines() throws IOException {
+        Set<String> out = new LinkedHashSet<>();
+        Path root = DocOptionTablesTest.root();
+        List<Path> docs = new ArrayList<>(List.of(root.resolve("README.md")));
+        try (Stream<Path> s = Files.list(root.resolve("docs"))) {
+            s.filter(p -> p.toString().endsWith(".md")).sorted().forEach(docs::add);
+        }
+        for (Path doc : docs) {
+            List<String> lines = Files.readAllLines(doc);
+            boolean code = false;
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i);
+                if (line.startsWith("```")) {
+                    code = !code;
+                    continue;
+                }
+                while (code && line.endsWith("\\") && i + 1 < lines.size()) {
+                    line = line.substring(0, line.length() - 1) + " " + lines.get(++i).trim();
+                }
+                Matcher m = COMMAND.matcher(line);
+                if (code && m.find() && !line.contains("[--")) {
+                    out.add(m.group(1).trim().replaceAll("\\s+", " "));
+                }
+            }
+        }
+        return new ArrayList<>(out);
+    }
+
+    /** The command lines of the docs as they are now: an example added or changed is checked without a copy here. */
+    @Test
+    void everyCommandLineInTheDocs() throws Exception {
+        List<String> lines = documentedCommandLines();
+        assertThat(lines).hasSizeGreaterThanOrEqualTo(20)
+                .contains("replay -", "dedup --bootstrap-servers kafka:9092 --input-topic events --output-topic "
+                        + "unique-events --duplicates-topic duplicates --output-format raw --key-field id");
+        for (String line : lines) {
+            try {
+                check(line);
+            } catch (Exception | AssertionError e) {
+                throw new AssertionError("documented command line fails: " + line + ": " + e, e);
+            }
         }
     }
 

@@ -46,6 +46,7 @@ class DocOptionTablesTest {
 
     static final CommandLine ROOT = Main.commandLine();
 
+    /** The repository folder: the nearest parent of the working directory holding README.md and docs/. */
     static Path root() {
         Path p = Path.of("").toAbsolutePath();
         while (!Files.isDirectory(p.resolve("docs")) || !Files.exists(p.resolve("README.md"))) {
