@@ -116,13 +116,10 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   }
 
   @Option(names = "--memory-budget", order = 8, paramLabel = "BYTES", defaultValue = "0",
-      description = "Bytes per sub-window tracker instead of --capacity (the largest tracker that fits); 0: none "
-          + "(default: ${DEFAULT-VALUE})")
-  void memoryBudget(long value) {
-    if (value < 0) {
-      throw new ParameterException(spec.commandLine(), "--memory-budget must be >= 0 (0: none), got " + value);
-    }
-    job.memoryBudget(value);
+      description = "Bytes per sub-window tracker instead of --capacity (suffix k, m, g: 64k), the largest tracker "
+          + "that fits; 0: none (default: ${DEFAULT-VALUE})")
+  void memoryBudget(String value) {
+    job.memoryBudget(Sizes.parseBytes(spec, "--memory-budget", value));
   }
 
   @Option(names = "--seed", order = 9, paramLabel = "SEED", defaultValue = "" + HeavyHittersJob.DEFAULT_SEED,

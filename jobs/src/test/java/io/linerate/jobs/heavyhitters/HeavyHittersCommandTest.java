@@ -134,6 +134,20 @@ class HeavyHittersCommandTest {
     assertThat(tooSmall.err()).contains("capacity").contains("--capacity");
   }
 
+  /** --memory-budget takes the size suffixes --state-cache and the flow meter's --memory-budget take. */
+  @Test
+  void memoryBudgetTakesSizeSuffixes() {
+    HeavyHittersCommand suffixed = parse("--memory-budget", "64k");
+    HeavyHittersCommand plain = parse("--memory-budget", "65536");
+    assertThat(suffixed.job().detector().trackerBytes()).isEqualTo(plain.job().detector().trackerBytes())
+        .isLessThanOrEqualTo(65_536).isGreaterThan(32_768);
+    assertThat(suffixed.job().detector().capacity()).isEqualTo(plain.job().detector().capacity());
+    Run bad = run("heavy-hitters", "--memory-budget", "64q");
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(bad.err()).contains("--memory-budget must be a number of bytes >= 0 (suffix k, m, g allowed), got "
+        + "'64q'");
+  }
+
   /** A topic the job writes that is its input would feed it its own output, without end: refused before it runs. */
   @Test
   void noWrittenTopicMayBeTheInputTopic() {
