@@ -3,8 +3,11 @@ package io.linerate.jobs.feed;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
+import java.util.Map;
 
 import io.linerate.jobs.cli.KafkaOptions;
+import io.linerate.jobs.format.PacketBatchCodec;
+import io.linerate.jobs.kafka.JsonTopics;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -34,6 +37,40 @@ public final class FeedCommands {
                 }
             }
             main.addSubcommand(spec.name(), cl);
+        }
+    }
+
+    /** Bytes a batch's key may add to its record: the observation point in decimal (at most 11) and its length. */
+    static final int MAX_KEY_BYTES = 16;
+
+    /**
+     * Refuses a {@code --batch-size} whose largest batch ({@link PacketBatchCodec#MAX_PACKET_BYTES} per packet) could
+     * be a record larger than the feeder's producer takes ({@link JsonTopics#maxValueBytes(Map)}: the smaller of
+     * {@code max.request.size} and {@code buffer.memory}, as {@code --producer-property} sets them): the producer would
+     * refuse it mid-run. With Kafka's defaults every batch size up to {@link SyntheticTraffic#MAX_BATCH_SIZE} fits.
+     *
+     * @throws ParameterException naming {@code --batch-size}, the limit and the largest size that fits
+     */
+    static void requireBatchFits(CommandSpec spec, int batchSize, Map<String, String> producerProperties) {
+        if (batchSize < 1 || batchSize > SyntheticTraffic.MAX_BATCH_SIZE) {
+            return; // out of range: the builders say so, naming the range
+        }
+        int limit;
+        try {
+            limit = JsonTopics.maxValueBytes(producerProperties);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--producer-property/--kafka-property: "
+                    + e.getMessage(), e);
+        }
+        long largest = PacketBatchCodec.HEADER_BYTES + (long) batchSize * PacketBatchCodec.MAX_PACKET_BYTES
+                + MAX_KEY_BYTES;
+        if (largest > limit) {
+            long fits = Math.max(0, (limit - MAX_KEY_BYTES - PacketBatchCodec.HEADER_BYTES)
+                    / PacketBatchCodec.MAX_PACKET_BYTES);
+            throw new ParameterException(spec.commandLine(), "--batch-size " + batchSize + ": a batch of that many "
+                    + "packets may be a record of " + largest + " bytes, more than the producer takes (" + limit
+                    + " bytes: the smaller of max.request.size and buffer.memory, less a record's overhead); lower "
+                    + "--batch-size to at most " + fits + " or raise max.request.size with --producer-property");
         }
     }
 

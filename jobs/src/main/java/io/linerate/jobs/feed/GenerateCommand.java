@@ -134,6 +134,10 @@ public final class GenerateCommand implements Callable<Integer> {
 
     /** The traffic the options describe; a bad value is a {@link ParameterException} naming its option. */
     SyntheticTraffic traffic() {
+        SyntheticTraffic.Format chosen = FeedCommands.choice(spec, "--format", format, SyntheticTraffic.Format.class);
+        if (chosen == SyntheticTraffic.Format.PACKETS) {
+            FeedCommands.requireBatchFits(spec, batchSize, kafka.feederProducerProperties());
+        }
         try {
             return SyntheticTraffic.builder()
                     .format(FeedCommands.choice(spec, "--format", format, SyntheticTraffic.Format.class))

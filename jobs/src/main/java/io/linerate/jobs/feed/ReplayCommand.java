@@ -85,6 +85,7 @@ public final class ReplayCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "FILE - reads a capture from standard input, which is a "
                     + "terminal here: pipe one in (e.g. zstdcat trace.pcap.zst | linerate replay -)");
         }
+        FeedCommands.requireBatchFits(spec, batchSize, kafka.feederProducerProperties());
         try {
             PcapReplay.Builder b = PcapReplay.builder(files)
                     .observationPoint(observationPoint)

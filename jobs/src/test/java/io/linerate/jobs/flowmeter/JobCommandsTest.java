@@ -135,6 +135,10 @@ class JobCommandsTest {
           + "maxDeadLetterBytes 307200 is too large",
       "generate --consumer-property fetch.max.bytes=1|Unknown options: '--consumer-property'",
       "generate --max-dead-letter-bytes 1|Unknown options: '--max-dead-letter-bytes'",
+      "generate --batch-size 20000 --producer-property max.request.size=500000|--batch-size 20000: a batch of that "
+          + "many packets may be a record of 940036 bytes, more than the producer takes",
+      "replay --batch-size 12000 --kafka-property buffer.memory=400000 x.pcap|--batch-size 12000: a batch of that "
+          + "many packets may be a record of 564036 bytes, more than the producer takes",
       "generate --producer-property transactional.id=t|--producer-property: transactional.id is the feeder's own",
       "replay --kafka-property enable.idempotence=false x.pcap|--kafka-property: enable.idempotence is the "
           + "feeder's own"})
