@@ -53,6 +53,7 @@ public final class WriteBackCache<K, S> {
     // read by metric reporters on other threads: volatile, written only by the task's thread
     private volatile long reads;
     private volatile long writes;
+    private volatile long evictions;
     private volatile int size;
 
     /**
@@ -146,6 +147,7 @@ public final class WriteBackCache<K, S> {
                 writeBack(key, e); // first: if the write fails, the change stays held, marked changed
                 entries.remove(key);
                 held -= weight;
+                evictions++;
             } else if (held > capacity) {
                 makeRoom(key, 0); // the least recently used others go
             }
@@ -220,11 +222,24 @@ public final class WriteBackCache<K, S> {
         return writes;
     }
 
+    /**
+     * Times a structure left the cache, or was not let in when set, for want of room: the least recently used ones
+     * dropped to make room for another key's (written back first if changed), a held one that outgrew the whole
+     * budget, and one set ({@link #update}) while heavier than the whole budget (written straight to the state). Each
+     * means that the key's next use reads its structure from the state again; a cache that evicts at every record
+     * costs what no cache costs, a read and a write of the whole structure per record. Snapshots write back without
+     * evicting. 0 for a pass-through cache.
+     */
+    public long evictions() {
+        return evictions;
+    }
+
     private void admit(K key, S value, boolean changed) throws IOException {
         long weight = weigher == null ? 1 : weigher.applyAsLong(value);
         if (weight > capacity) { // never fits: not held
             if (changed) {
                 writes++;
+                evictions++;
                 state.update(value);
             }
             return;
@@ -256,6 +271,7 @@ public final class WriteBackCache<K, S> {
             // dropped only once its change is in the state: a write that fails leaves it held and marked changed
             eldest.remove();
             held -= victim.getValue().weight;
+            evictions++;
             publish();
         }
     }
@@ -307,8 +323,8 @@ public final class WriteBackCache<K, S> {
 
     /**
      * Registers the cache's gauges in {@code metrics}: {@code cachedScopes} (structures held), {@code stateReads} and
-     * {@code stateWrites} (structures read from and written to the state backend), and for a {@link #weighed} cache
-     * {@code cachedBytes} (what the held structures weigh).
+     * {@code stateWrites} (structures read from and written to the state backend), {@code stateEvictions}
+     * ({@link #evictions}), and for a {@link #weighed} cache {@code cachedBytes} (what the held structures weigh).
      */
     public void registerMetrics(MetricGroup metrics) {
         metrics.gauge("cachedScopes", (Gauge<Integer>) this::size);
@@ -317,6 +333,7 @@ public final class WriteBackCache<K, S> {
         }
         metrics.gauge("stateReads", (Gauge<Long>) this::reads);
         metrics.gauge("stateWrites", (Gauge<Long>) this::writes);
+        metrics.gauge("stateEvictions", (Gauge<Long>) this::evictions);
     }
 
     /** The operator's current key, and a way to switch it for a write-back. */

@@ -166,4 +166,26 @@ class WriteBackCacheTest {
             assertThat(h.extractOutputValues()).endsWith("c 50 4", "a 10 2");
         }
     }
+
+    @Test
+    void evictionsCountEveryStructureThatLeftOrWasRefusedForWantOfRoomButNotSnapshots() throws Exception {
+        try (var h = harness(new EmbeddedRocksDBStateBackend())) {
+            h.open();
+            WriteBackCache<String, long[]> cache = cacheOf(h);
+            feed(h, List.of("a=10", "b=10", "c=10", "c=20"), true); // 320 bytes: everything fits
+            assertThat(cache.evictions()).isZero();
+            h.snapshot(1, 1); // writes back, evicts nothing
+            assertThat(cache.evictions()).isZero();
+            assertThat(cache.size()).isEqualTo(3);
+            feed(h, List.of("b=20"), true); // a, the least recent, makes room
+            assertThat(cache.evictions()).isEqualTo(1);
+            feed(h, List.of("c=50"), true); // c outgrows the whole budget: leaves
+            assertThat(cache.evictions()).isEqualTo(2);
+            feed(h, List.of("c=50", "c=50"), true); // too heavy to enter: refused at each record, written through
+            assertThat(cache.evictions()).isEqualTo(4);
+            feed(h, List.of("a=10", "b=20"), true); // a read back (fits beside b), b still held
+            assertThat(cache.evictions()).isEqualTo(4);
+            assertThat(cache.size()).isEqualTo(2);
+        }
+    }
 }
