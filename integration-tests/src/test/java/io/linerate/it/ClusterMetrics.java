@@ -41,11 +41,13 @@ public final class ClusterMetrics implements MetricReporter {
 
   private static final String OFFSET_GAUGE = "currentOffset";
   /**
-   * Gauges {@link #gaugeSum} reads: the job's restarts (Flink's scheduler), and what the operators' write-back
-   * caches hold and read from and wrote to the state backend ({@code io.linerate.flink.state.WriteBackCache}).
+   * Gauges {@link #gaugeSum} reads: the job's restarts (Flink's scheduler), what the operators' write-back caches
+   * hold, read from, wrote to the state backend and evicted ({@code io.linerate.flink.state.WriteBackCache}), and
+   * the heavy-hitter operator's bytes of the key it used last ({@code stateBytesPerKey}).
    */
   public static final java.util.Set<String> GAUGES =
-      java.util.Set.of("numRestarts", "cachedScopes", "cachedBytes", "stateReads", "stateWrites");
+      java.util.Set.of("numRestarts", "cachedScopes", "cachedBytes", "stateReads", "stateWrites", "stateEvictions",
+          "stateBytesPerKey");
   /** Live gauges of {@link #GAUGES}, to "job id|name". */
   private static final Map<Metric, String> NAMED = new ConcurrentHashMap<>();
   private static final Map<String, Counter> LIVE = new ConcurrentHashMap<>();
@@ -113,6 +115,19 @@ public final class ClusterMetrics implements MetricReporter {
       }
     }
     return found ? sum : -1;
+  }
+
+  /**
+   * The values of the live gauges named {@code name} (one of {@link #GAUGES}) of job {@code job}, one per subtask
+   * running now, sorted; empty if there is none.
+   */
+  public static java.util.List<Long> gaugeValues(JobID job, String name) {
+    if (!GAUGES.contains(name)) {
+      throw new IllegalArgumentException(name + " is not one of the gauges followed: " + GAUGES);
+    }
+    String id = job + "|" + name;
+    return NAMED.entrySet().stream().filter(e -> e.getValue().equals(id))
+        .map(e -> ((Number) ((Gauge<?>) e.getKey()).getValue()).longValue()).sorted().toList();
   }
 
   private static String counterId(String name, MetricGroup group) {

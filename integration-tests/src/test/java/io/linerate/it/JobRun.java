@@ -215,7 +215,8 @@ public final class JobRun implements AutoCloseable {
 
   /**
    * The sum over the running subtasks of one of the write-back caches' gauges ({@code cachedScopes}, {@code
-   * stateReads}, {@code stateWrites}; {@link ClusterMetrics#GAUGES}), -1 if none is registered.
+   * stateReads}, {@code stateWrites}, {@code stateEvictions}; {@link ClusterMetrics#GAUGES}), -1 if none is
+   * registered.
    */
   public long cacheGauge(String name) {
     return ClusterMetrics.gaugeSum(id(), name);
@@ -305,6 +306,9 @@ public final class JobRun implements AutoCloseable {
       throws Exception {
     Map<TopicPartition, OffsetAndMetadata> committed = Map.of();
     long nextCommittedCheck = System.nanoTime();
+    long began = System.nanoTime();
+    long nextProgress = began + PROGRESS_EVERY.toNanos();
+    long readAtLastProgress = -1;
     while (true) {
       Map<TopicPartition, Long> read = new HashMap<>();
       end.keySet().forEach(p -> read.put(p, ClusterMetrics.readOffset(id(), p.topic(), p.partition())));
@@ -329,8 +333,44 @@ public final class JobRun implements AutoCloseable {
             + ", last offsets read " + read + ", committed " + group + ", status " + now);
       }
       sampleCache();
+      if (System.nanoTime() >= nextProgress) {
+        readAtLastProgress = printProgress(end, read, began, readAtLastProgress);
+        nextProgress += PROGRESS_EVERY.toNanos();
+      }
       Thread.sleep(20);
     }
+  }
+
+  /** How often {@link #awaitSettled} says how far the reading is while it waits. */
+  static final Duration PROGRESS_EVERY = Duration.ofSeconds(30);
+
+  /**
+   * Prints how far the job has read (per partition: records read of the partition's end offset), the records read
+   * since the last line (negative after a restore, which reads again from its checkpoint), restarts, restores and
+   * checkpoints, and the write-back caches' gauges per subtask: a slow run and a stuck one look different here.
+   * Returns the records read so far.
+   */
+  private long printProgress(Map<TopicPartition, Long> end, Map<TopicPartition, Long> read, long began,
+      long readBefore) throws Exception {
+    long total = 0;
+    StringBuilder partitions = new StringBuilder();
+    List<TopicPartition> inOrder = end.keySet().stream()
+        .sorted(java.util.Comparator.comparingInt(TopicPartition::partition)).toList();
+    for (TopicPartition p : inOrder) {
+      long records = read.get(p) + 1; // NO_OFFSET (-1): none yet
+      total += records;
+      partitions.append(String.format(java.util.Locale.ROOT, " %d:%d/%d", p.partition(), records, end.get(p)));
+    }
+    StringBuilder cache = new StringBuilder();
+    for (String gauge : List.of("cachedScopes", "cachedBytes", "stateReads", "stateWrites", "stateEvictions",
+        "stateBytesPerKey")) {
+      cache.append(' ').append(gauge).append('=').append(ClusterMetrics.gaugeValues(id(), gauge));
+    }
+    System.out.printf(java.util.Locale.ROOT, "[%s] waiting %d s for the input to be read:%s (%s since the last line),"
+        + " %d restarts, %d restores, %d checkpoints;%s%n", job.name(), (System.nanoTime() - began) / 1_000_000_000L,
+        partitions, readBefore < 0 ? "-" : String.valueOf(total - readBefore),
+        ClusterMetrics.gaugeSum(id(), "numRestarts"), restoredCheckpoints(), completedCheckpoints(), cache);
+    return total;
   }
 
   private static Throwable failureOf(JobClient client) {
