@@ -158,15 +158,16 @@ public final class DedupJob implements JobLauncher {
             options.sinkProperties());
   }
 
-  /**
-   * The output, duplicates and dead-letter topics, each taking records up to the sinks' limit; with the raw output
-   * format the output and duplicates topics are written with the input records' own timestamps.
-   */
+  /** The admin clients' properties: those of every client of the job ({@link KafkaJobOptions#adminProperties}). */
   @Override
   public Map<String, String> adminProperties() {
     return options.adminProperties();
   }
 
+  /**
+   * The output, duplicates and dead-letter topics, each taking records up to the sinks' limit; with the raw output
+   * format the output and duplicates topics are written with the input records' own timestamps.
+   */
   @Override
   public WrittenTopics writtenTopics(JobTopics topics) {
     WrittenTopics written = WrittenTopics.of(topics.input(), options.sinkProperties());

@@ -210,12 +210,13 @@ public final class HeavyHittersJob implements JobLauncher {
             options.sinkProperties());
   }
 
-  /** The output, alerts and dead-letter topics, each taking records up to the sinks' limit. */
+  /** The admin clients' properties: those of every client of the job ({@link KafkaJobOptions#adminProperties}). */
   @Override
   public Map<String, String> adminProperties() {
     return options.adminProperties();
   }
 
+  /** The output, alerts and dead-letter topics, each taking records up to the sinks' limit. */
   @Override
   public WrittenTopics writtenTopics(JobTopics topics) {
     return WrittenTopics.of(topics.input(), options.sinkProperties()).topic("output", topics.output())
