@@ -70,6 +70,36 @@ class FlowTableSweepTest {
         }
     }
 
+    /**
+     * advanceTime examines at most maxSlots slots from the sweep's cursor (a budget of 0 only moves "now"); a stash
+     * slot freed by an export is examined again, as the stash's last entry has moved into it.
+     */
+    @Test
+    void advanceTimeExaminesAtMostItsBudgetOfSlotsFromTheCursor() {
+        FlowTable t = oneSlot(4).idleTimeout(100).activeTimeout(1_000_000).build();
+        packet(t, 1, 1000); // the bucket
+        packet(t, 2, 1000); // stash[0]
+        packet(t, 3, 1000); // stash[1]
+        packet(t, 4, 1000); // stash[2]; all four idle from 1100
+        assertThat(t.advanceTime(1100, 0)).isZero();
+        assertThat(t.now()).isEqualTo(1100);
+        assertThat(t.advanceTime(1100, 1)).isEqualTo(1); // the bucket
+        assertThat(exported).containsExactly("IDLE_TIMEOUT 1");
+        assertThat(t.advanceTime(1100, 2)).isEqualTo(2); // stash[0] twice: flow 2, then flow 4 moved into its place
+        assertThat(exported).containsExactly("IDLE_TIMEOUT 1", "IDLE_TIMEOUT 2", "IDLE_TIMEOUT 4");
+        assertThat(t.size()).isEqualTo(1);
+    }
+
+    /** Past the last stash entry the cursor wraps to slot 0 without spending budget on the empty stash slots. */
+    @Test
+    void theSweepWrapsAfterTheLastStashEntry() {
+        FlowTable t = oneSlot(4).idleTimeout(100).activeTimeout(1_000_000).build();
+        packet(t, 1, 1000); // the bucket; the stash is empty
+        assertThat(t.advanceTime(1000, 1)).isZero(); // the bucket, not expired: the cursor is past the last entry
+        assertThat(t.advanceTime(1100, 1)).isEqualTo(1);
+        assertThat(exported).containsExactly("IDLE_TIMEOUT 1");
+    }
+
     /** Long.MAX_VALUE disables a timeout even for timestamps more than Long.MAX_VALUE apart (compared unsigned). */
     @Test
     void aDisabledTimeoutNeverFiresHoweverFarApartTheTimestamps() {
