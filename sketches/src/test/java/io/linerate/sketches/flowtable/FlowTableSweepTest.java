@@ -100,6 +100,29 @@ class FlowTableSweepTest {
         assertThat(exported).containsExactly("IDLE_TIMEOUT 1");
     }
 
+    /**
+     * The sweep exports every flow past a timeout whatever its words hold: timestamps on both sides of 0 (their
+     * difference, not their sum, is compared), packets of 0 bytes, a destination address whose value is close to
+     * the timestamps.
+     */
+    @Test
+    void theSweepFindsExpiredFlowsWhateverTheirTimestampsBytesAndAddresses() {
+        FlowTable idle = oneSlot(1).idleTimeout(500).activeTimeout(Long.MAX_VALUE).build();
+        packet(idle, 1, -900);
+        assertThat(idle.advanceTime(1000, idle.slots())).isEqualTo(1);
+        FlowTable active = oneSlot(1).idleTimeout(Long.MAX_VALUE).activeTimeout(500).build();
+        packet(active, 2, -900);
+        assertThat(active.advanceTime(1000, active.slots())).isEqualTo(1);
+        FlowTable empty = oneSlot(1).idleTimeout(100).activeTimeout(1_000_000).build();
+        empty.updateIpv4(3, 9, 1, 1, 6, 0, 0, 1000); // 0 bytes
+        assertThat(empty.advanceTime(1100, empty.slots())).isEqualTo(1);
+        FlowTable near = oneSlot(1).idleTimeout(1_000_000).activeTimeout(100).build();
+        int tenDotOne = 0x0A00_0001; // 10.0.0.1 = 167,772,161
+        near.updateIpv4(4, tenDotOne, 1, 1, 6, 0, 10, 167_772_100);
+        assertThat(near.advanceTime(167_772_200, near.slots())).isEqualTo(1);
+        assertThat(exported).containsExactly("IDLE_TIMEOUT 1", "ACTIVE_TIMEOUT 2", "IDLE_TIMEOUT 3", "ACTIVE_TIMEOUT 4");
+    }
+
     /** Long.MAX_VALUE disables a timeout even for timestamps more than Long.MAX_VALUE apart (compared unsigned). */
     @Test
     void aDisabledTimeoutNeverFiresHoweverFarApartTheTimestamps() {
