@@ -147,4 +147,55 @@ class FlowTableIpv4LookupTest {
         }
         assertThat(t.load(1)).as("sub-table 2 used").isPositive();
     }
+
+    /** One sub-table (buckets of one slot, no summary): the lookup without the two-sub-table shortcut. */
+    @org.junit.jupiter.api.Test
+    void withOneSubTableEverySecondPacketFindsItsFlow() {
+        FlowTable t = ipv4(InsertionScheme.STANDARD, false, new ArrayList<>()).buckets(64).stashCapacity(64).build();
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < 80; i++) { // beyond the 64 buckets: some flows live in the stash
+                int[] f = flow(i);
+                assertThat(t.updateIpv4(f[0], f[1], f[2], f[3], f[4], 0, 100, round)).isNotNegative();
+            }
+        }
+        assertThat(t.size()).as("one entry per flow").isEqualTo(80);
+        for (int i = 0; i < 80; i++) {
+            int[] f = flow(i);
+            assertThat(t.record(t.find(FiveTuple.ipv4(f[0], f[1], f[2], f[3], f[4]))).packets()).isEqualTo(2);
+        }
+    }
+
+    /**
+     * The summary's counters (FlowTable's summaryLookups, summaryFalsePositives, summaryFailures): every update and
+     * find of a table with a summary consults it once, and a few of the lookups for absent keys (B0's false
+     * positives, at most its design rate of 0.6%) waste a bucket read; a table without one counts nothing, for
+     * either key format.
+     */
+    @ParameterizedTest
+    @EnumSource(FlowKeyFormat.class)
+    void theSummaryCountersCountLookupsOnlyInATableWithASummary(FlowKeyFormat format) {
+        for (boolean summary : new boolean[] {false, true}) {
+            FlowTable t = ipv4(InsertionScheme.SECOND_CHANCE, summary, new ArrayList<>()).keyFormat(format).build();
+            for (int i = 0; i < 3600; i++) { // 1,800 new flows (90% of the capacity), then a second packet of each
+                int[] f = flow(i % 1800);
+                t.updateIpv4(f[0], f[1], f[2], f[3], f[4], 0, 100, i);
+            }
+            for (int i = 0; i < 3800; i++) { // 1,800 present keys, 2,000 absent
+                int[] f = flow(i);
+                assertThat(t.find(FiveTuple.ipv4(f[0], f[1], f[2], f[3], f[4])) >= 0).isEqualTo(i < 1800);
+            }
+            assertThat(t.hasSummary()).isEqualTo(summary);
+            String table = format + (summary ? " with a summary" : " without a summary");
+            assertThat(t.summaryLookups()).as(table).isEqualTo(summary ? 7400 : 0);
+            assertThat(t.summaryFailures()).as(table).isZero();
+            if (summary) {
+                // 3,800 lookups of absent keys (the new flows' first packets, the finds): 3 with the fixed seed
+                assertThat(t.summaryFalsePositives()).as(table).isBetween(1L, 23L);
+            } else {
+                assertThat(t.summaryFalsePositives()).as(table).isZero();
+            }
+            // an IPv6 key is in no IPv4-only table (and not in this one, which holds IPv4 flows only)
+            assertThat(t.find(FiveTuple.ipv6(0x2001_0db8L << 32, 1, 0, 2, 1024, 443, 6))).isEqualTo(-1);
+        }
+    }
 }
