@@ -421,6 +421,9 @@ class FlowTableValidationTest {
         rejectsImage(withInt(image, 20, TableLayout.MAX_STASH), "truncated", "slotStates");
         rejectsImage(withInt(image, at.buckets, (int) MAX - 100), "truncated", "slotStates");
         rejectsImage(withInt(image, at.buckets, (int) MAX), "table slots", "limit is " + MAX);
+        int others = at.totalSlots - 2 - ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN).getInt(at.buckets);
+        assertThat(ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN).getInt(16)).as("bucketCapacity").isOne();
+        rejectsImage(withInt(image, at.buckets, (int) MAX - others), "truncated", "slotStates"); // exactly MAX slots
         rejectsImage(withInt(image, at.buckets, Integer.MAX_VALUE), "buckets[0]", "must be in [1, " + MAX + "]");
         rejectsImage(withInt(image, at.buckets, 0), "buckets[0]", "is 0");
         rejectsImage(withInt(image, at.keyFormat, 2), "key format id", "got 2");
@@ -470,6 +473,79 @@ class FlowTableValidationTest {
         int stashSlot = at.totalSlots - 1;
         stashGap[at.states + stashSlot] ^= MultilevelTable.OCCUPIED;
         rejectsImage(resealed(stashGap), "slotStates[" + stashSlot + "]", "stash");
+    }
+
+    /**
+     * Every table slot's state is checked and counted, also in the slots after the last whole group of eight (read
+     * one at a time, the others eight at a time): a state bit that does not exist, DELETED without OCCUPIED, and a
+     * lazily deleted flow, wherever it is.
+     */
+    @Test
+    void everyTableSlotsStateIsCheckedAndCounted() {
+        FlowTable t = smallTable();
+        int tableSlots = t.layout().tableSlots();
+        int tail = tableSlots - tableSlots % 8;
+        assertThat(tail).as("slots after the last group of eight").isLessThan(tableSlots);
+        for (int slot = tableSlots - 1; slot >= tail; slot--) { // one free slot there too
+            FiveTuple k = keyIn(t, slot);
+            if (t.find(k) == slot) {
+                assertThat(t.remove(k)).isTrue();
+                break;
+            }
+        }
+        byte[] image = t.toByteArray();
+        Layout at = new Layout(image);
+        int[] kinds = new int[2]; // free and occupied (not lazily deleted) slots of the tail
+        for (int slot = 0; slot < tableSlots; slot++) {
+            byte state = image[at.states + slot];
+            byte[] bad = image.clone();
+            bad[at.states + slot] = (byte) (state | 8); // no such state bit
+            rejectsImage(resealed(bad), "slotStates[" + slot + "]", "not a valid slot state");
+            if (state == 0) {
+                byte[] deletedButEmpty = image.clone();
+                deletedButEmpty[at.states + slot] = MultilevelTable.DELETED;
+                rejectsImage(resealed(deletedButEmpty), "slotStates[" + slot + "]", "not a valid slot state");
+            } else if (state == MultilevelTable.OCCUPIED) { // its flow lazily deleted instead: one more of them
+                byte[] deleted = image.clone();
+                deleted[at.states + slot] = MultilevelTable.OCCUPIED | MultilevelTable.DELETED;
+                assertThat(FlowTable.fromByteArray(resealed(deleted), null).lazilyDeleted()).as("slot %d", slot)
+                        .isEqualTo(2);
+            }
+            if (slot >= tail && (state == 0 || state == MultilevelTable.OCCUPIED)) {
+                kinds[state]++;
+            }
+        }
+        assertThat(kinds[0]).as("free slots in the tail").isPositive();
+        assertThat(kinds[1]).as("occupied slots in the tail").isPositive();
+    }
+
+    /**
+     * Slot states that claim more entries than the image holds: rejected, naming what the entries need, before the
+     * table is allocated (8 longs per slot here, 64 bytes where the image has 1).
+     */
+    @Test
+    void entriesTheImageDoesNotHoldAreRejectedBeforeTheTableIsAllocated() {
+        byte[] image = FlowTable.builder().capacity(400_000).stashCapacity(0).keyFormat(FlowKeyFormat.IPV4_ONLY)
+                .userSlots(2).build().toByteArray();
+        Layout at = new Layout(image);
+        byte[] bad = image.clone();
+        Arrays.fill(bad, at.states, at.states + at.totalSlots, MultilevelTable.OCCUPIED);
+        ByteBuffer.wrap(bad).order(ByteOrder.LITTLE_ENDIAN).putInt(at.occupied, at.totalSlots);
+        rejectsImage(resealed(bad), "image truncated: " + at.totalSlots + " entries need");
+    }
+
+    /** A table of fewer slots than one group of eight states (three, and a stash of two) reads back. */
+    @Test
+    void aTableOfFewerThanEightSlotsReadsBack() {
+        FlowTable t = FlowTable.builder().capacity(4).scheme(InsertionScheme.STANDARD).buckets(2, 1).stashCapacity(2)
+                .build();
+        for (int i = 0; i < 5; i++) {
+            t.updateIpv4(i, 9, 1, 1, 6, 0, 10, i);
+        }
+        byte[] image = t.toByteArray();
+        FlowTable read = FlowTable.fromByteArray(image, null);
+        assertThat(read.toByteArray()).isEqualTo(image);
+        assertThat(read.size()).isEqualTo(t.size()).isPositive();
     }
 
     @Test
