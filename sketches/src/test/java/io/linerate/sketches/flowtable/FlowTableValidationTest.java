@@ -146,6 +146,14 @@ class FlowTableValidationTest {
 
     @Test
     void badPacketArgumentsNameTheField() {
+        // the checks an operator makes before it builds a table, as an update makes them
+        FlowTable.checkPacket(FlowKeyFormat.IPV4_AND_IPV6, true, 0, 65535, 255, 65535, 0);
+        FlowTable.checkPacket(FlowKeyFormat.IPV4_ONLY, false, 0, 65535, 255, 65535, 0);
+        assertThatThrownBy(() -> FlowTable.checkPacket(FlowKeyFormat.IPV4_ONLY, true, 1, 2, 6, 0, 10))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("keyFormat IPV4_ONLY");
+        rejects(() -> FlowTable.checkPacket(FlowKeyFormat.IPV4_AND_IPV6, true, 1, 65536, 6, 0, 10), "dstPort",
+                "got 65536");
+        rejects(() -> FlowTable.checkPacket(FlowKeyFormat.IPV4_ONLY, false, 1, 2, 6, 0, -1), "bytes", "got -1");
         FlowTable t = table().userSlots(1).build();
         t.updateIpv4(1, 2, 3, 4, 6, 0, 10, 100);
         byte[] image = t.toByteArray();
@@ -621,6 +629,12 @@ class FlowTableValidationTest {
         inStash[at.states + tableSlots + 1] = MultilevelTable.OCCUPIED;
         ByteBuffer.wrap(inStash).order(ByteOrder.LITTLE_ENDIAN).putInt(at.stashSize, 2);
         rejectsImage(resealed(inStash), "same flow as slot");
+        // twice in the stash, the second copy with other TCP flags (in the key's last word) and another count
+        byte[] differing = Arrays.copyOf(inStash, inStash.length);
+        ByteBuffer d = ByteBuffer.wrap(differing).order(ByteOrder.LITTLE_ENDIAN);
+        int second = differing.length - 4 - entryBytes; // key words 0 and 1, then packets
+        d.putLong(second + 8, d.getLong(second + 8) ^ (0x10L << 48)).putLong(second + 16, 7);
+        rejectsImage(resealed(differing), "image entry in slot " + (tableSlots + 1), "same flow as slot " + tableSlots);
     }
 
     /**
