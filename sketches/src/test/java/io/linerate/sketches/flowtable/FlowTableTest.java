@@ -46,6 +46,12 @@ class FlowTableTest {
         t.update(v6, 0, 100, 2);
         assertThat(t.record(t.find(v6)).packets()).isEqualTo(2);
         assertThat(t.record(t.find(v6)).key()).isEqualTo(v6);
+        // in the table's first slot too: a table of one slot, which is every flow's bucket
+        FlowTable oneSlot = small().scheme(InsertionScheme.STANDARD).buckets(1).stashCapacity(1).build();
+        assertThat(oneSlot.update(v6, 0, 100, 1)).isZero();
+        assertThat(oneSlot.update(v6, 0, 100, 2)).isZero();
+        assertThat(oneSlot.record(0).key()).isEqualTo(v6);
+        assertThat(oneSlot.record(0).packets()).isEqualTo(2);
         FlowTable v4 = small().keyFormat(FlowKeyFormat.IPV4_ONLY).build();
         assertThatThrownBy(() -> v4.update(v6, 0, 1, 1)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("IPV4_AND_IPV6");
