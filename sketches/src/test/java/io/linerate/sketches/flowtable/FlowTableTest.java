@@ -57,6 +57,30 @@ class FlowTableTest {
                 .hasMessageContaining("IPV4_AND_IPV6");
     }
 
+    /**
+     * removeLazily (§4.10.1) marks a flow in a sub-table deleted until the rebuild, but frees a stash slot at once;
+     * either way the flow is exported as REMOVED and no longer found, and a key it cannot find is reported false.
+     * A freed slot holds no key words (updateIpv4's hit path relies on that).
+     */
+    @Test
+    void removeLazilyFreesAStashSlotAtOnceAndMarksATableSlot() {
+        FlowTable t = small().scheme(InsertionScheme.STANDARD).buckets(1).stashCapacity(2).build();
+        FiveTuple first = FiveTuple.ipv4(1, 9, 1, 1, 6);
+        FiveTuple second = FiveTuple.ipv4(2, 9, 1, 1, 6);
+        assertThat(t.update(first, 0, 10, 1)).isZero();
+        assertThat(t.update(second, 0, 20, 2)).isEqualTo(1); // the stash
+        assertThat(t.removeLazily(second)).isTrue();
+        assertThat(t.stashSize()).isZero();
+        assertThat(t.lazilyDeleted()).isZero();
+        assertThat(t.unoccupiedSlotsHoldNoKey()).as("the freed stash slot's key words cleared").isTrue();
+        assertThat(t.find(second)).isEqualTo(-1);
+        assertThat(t.removeLazily(second)).isFalse();
+        assertThat(t.removeLazily(first)).isTrue();
+        assertThat(t.lazilyDeleted()).isOne();
+        assertThat(t.find(first)).isEqualTo(-1);
+        assertThat(exported).containsExactly("REMOVED " + second + " 1 20 2 2", "REMOVED " + first + " 1 10 1 1");
+    }
+
     @Test
     void idleFlowsAreExportedByTheSweepAndActiveOnesOnTheirNextPacket() {
         FlowTable t = small().idleTimeout(100).activeTimeout(1000).sweepSlotsPerUpdate(16).build();
