@@ -89,6 +89,9 @@ class FlowTableIpv4LookupTest {
         assertThat(deleted).isEqualTo(50);
         assertThat(sink).hasSize(50).containsOnly(ExportReason.REMOVED);
         assertThat(t.size()).isEqualTo(1500);
+        // an image holds each deleted entry beside its flow's live one: a legal image, not a flow stored twice
+        byte[] image = t.toByteArray();
+        assertThat(FlowTable.fromByteArray(image, null).toByteArray()).isEqualTo(image);
         t.rebuild();
         int[] live = {0};
         t.forEach(r -> live[0]++);

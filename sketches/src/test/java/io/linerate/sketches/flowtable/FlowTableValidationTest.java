@@ -637,6 +637,35 @@ class FlowTableValidationTest {
         rejectsImage(resealed(differing), "image entry in slot " + (tableSlots + 1), "same flow as slot " + tableSlots);
     }
 
+    /** Two copies of a flow in the stash with another flow between them: found, the stash being compared sorted. */
+    @Test
+    void twoCopiesInTheStashWithAnotherFlowBetweenAreFound() {
+        FlowTable.Builder builder = FlowTable.builder().capacity(8).stashCapacity(3).keyFormat(FlowKeyFormat.IPV4_ONLY);
+        byte[] copy = onlyEntry(builder, FiveTuple.ipv4(0x0A000001, 0x0A000002, 1234, 80, 6));
+        byte[] between = onlyEntry(builder, FiveTuple.ipv4(0x0A000001, 0x0A000002, 1234, 81, 6));
+        FlowTable empty = builder.build();
+        byte[] image = empty.toByteArray();
+        Layout at = new Layout(image);
+        int stashBase = empty.layout().tableSlots();
+        int entryBytes = copy.length;
+        byte[] bad = Arrays.copyOf(image, image.length + 3 * entryBytes); // the entries go before the checksum
+        System.arraycopy(copy, 0, bad, image.length - 4, entryBytes);
+        System.arraycopy(between, 0, bad, image.length - 4 + entryBytes, entryBytes);
+        System.arraycopy(copy, 0, bad, image.length - 4 + 2 * entryBytes, entryBytes);
+        Arrays.fill(bad, at.states + stashBase, at.states + stashBase + 3, MultilevelTable.OCCUPIED);
+        ByteBuffer.wrap(bad).order(ByteOrder.LITTLE_ENDIAN).putInt(at.stashSize, 3).putInt(at.occupied, 3);
+        rejectsImage(resealed(bad), "same flow as slot");
+    }
+
+    /** The entry of a table of {@code builder}'s that holds one flow, {@code key}, as its image has it. */
+    private static byte[] onlyEntry(FlowTable.Builder builder, FiveTuple key) {
+        FlowTable t = builder.build();
+        t.update(key, 0x02, 60, 1);
+        byte[] image = t.toByteArray();
+        int entries = new Layout(image).entries;
+        return Arrays.copyOfRange(image, entries, entries + 8 * t.entryLongs());
+    }
+
     /**
      * The same flow in two of its own buckets (any two sub-tables), or twice in one bucket of capacity 2: each
      * copy is in a legal place, only the search for a second copy catches it, whichever copy comes first.
@@ -740,6 +769,25 @@ class FlowTableValidationTest {
             assertThat(second).as("an empty bucket in the last sub-table").isPositive();
             byte[] twice = withCopy(image, at, t, first, second);
             rejectsImage(twice, "image entry in slot " + second, "same flow as slot " + first);
+            // and early in sub-table 2: its search is in the first batch of sub-table 1's queue, run when it fills
+            int level1 = t.layout().buckets(0) * cap;
+            int early = Integer.MAX_VALUE;
+            for (int slot = cap - 1; slot < level1; slot += cap) {
+                if (image[at.states + slot] == MultilevelTable.OCCUPIED) {
+                    long h1 = t.hashAt(slot);
+                    int candidate = placement.bucketSlot(1, h1, ItemHasher.h2(h1));
+                    if (image[at.states + candidate] == 0 && candidate < early) {
+                        early = candidate;
+                        first = slot;
+                    }
+                }
+            }
+            assertThat(occupiedBefore(image, at, early) - occupiedBefore(image, at, level1)).as("searches before it")
+                    .isLessThan(4096);
+            int level2 = level1 + t.layout().buckets(1) * cap;
+            assertThat(occupiedBefore(image, at, level2) - occupiedBefore(image, at, level1))
+                    .as("flows in sub-table 2: more than one batch").isGreaterThan(4096);
+            rejectsImage(withCopy(image, at, t, first, early), "image entry in slot " + early, "same flow as slot " + first);
             assertThat(FlowTable.fromByteArray(image, null).toByteArray()).isEqualTo(image);
         }
     }
