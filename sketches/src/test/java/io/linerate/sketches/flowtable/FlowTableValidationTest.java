@@ -73,6 +73,29 @@ class FlowTableValidationTest {
         assertThat(table().buckets(10, 5, 5).levels(3).build().layout().levels()).isEqualTo(3);
     }
 
+    /** Each range's own limits are accepted: only what lies beyond them is refused. */
+    @Test
+    void theLimitsThemselvesAreAccepted() {
+        double[] sixteen = new double[TableLayout.MAX_LEVELS];
+        Arrays.fill(sixteen, 0.1);
+        assertThat(table().scheme(InsertionScheme.STANDARD).alphas(sixteen).build().layout().levels()).isEqualTo(16);
+        assertThat(table().sweepSlotsPerUpdate(1024).build().size()).isZero();
+        int[] oneBucketEach = new int[TableLayout.MAX_LEVELS];
+        Arrays.fill(oneBucketEach, 1);
+        TableLayout widest = TableLayout.of(1, TableLayout.MAX_STASH, oneBucketEach);
+        assertThat(widest.levels()).isEqualTo(16);
+        assertThat(widest.stashCapacity()).isEqualTo(TableLayout.MAX_STASH);
+        double[] one = {1.0};
+        assertThat(TableLayout.forItems(1, InsertionScheme.STANDARD, one, 0).tableSlots()).isOne();
+        assertThat(TableLayout.forItems(MAX, InsertionScheme.STANDARD, one, 0).tableSlots()).isEqualTo(MAX);
+        // a bucket of two slots counts twice towards the limit on slots
+        rejects(() -> TableLayout.of(2, 0, (int) (MAX / 2) + 1), "table would have " + (MAX + 2) + " slots",
+                "limit is " + MAX);
+        assertThat(TableLayout.of(1, 2, 3, 2)).isEqualTo(TableLayout.of(1, 2, 3, 2))
+                .hasSameHashCodeAs(TableLayout.of(1, 2, 3, 2)).isNotEqualTo(TableLayout.of(1, 2, 3, 1))
+                .isNotEqualTo(TableLayout.of(2, 2, 3, 2)).isNotEqualTo(TableLayout.of(1, 3, 3, 2));
+    }
+
     @Test
     void stashUserSlotsTimeoutsAndSweepOutOfRange() {
         for (int bad : new int[] {-1, TableLayout.MAX_STASH + 1}) {
