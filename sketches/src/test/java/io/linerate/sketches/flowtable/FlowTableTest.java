@@ -81,6 +81,34 @@ class FlowTableTest {
         assertThat(exported).containsExactly("REMOVED " + second + " 1 20 2 2", "REMOVED " + first + " 1 10 1 1");
     }
 
+    /** What a table reports of its settings, and of its sub-tables' load and the moves made. */
+    @Test
+    void theTableReportsItsSettingsLoadAndMoves() {
+        FlowTable t = small().keyFormat(FlowKeyFormat.IPV4_ONLY).idleTimeout(123).activeTimeout(456)
+                .scheme(InsertionScheme.SECOND_CHANCE).buckets(8, 6, 4).stashCapacity(8).build();
+        assertThat(t.keyFormat()).isEqualTo(FlowKeyFormat.IPV4_ONLY);
+        assertThat(t.idleTimeout()).isEqualTo(123);
+        assertThat(t.activeTimeout()).isEqualTo(456);
+        int inFirst = 0;
+        for (int i = 1; i <= 12; i++) {
+            t.updateIpv4(i, 9, 1, 1, 6, 0, 10, 0);
+        }
+        for (int i = 1; i <= 12; i++) {
+            inFirst += t.find(FiveTuple.ipv4(i, 9, 1, 1, 6)) < 8 ? 1 : 0;
+        }
+        assertThat(t.load(0)).isEqualTo(inFirst / 8.0);
+        assertThat(t.moves()).as("second chance moved flows to the right").isPositive();
+        for (int i = 1; i <= 12; i++) { // every flow of sub-table 1: the others' buckets there then hold none
+            FiveTuple key = FiveTuple.ipv4(i, 9, 1, 1, 6);
+            if (t.find(key) < 8) {
+                t.removeLazily(key);
+            }
+        }
+        long moved = t.rebuild();
+        assertThat(moved).as("flows moved left into sub-table 1").isPositive();
+        assertThat(t.rebuildMoves()).isEqualTo(moved);
+    }
+
     @Test
     void idleFlowsAreExportedByTheSweepAndActiveOnesOnTheirNextPacket() {
         FlowTable t = small().idleTimeout(100).activeTimeout(1000).sweepSlotsPerUpdate(16).build();
