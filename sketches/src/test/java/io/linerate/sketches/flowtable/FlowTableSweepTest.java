@@ -120,7 +120,8 @@ class FlowTableSweepTest {
         int tenDotOne = 0x0A00_0001; // 10.0.0.1 = 167,772,161
         near.updateIpv4(4, tenDotOne, 1, 1, 6, 0, 10, 167_772_100);
         assertThat(near.advanceTime(167_772_200, near.slots())).isEqualTo(1);
-        assertThat(exported).containsExactly("IDLE_TIMEOUT 1", "ACTIVE_TIMEOUT 2", "IDLE_TIMEOUT 3", "ACTIVE_TIMEOUT 4");
+        assertThat(exported).containsExactly("IDLE_TIMEOUT 1", "ACTIVE_TIMEOUT 2", "IDLE_TIMEOUT 3",
+                "ACTIVE_TIMEOUT 4");
     }
 
     /** Long.MAX_VALUE disables a timeout even for timestamps more than Long.MAX_VALUE apart (compared unsigned). */

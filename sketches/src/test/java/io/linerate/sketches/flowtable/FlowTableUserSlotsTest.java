@@ -9,10 +9,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * User slots (the user-defined longs of an entry, see {@link FlowTable}): each of a flow's slots holds what the caller added and set, read back per slot;
- * they go out with the record and start at 0 in the flow's next record, as its TCP flags start empty. One bucket of
- * one slot, so flows 2 and 3 are in the stash, right after flow 1's slot: a change spilling past an entry would
- * reach the next flow's key.
+ * User slots (the user-defined longs of an entry, see {@link FlowTable}): each of a flow's slots holds what the
+ * caller added and set, read back per slot; they go out with the record and start at 0 in the flow's next record,
+ * as its TCP flags start empty. One bucket of one slot, so flows 2 and 3 are in the stash, right after flow 1's
+ * slot: a change spilling past an entry would reach the next flow's key.
  */
 class FlowTableUserSlotsTest {
 

@@ -810,7 +810,8 @@ class FlowTableValidationTest {
             int level2 = level1 + t.layout().buckets(1) * cap;
             assertThat(occupiedBefore(image, at, level2) - occupiedBefore(image, at, level1))
                     .as("flows in sub-table 2: more than one batch").isGreaterThan(4096);
-            rejectsImage(withCopy(image, at, t, first, early), "image entry in slot " + early, "same flow as slot " + first);
+            rejectsImage(withCopy(image, at, t, first, early), "image entry in slot " + early,
+                    "same flow as slot " + first);
             assertThat(FlowTable.fromByteArray(image, null).toByteArray()).isEqualTo(image);
         }
     }
