@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 import io.linerate.jobs.kafka.ClientProperties;
 import io.linerate.jobs.kafka.ClientProperties.Client;
 import io.linerate.jobs.kafka.KafkaJobOptions;
+import io.linerate.jobs.kafka.ProducerLimits;
 
 /**
  * The Kafka client properties of the command line ({@code --kafka-config}, {@code --kafka-property},
@@ -146,7 +147,9 @@ final class ClientPropertyArgs {
       switch (reach) {
         case JOB_CLIENTS -> KafkaJobOptions.checkClientProperty(key, value);
         case JOB_CONSUMER -> KafkaJobOptions.checkSourceProperty(key, value);
-        case JOB_PRODUCERS, FEEDER_PRODUCER -> KafkaJobOptions.checkSinkProperty(key, value);
+        case JOB_PRODUCERS -> KafkaJobOptions.checkSinkProperty(key, value);
+        // the feeders run from the job jar without Flink: the Flink-free producer checks
+        case FEEDER_PRODUCER -> ProducerLimits.checkProducerValue(key, value, ProducerLimits.FEEDER);
         default -> throw new AssertionError(reach);
       }
     } catch (IllegalArgumentException e) {

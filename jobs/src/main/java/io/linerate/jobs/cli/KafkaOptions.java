@@ -9,9 +9,9 @@ import java.util.Map;
 import io.linerate.jobs.cli.ClientPropertyArgs.Reach;
 import io.linerate.jobs.format.KafkaDecoding;
 import io.linerate.jobs.kafka.ClientProperties;
-import io.linerate.jobs.kafka.ExactlyOnceSink;
 import io.linerate.jobs.kafka.KafkaInput;
 import io.linerate.jobs.kafka.KafkaJobBuilder;
+import io.linerate.jobs.kafka.ProducerLimits;
 import io.linerate.jobs.local.JobTopics;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -50,8 +50,11 @@ public class KafkaOptions {
    * The most {@code --max-dead-letter-bytes} any producer setting can hold: a dead letter keeping more could not be
    * a Kafka record ({@code max.request.size} is an int).
    */
-  static final int MAX_DEAD_LETTER_BYTES = KafkaDecoding.largestMaxDeadLetterBytes(
-      Integer.MAX_VALUE - ExactlyOnceSink.RECORD_OVERHEAD);
+  static int maxDeadLetterBytesLimit() {
+    // a method, not a constant: KafkaDecoding is a Flink deserializer, and the feeders (which share these options
+    // without --max-dead-letter-bytes) run from the job jar, which carries no Flink runtime
+    return KafkaDecoding.largestMaxDeadLetterBytes(Integer.MAX_VALUE - ProducerLimits.RECORD_OVERHEAD);
+  }
 
   @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,HOST:PORT...]", defaultValue = "localhost:9092",
       description = "Kafka brokers to connect to (default: ${DEFAULT-VALUE})")
@@ -148,9 +151,10 @@ public class KafkaOptions {
           + "buffer.memory: Kafka's default 1 MiB allows about 119000) (default: ${DEFAULT-VALUE})")
   void maxDeadLetterBytes(String value) {
     long bytes = Sizes.parseBytes(spec, "--max-dead-letter-bytes", value);
-    if (bytes > MAX_DEAD_LETTER_BYTES) {
+    int limit = maxDeadLetterBytesLimit();
+    if (bytes > limit) {
       throw new ParameterException(spec.commandLine(), "--max-dead-letter-bytes must be at most "
-          + MAX_DEAD_LETTER_BYTES + " (a larger dead letter could not be a Kafka record at all), got " + value);
+          + limit + " (a larger dead letter could not be a Kafka record at all), got " + value);
     }
     maxDeadLetterBytes = (int) bytes;
   }

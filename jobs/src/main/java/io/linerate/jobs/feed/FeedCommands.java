@@ -7,7 +7,7 @@ import java.util.Map;
 
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.format.PacketBatchCodec;
-import io.linerate.jobs.kafka.JsonTopics;
+import io.linerate.jobs.kafka.ProducerLimits;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -45,7 +45,7 @@ public final class FeedCommands {
 
     /**
      * Refuses a {@code --batch-size} whose largest batch ({@link PacketBatchCodec#MAX_PACKET_BYTES} per packet) could
-     * be a record larger than the feeder's producer takes ({@link JsonTopics#maxValueBytes(Map)}: the smaller of
+     * be a record larger than the feeder's producer takes ({@link ProducerLimits#maxValueBytes(Map)}: the smaller of
      * {@code max.request.size} and {@code buffer.memory}, as {@code --producer-property} sets them): the producer would
      * refuse it mid-run. With Kafka's defaults every batch size up to {@link SyntheticTraffic#MAX_BATCH_SIZE} fits.
      *
@@ -57,7 +57,7 @@ public final class FeedCommands {
         }
         int limit;
         try {
-            limit = JsonTopics.maxValueBytes(producerProperties);
+            limit = ProducerLimits.maxValueBytes(producerProperties); // no Flink: the feeders run from the job jar
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--producer-property/--kafka-property: "
                     + e.getMessage(), e);

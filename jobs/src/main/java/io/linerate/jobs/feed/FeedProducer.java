@@ -9,6 +9,7 @@ import java.util.function.LongConsumer;
 
 import io.linerate.jobs.kafka.ClientProperties;
 import io.linerate.jobs.kafka.KafkaJobOptions;
+import io.linerate.jobs.kafka.ProducerLimits;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -78,7 +79,7 @@ final class FeedProducer implements AutoCloseable {
             throw new IllegalArgumentException(key + " is set by the feeder itself (its producer is idempotent, not "
                     + "transactional, and writes bytes)");
         }
-        KafkaJobOptions.checkSinkProperty(key, value);
+        ProducerLimits.checkProducerValue(key, value, ProducerLimits.FEEDER); // no Flink: runs from the job jar
     }
 
     /** Sends one record of {@code units} packets or events; blocks when the producer's buffer is full. */

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -24,10 +23,13 @@ import org.apache.kafka.common.config.ConfigDef;
  */
 public final class ClientProperties {
 
-  /** Properties Flink's Kafka source reads itself, which Kafka's consumer does not know ({@link KafkaSourceOptions}). */
-  static final Set<String> FLINK_SOURCE_KEYS = Set.of(KafkaSourceOptions.CLIENT_ID_PREFIX.key(),
-      KafkaSourceOptions.PARTITION_DISCOVERY_INTERVAL_MS.key(), KafkaSourceOptions.REGISTER_KAFKA_CONSUMER_METRICS.key(),
-      KafkaSourceOptions.COMMIT_OFFSETS_ON_CHECKPOINT.key());
+  /**
+   * Properties Flink's Kafka source reads itself, which Kafka's consumer does not know (the keys of Flink's
+   * {@code KafkaSourceOptions}). Written out, not read from that class: the feeders use this class from the job jar,
+   * which carries no Flink runtime ({@code ClientPropertiesTest} checks they match).
+   */
+  static final Set<String> FLINK_SOURCE_KEYS = Set.of("client.id.prefix", "partition.discovery.interval.ms",
+      "register.consumer.metrics", "commit.offsets.on.checkpoint");
 
   /** Key names that hold secrets whatever their type: passwords, JAAS configurations, tokens, credentials. */
   private static final Pattern SECRET_NAME = Pattern.compile(".*(password|secret|jaas|token|credential|user\\.info).*");

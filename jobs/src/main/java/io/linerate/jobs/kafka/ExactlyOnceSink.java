@@ -21,10 +21,6 @@ import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.environment.CheckpointConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.record.AbstractRecords;
-import org.apache.kafka.common.record.CompressionType;
-import org.apache.kafka.common.record.Record;
-import org.apache.kafka.common.record.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,8 +73,7 @@ public final class ExactlyOnceSink {
    * up to {@code max.request.size − RECORD_OVERHEAD} bytes is sent, a longer one fails the sink
    * ({@code RecordTooLargeException}) and so the job.
    */
-  public static final int RECORD_OVERHEAD = AbstractRecords.estimateSizeInBytesUpperBound(
-      RecordBatch.CURRENT_MAGIC_VALUE, CompressionType.NONE, (byte[]) null, new byte[0], Record.EMPTY_HEADERS) + 4;
+  public static final int RECORD_OVERHEAD = ProducerLimits.RECORD_OVERHEAD;
 
   private ExactlyOnceSink() {}
 
@@ -499,22 +494,10 @@ public final class ExactlyOnceSink {
    * and the settings a transactional (idempotent) producer cannot run with.
    */
   static void checkProducerValue(String key, String value) {
-    Object parsed = ExactlyOnceSource.checkClientValue(ProducerConfig.configDef(), key, value, "producer");
-    if (parsed == null) {
-      return;
-    }
-    String transactional = " for the exactly-once sink (its producer is transactional, so idempotent), got " + value;
-    if (key.equals(ProducerConfig.ACKS_CONFIG) && !parsed.toString().trim().equalsIgnoreCase("all")
-        && !parsed.toString().trim().equals("-1")) {
-      throw new IllegalArgumentException(key + " must be all (or -1)" + transactional);
-    }
-    if (key.equals(ProducerConfig.RETRIES_CONFIG) && ((Number) parsed).intValue() < 1) {
-      throw new IllegalArgumentException(key + " must be >= 1" + transactional);
-    }
-    if (key.equals(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION) && ((Number) parsed).intValue() > 5) {
-      throw new IllegalArgumentException(key + " must be <= 5" + transactional);
-    }
+    ProducerLimits.checkProducerValue(key, value,
+        "for the exactly-once sink (its producer is transactional, so idempotent)");
   }
+
 
   static String sanitize(String name) {
     return name.replaceAll("[^A-Za-z0-9._-]", "-");

@@ -29,7 +29,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -337,20 +336,9 @@ public final class ExactlyOnceSource {
    * @throws IllegalArgumentException naming the key and the value if Kafka would refuse it
    */
   static Object checkClientValue(ConfigDef config, String key, String value, String client) {
-    ConfigDef.ConfigKey def = config.configKeys().get(key);
-    if (def == null || def.type == ConfigDef.Type.CLASS) {
-      return null;
-    }
-    try {
-      Object parsed = ConfigDef.parseType(key, value, def.type);
-      if (def.validator != null) {
-        def.validator.ensureValid(key, parsed);
-      }
-      return parsed;
-    } catch (ConfigException e) {
-      throw new IllegalArgumentException(key + " is not a value Kafka's " + client + " takes: " + e.getMessage(), e);
-    }
+    return ProducerLimits.clientValue(config, key, value, client);
   }
+
 
   /**
    * Refuses a value of a property Flink's Kafka source reads itself ({@link ClientProperties#FLINK_SOURCE_KEYS}) that

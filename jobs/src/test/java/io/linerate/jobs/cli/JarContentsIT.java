@@ -102,7 +102,10 @@ class JarContentsIT {
       System.out.println("Kafka broker used: " + kafka.description() + " at " + kafka.bootstrapServers());
       kafka.createTopics(1, "generated", "replayed");
       Run generate = java(tmp, List.of("-jar", JAR.toString(), "generate", "--bootstrap-servers",
-          kafka.bootstrapServers(), "--input-topic", "generated", "--count", "5000", "--batch-size", "500"));
+          kafka.bootstrapServers(), "--input-topic", "generated", "--count", "5000", "--batch-size", "500",
+          // client properties are checked and the batch size against them, all without Flink classes
+          "--kafka-property", "security.protocol=PLAINTEXT", "--producer-property", "linger.ms=5",
+          "--producer-property", "max.request.size=1048576"));
       assertThat(generate.exitCode).as(generate.toString()).isZero();
       List<byte[]> batches = TopicReader.readAllValues(kafka.bootstrapServers(), "generated", true);
       int packets = 0;
@@ -114,7 +117,8 @@ class JarContentsIT {
       Path capture = tmp.resolve("one.pcap");
       Files.write(capture, onePacketPcap());
       Run replay = java(tmp, List.of("-jar", JAR.toString(), "replay", "--bootstrap-servers",
-          kafka.bootstrapServers(), "--input-topic", "replayed", capture.toString()));
+          kafka.bootstrapServers(), "--input-topic", "replayed", "--producer-property", "acks=all",
+          capture.toString()));
       assertThat(replay.exitCode).as(replay.toString()).isZero();
       List<byte[]> replayed = TopicReader.readAllValues(kafka.bootstrapServers(), "replayed", true);
       assertThat(replayed).hasSize(1);
