@@ -20,7 +20,6 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.environment.CheckpointConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -228,7 +227,7 @@ public final class ExactlyOnceSink {
      * @throws IllegalArgumentException if either is a config-provider placeholder that cannot be resolved here
      */
     public int maxValueBytes() {
-      return (int) Math.min(maxRequestSize(), bufferMemory()) - RECORD_OVERHEAD;
+      return ProducerLimits.maxValueBytes(properties, WHERE, WHY);
     }
 
     /**
@@ -261,22 +260,13 @@ public final class ExactlyOnceSink {
       }
     }
 
-    /**
-     * {@link #effective} for a setting the record-size checks need ({@code max.request.size}, {@code buffer.memory}).
-     * Unlike other properties, an unresolvable placeholder cannot be left to the producer with a warning: the jobs
-     * dead-letter the records and refuse the settings that their sinks could not write, and need the number for it.
-     *
-     * @throws IllegalArgumentException naming {@code key} if it is a placeholder that cannot be resolved here
-     */
+    private static final String WHERE = "where the job is built";
+    private static final String WHY = ": the largest record its Kafka sinks can write decides which records become "
+        + "dead letters";
+
+    /** {@link ProducerLimits#sizeSetting}, its refusal saying the job needs the value where it is built. */
     private Object sizeSetting(String key) {
-      ConfigProviders.Resolved resolved = ConfigProviders.resolve(properties);
-      if (!resolved.known(key)) {
-        throw new IllegalArgumentException(key + " (" + properties.get(key) + ") cannot be resolved where the job is "
-            + "built (" + resolved.unresolved().get(key) + "), but the job's record-size checks need its value where "
-            + "the job is built: the largest record its Kafka sinks can write decides which records become dead "
-            + "letters; give the number, or make its config provider resolvable where the job is built too");
-      }
-      return effective(resolved, key);
+      return ProducerLimits.sizeSetting(properties, ConfigProviders.resolve(properties), key, WHERE, WHY);
     }
 
     /**
@@ -289,9 +279,7 @@ public final class ExactlyOnceSink {
         throw new IllegalStateException(key + " (" + properties.get(key) + ") is not known where the job is built: "
             + resolved.unresolved().get(key));
       }
-      ConfigDef.ConfigKey def = ProducerConfig.configDef().configKeys().get(key);
-      String set = resolved.values().get(key);
-      return set != null ? ConfigDef.parseType(key, set, def.type) : def.defaultValue;
+      return ProducerLimits.effective(resolved, key);
     }
 
     /** The sink; fails with a message naming the option if one is missing or out of range. */

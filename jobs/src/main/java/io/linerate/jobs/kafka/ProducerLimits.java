@@ -38,18 +38,43 @@ public final class ProducerLimits {
    * @throws IllegalArgumentException naming the property if either is a placeholder that cannot be resolved here
    */
   public static int maxValueBytes(Map<String, String> properties) {
+    return maxValueBytes(properties, "here", "");
+  }
+
+  /**
+   * {@link #maxValueBytes(Map)}, its refusal of an unresolvable placeholder saying {@code where} the value was needed
+   * and {@code why} (empty, or a clause starting with ": ").
+   */
+  static int maxValueBytes(Map<String, String> properties, String where, String why) {
     ConfigProviders.Resolved resolved = ConfigProviders.resolve(properties);
-    long maxRequest = ((Number) setting(properties, resolved, ProducerConfig.MAX_REQUEST_SIZE_CONFIG)).longValue();
-    long buffer = ((Number) setting(properties, resolved, ProducerConfig.BUFFER_MEMORY_CONFIG)).longValue();
+    long maxRequest = ((Number) sizeSetting(properties, resolved, ProducerConfig.MAX_REQUEST_SIZE_CONFIG, where, why))
+        .longValue();
+    long buffer = ((Number) sizeSetting(properties, resolved, ProducerConfig.BUFFER_MEMORY_CONFIG, where, why))
+        .longValue();
     return (int) Math.min(maxRequest, buffer) - RECORD_OVERHEAD;
   }
 
-  private static Object setting(Map<String, String> properties, ConfigProviders.Resolved resolved, String key) {
+  /**
+   * {@link #effective} of a setting the record-size checks need ({@code max.request.size}, {@code buffer.memory}):
+   * unlike other properties, an unresolvable placeholder cannot be left to the producer with a warning.
+   *
+   * @throws IllegalArgumentException naming {@code key} if it is a placeholder that cannot be resolved here
+   */
+  static Object sizeSetting(Map<String, String> properties, ConfigProviders.Resolved resolved, String key,
+                            String where, String why) {
     if (!resolved.known(key)) {
-      throw new IllegalArgumentException(key + " (" + properties.get(key) + ") cannot be resolved here ("
-          + resolved.unresolved().get(key) + "), but the record-size checks need its value: give the number, or "
-          + "make its config provider resolvable here too");
+      throw new IllegalArgumentException(key + " (" + properties.get(key) + ") cannot be resolved " + where + " ("
+          + resolved.unresolved().get(key) + "), but the record-size checks need its value " + where + why
+          + "; give the number, or make its config provider resolvable " + where + " too");
     }
+    return effective(resolved, key);
+  }
+
+  /**
+   * The value a producer takes for {@code key}: as set (its placeholders resolved; the caller checks they are), else
+   * Kafka's default.
+   */
+  static Object effective(ConfigProviders.Resolved resolved, String key) {
     ConfigDef.ConfigKey def = ProducerConfig.configDef().configKeys().get(key);
     String set = resolved.values().get(key);
     return set != null ? ConfigDef.parseType(key, set, def.type) : def.defaultValue;
