@@ -68,6 +68,9 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
 
     private static final long serialVersionUID = 1L;
 
+    /** The value state of state layout 1: one {@link WindowRing} per scope key. */
+    static final String LAYOUT_1_STATE = "heavy-hitter-windows";
+
     private final HeavyHitterDetector<T, K> spec;
     private final ElementsOf<B, T> elements;
     private final TypeInformation<T> elementType;
@@ -149,7 +152,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     @Override
     public void open() throws Exception {
         super.open();
-        ringsDescriptor = new ValueStateDescriptor<>("heavy-hitter-windows", new WindowRingTypeInfo(spec.shape()));
+        ringsDescriptor = new ValueStateDescriptor<>(LAYOUT_1_STATE, new WindowRingTypeInfo(spec.shape()));
         ValueState<WindowRing> rings = getKeyedStateStore().getState(ringsDescriptor);
         state = WriteBackCache.weighed(rings, WriteBackCache.keysOf(this), spec.stateCacheBytes,
                 WindowRing::memoryBytes, "heavy-hitter window rings");
