@@ -30,36 +30,19 @@ public enum Workload {
     }
 
     /**
-     * Reduced scale: two rings of a window's sub-windows and, records being out of order, the next window's first
-     * (measured 29-34 KB per ring), fewer than the six observation points of the busier subtask. Full scale: every
-     * scope's ring (the observation points and the end markers) at the most sub-windows the traffic can hold open at
-     * once, see {@link #evictsBetweenCheckpoints}.
+     * At every scale, the working set of two scopes: a window's sub-windows and, records being out of order, the next
+     * window's first (measured 29-34 KB per sub-window), fewer than the six observation points of the busier subtask.
+     * The state holds one entry per sub-window (layout 2), so a key the cache does not hold costs the read and write
+     * of the sub-window its batch counts into, however many sub-windows a backlog holds open for it. In layout 1 (one
+     * ring per key) the same cache at the full scale did not let the run read its input: on 2026-11-28, after three
+     * TaskManager kills, the rings of the keys read ahead reached 3.8 MB (127 sub-windows of 30 KB), and every batch
+     * of 64 packets read and wrote one (docs/operators/heavy-hitters.md, "Cost when the keys do not fit").
      */
     @Override
     public long stateCache(Scale scale) {
       var d = ((HeavyHittersJob) job(false)).detector();
-      long slots = 8L * d.maxOpenSubWindows(); // the cache weighs each ring: 8 bytes per slot, a tracker per open one
-      if (scale == Scale.REDUCED) {
-        return 2 * (slots + (d.subWindows() + 1L) * d.trackerBytes());
-      }
-      long trafficSubWindows = units(scale) * 1000 / EVENT_RATE / d.slide().toMillis() + 1;
-      long open = Math.min(d.maxOpenSubWindows(), trafficSubWindows + d.subWindows() + 1);
-      return (OBSERVATION_POINTS + PARTITIONS) * (slots + open * d.trackerBytes());
-    }
-
-    /**
-     * Not at the full scale. A ring is one value in RocksDB: a record of a key whose ring is not cached reads and
-     * writes the whole ring, every open sub-window's tracker. Reading the backlog a restore leaves, Kafka hands
-     * the partitions over unevenly, and the keys of the partitions ahead hold a sub-window open for every second
-     * of event time they are ahead of the slowest (the job keeps 5 minutes open). On 2026-11-28 (full scale,
-     * two rings' cache) those rings reached 3.8 MB (127 sub-windows of 30 KB), too heavy for the cache: every
-     * batch of 64 packets read and wrote one, the reading slowed as they grew (from 4,476 to 2,435 records per
-     * 30 s), which widened the spread further, and the run did not read its input within 5 minutes. At the
-     * reduced scale the traffic spans 15 s of event time: the rings stay small and the thrash is cheap.
-     */
-    @Override
-    public boolean evictsBetweenCheckpoints(Scale scale) {
-      return scale == Scale.REDUCED;
+      long perOpen = 8 + d.trackerBytes(); // the cache weighs a key by its index entries and the trackers it read
+      return 2 * (d.subWindows() + 1L) * perOpen;
     }
 
     @Override

@@ -58,7 +58,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
      * {@code maxOpenSubWindows} is n + max(n, {@value}).
      */
     public static final int DEFAULT_OPEN_AHEAD = 64;
-    /** Largest {@code maxOpenSubWindows}: the most slots a key's ring may have (what its serializer reads back). */
+    /** Largest {@code maxOpenSubWindows}: the most sub-windows a key may hold open (what its index serializer reads back). */
     public static final int MAX_OPEN_SUB_WINDOWS = WindowRingSerializer.MAX_SLOTS;
     /** Default depth of the CM-heap's sketch. */
     public static final int DEFAULT_CM_DEPTH = 4;
@@ -226,12 +226,12 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         return subWindows;
     }
 
-    /** Heap per parallel instance for the rings of recent keys on RocksDB; see {@link Builder#stateCacheBytes}. */
+    /** Heap per parallel instance for the sub-windows of recent keys on RocksDB; see {@link Builder#stateCacheBytes}. */
     public long stateCacheBytes() {
         return stateCacheBytes;
     }
 
-    /** The most sub-windows a key holds open at once (its ring's slots); see {@link Builder#maxOpenSubWindows}. */
+    /** The most sub-windows a key holds open at once; see {@link Builder#maxOpenSubWindows}. */
     public int maxOpenSubWindows() {
         return maxOpenSubWindows;
     }
@@ -427,15 +427,16 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         }
 
         /**
-         * Heap each parallel instance of the operator may spend keeping the window rings of its most recently used
+         * Heap each parallel instance of the operator may spend keeping the sub-windows of its most recently used
          * scope keys live between checkpoints when the state backend stores values serialized (RocksDB): there a record
-         * (or batch) otherwise costs a deserialize and a serialize of its key's whole ring, every open sub-window's
-         * tracker. Rings are weighed by the bytes of their live arrays (at most
-         * {@link HeavyHitterDetector#trackerBytes()} per open sub-window, plus 8 per slot and the alerted sets) when
-         * they enter the cache and at each change, and written back when the cache needs their place and before every
-         * checkpoint or savepoint; a ring larger than the whole cache is not held. Default {@value #DEFAULT_STATE_CACHE_BYTES}
-         * bytes; 0 turns it off. Backends that keep values on the heap (also under the changelog backend) and batch
-         * execution ignore it.
+         * (or batch) otherwise costs a read of its key's open sub-window index and a deserialize and a serialize of the
+         * sub-window it counts into (one entry per sub-window in the state). A key is weighed by the bytes of what it
+         * has read (8 per open sub-window, and at most {@link HeavyHitterDetector#trackerBytes()} plus the alerted set
+         * per sub-window read: its records read one, its reports the window's) when it enters the cache and at each
+         * change; the changed sub-windows are written back when the cache needs the key's place and before every
+         * checkpoint or savepoint; a key heavier than the whole cache is not held. Default
+         * {@value #DEFAULT_STATE_CACHE_BYTES} bytes; 0 turns it off. Backends that keep values on the heap (also under
+         * the changelog backend) and batch execution ignore it.
          */
         public Builder<T, K> stateCacheBytes(long bytes) {
             if (bytes < 0) {

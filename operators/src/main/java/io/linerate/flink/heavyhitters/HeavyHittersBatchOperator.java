@@ -16,8 +16,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -40,14 +43,17 @@ import org.apache.flink.util.OutputTag;
 /**
  * The keyed heavy-hitters operator configured by a {@link HeavyHitterDetector}, over a stream of batch records
  * {@code B} of one scope each, whose elements {@code T} ({@link ElementsOf}) are counted; {@link HeavyHittersOperator}
- * is its single-record form (every record a batch of one). Its state per scope key is one {@link WindowRing} in a
- * {@code ValueState} (serialized by {@link WindowRingSerializer}); it registers one event-time timer per key per
- * window end, when a sub-window's first element arrives, and chains the next window end at each report while older
- * sub-windows remain.
+ * is its single-record form (every record a batch of one). Its state per scope key is one entry per open sub-window
+ * (layout 2): a map state from the sub-window index to a {@link SubWindow} ({@link SubWindowSerializer}) and a value
+ * state of the open indexes ({@link OpenSubWindowsSerializer}), worked on as one {@link WindowRing} ({@link RingState});
+ * a restore of layout 1 (one {@link WindowRing} per key, {@link WindowRingSerializer}) moves it in {@code open()}. It
+ * registers one event-time timer per key per window end, when a sub-window's first element arrives, and chains the
+ * next window end at each report while older sub-windows remain.
  *
- * <p>Per batch: at most one state read (only if an element is counted) and at most one state write (only if the ring
- * changed); on a backend that stores values serialized (RocksDB) the rings of the keys used last stay live between
- * checkpoints instead ({@link HeavyHitterDetector.Builder#stateCacheBytes}), written back before every snapshot.
+ * <p>Per batch: at most one read of the key's index and one of each sub-window it counts into (only if an element is
+ * counted), and at most one write of each sub-window it changed (the index only if a sub-window opened); on a backend
+ * that stores values serialized (RocksDB) the sub-windows of the keys used last stay live between checkpoints instead
+ * ({@link HeavyHitterDetector.Builder#stateCacheBytes}), written back before every snapshot.
  * Per element: its event time (the detector's {@code timestamps} or the batch record's timestamp), the
  * late check, one tracker update (the selector hashes the item once); no allocation beyond the user's selectors.
  * Elements whose first window has been reported go to the late side output; elements without a timestamp, with a
@@ -68,8 +74,13 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
 
     private static final long serialVersionUID = 1L;
 
-    /** The value state of state layout 1: one {@link WindowRing} per scope key. */
+    /** The value state of state layout 1: one {@link WindowRing} per scope key, moved to layout 2 at a restore. */
     static final String LAYOUT_1_STATE = "heavy-hitter-windows";
+    /** Layout 2: the map state of a key's sub-windows, sub-window index → {@link SubWindow}. */
+    static final String SUB_WINDOWS_STATE = "heavy-hitter-sub-windows";
+    /** Layout 2: the value state of a key's open sub-window indexes, ascending. */
+    static final String OPEN_SUB_WINDOWS_STATE = "heavy-hitter-open-sub-windows";
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HeavyHittersBatchOperator.class);
 
     private final HeavyHitterDetector<T, K> spec;
     private final ElementsOf<B, T> elements;
@@ -80,6 +91,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     // the key's ring, through a cache that on RocksDB keeps the rings of recent keys live between checkpoints
     // (HeavyHitterDetector.Builder#stateCacheBytes); every call goes to the state on the heap backend
     private transient WriteBackCache<K, WindowRing> state;
+    /** The key's sub-windows in the state, seen as a ring (layout 2); behind {@link #state}. */
+    private transient RingState rings;
+    /** Whether this instance was restored: a restore may bring state of layout 1, moved in open(). */
+    private transient boolean restored;
     private transient InternalTimerService<VoidNamespace> timers;
     private transient OutputTag<T> lateTag;
     private transient OutputTag<Rejected<T>> malformedTag;
@@ -93,8 +108,12 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private transient Counter reportsEmitted;
     private transient Counter alertsEmitted;
     private transient Counter alertsSuppressed;
-    /** State bytes of the key last opened or reported, or first counted after a restart ({@code stateBytesPerKey}). */
+    /**
+     * State bytes of the key last opened or reported, or first counted after a restart ({@code stateBytesPerKey}): a
+     * sub-window not read from the state yet counts as {@link #trackerBytes}, its tracker's size when full.
+     */
     private transient volatile long stateBytes; // read by metric reporters on their own threads
+    private transient long trackerBytes;
 
     /** The per-element path, created once in open(): no capturing lambda per batch. */
     private transient Consumer<T> each;
@@ -136,7 +155,8 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
      */
     private transient boolean thresholdWalkPending;
     private transient ListState<long[]> thresholdState;
-    private transient ValueStateDescriptor<WindowRing> ringsDescriptor;
+    /** The descriptor of the open sub-window indexes: one entry per key, what the walk lists keys by. */
+    private transient ValueStateDescriptor<long[]> openDescriptor;
     /** Hashes tracker items as the trackers do (their seed), for the alerted sets. */
     private transient io.linerate.sketches.hash.ItemHasher itemHasher;
 
@@ -152,10 +172,17 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     @Override
     public void open() throws Exception {
         super.open();
-        ringsDescriptor = new ValueStateDescriptor<>(LAYOUT_1_STATE, new WindowRingTypeInfo(spec.shape()));
-        ValueState<WindowRing> rings = getKeyedStateStore().getState(ringsDescriptor);
+        // the index first: its serializer snapshot is the first to check a restore's window shape
+        openDescriptor = new ValueStateDescriptor<>(OPEN_SUB_WINDOWS_STATE, new OpenSubWindowsTypeInfo(spec.shape()));
+        ValueState<long[]> open = getKeyedStateStore().getState(openDescriptor);
+        MapState<Long, SubWindow> windows = getKeyedStateStore().getMapState(new MapStateDescriptor<>(
+                SUB_WINDOWS_STATE, Types.LONG, new SubWindowTypeInfo(spec.shape())));
+        rings = new RingState(windows, open, WriteBackCache.storesSerialized(getKeyedStateBackend()));
+        if (restored) {
+            moveLayout1State();
+        }
         state = WriteBackCache.weighed(rings, WriteBackCache.keysOf(this), spec.stateCacheBytes,
-                WindowRing::memoryBytes, "heavy-hitter window rings");
+                WindowRing::memoryBytes, "heavy-hitter sub-windows");
         timers = getInternalTimerService("heavy-hitter-window-ends", VoidNamespaceSerializer.INSTANCE, this);
         lateTag = HeavyHitterDetector.lateTag(elementType);
         malformedTag = HeavyHitterDetector.malformedTag(elementType);
@@ -174,6 +201,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         each = this::element;
         lateRecord = new StreamRecord<>(null);
         itemHasher = io.linerate.sketches.hash.ItemHasher.seeded(spec.seed);
+        trackerBytes = spec.trackerBytes();
         minSub = Long.MIN_VALUE / spec.slideMillis + spec.subWindows; // ⌈MIN/slide⌉ + n − 1, one more: never FREE
         maxSub = Long.MAX_VALUE / spec.slideMillis - spec.subWindows;
     }
@@ -185,6 +213,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         watermarkState = context.getOperatorStateStore().getUnionListState(
                 new ListStateDescriptor<>("heavy-hitters-watermark", Types.LONG));
         restoredWatermark = Long.MIN_VALUE;
+        restored = context.isRestored();
         if (context.isRestored()) {
             long min = Long.MAX_VALUE;
             boolean any = false;
@@ -197,6 +226,38 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             restoredWatermark = any ? min : Long.MIN_VALUE;
         }
         restoreThresholds(context);
+    }
+
+    /**
+     * Moves the state of layout 1 (one {@link WindowRing} per key in {@value #LAYOUT_1_STATE}), if the restored
+     * checkpoint holds any, to layout 2: every open sub-window to its own map entry, the index written, the old value
+     * cleared. Runs once, in open(), before any record, timer or walk; the timers are the checkpoint's (a sub-window's
+     * window ends are the same in both layouts). The old state is registered only when the checkpoint has it (its
+     * serializer snapshot then checks the window shape as it always did).
+     */
+    private void moveLayout1State() throws Exception {
+        List<Object> keys;
+        try (Stream<Object> listed = getKeyedStateBackend().getKeys(LAYOUT_1_STATE, VoidNamespace.INSTANCE)) {
+            keys = listed.toList();
+        }
+        if (keys.isEmpty()) {
+            return;
+        }
+        ValueState<WindowRing> layout1 = getKeyedStateStore().getState(
+                new ValueStateDescriptor<>(LAYOUT_1_STATE, new WindowRingTypeInfo(spec.shape())));
+        int subWindows = 0;
+        for (Object key : keys) {
+            setCurrentKey(key);
+            WindowRing ring = layout1.value();
+            if (ring != null) {
+                ring.touchAll();
+                subWindows += ring.openCount();
+                rings.update(ring);
+            }
+            layout1.clear();
+        }
+        LOG.info("Moved the heavy-hitters state of {} keys ({} open sub-windows) from layout 1 (one ring per key) to"
+                + " layout 2 (one entry per sub-window)", keys.size(), subWindows);
     }
 
     /**
@@ -281,7 +342,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         long now = Math.max(timers.currentWatermark(), restoredWatermark);
         try {
             getKeyedStateBackend().applyToAllKeys(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
-                    ringsDescriptor, (k, rings) -> {
+                    openDescriptor, (k, open) -> {
                         WindowRing ring = state.value();
                         if (ring != null && alertOpenSubWindows(ring, now)) {
                             state.update(ring);
@@ -300,11 +361,8 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     private boolean alertOpenSubWindows(WindowRing ring, long now) {
         boolean changed = false;
         long slide = spec.slideMillis;
-        for (int slot = 0; slot < ring.slots(); slot++) {
+        for (int slot : openSlotsInTimeOrder(ring)) { // the alerts' order does not depend on the slots' order
             long sub = ring.subWindow(slot);
-            if (sub == WindowRing.FREE) {
-                continue;
-            }
             HeavyHitters tracker = ring.tracker(slot);
             long n = tracker.totalWeight();
             boolean byFraction = spec.alertFraction > 0 && n >= spec.alertMinWeight;
@@ -451,6 +509,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             return;
         }
         itemsProcessed.inc();
+        ring.touch(slot);
         ringChanged = true;
         if (opened) {
             timers.registerEventTimeTimer(VoidNamespace.INSTANCE, firstEnd - 1);
@@ -459,7 +518,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             // also the first record after a restart, counted into a sub-window the restored ring already had open:
             // else the gauge read 0 until some key opened a sub-window or a window was reported (O(slots), so not
             // on every record)
-            stateBytes = ring.memoryBytes();
+            stateBytes = ring.stateBytes(trackerBytes);
         }
         if (spec.alerts()) {
             boolean ownSuppressed = checkAlert(ring, slot, tracker, element, ts);
@@ -591,7 +650,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
 
     /** {@link #markAlerted}, returning what it did. */
     private WindowRing.Mark mark(WindowRing ring, int slot, HeavyHitters tracker, long hash) {
-        WindowRing.Mark mark = ring.markAlerted(slot, hash, WindowRingSerializer.capacityOf(tracker));
+        WindowRing.Mark mark = ring.markAlerted(slot, hash, SubWindowSerializer.capacityOf(tracker));
         if (mark == WindowRing.Mark.SET_FULL) {
             alertsSuppressed.inc();
         }
@@ -664,7 +723,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         if (more) {
             timers.registerEventTimeTimer(VoidNamespace.INSTANCE, timer.getTimestamp() + slide);
         }
-        stateBytes = ring.memoryBytes();
+        stateBytes = ring.stateBytes(trackerBytes);
         if (ring.isEmpty()) {
             state.clear();
         } else {
@@ -674,16 +733,15 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
 
     private void emitReport(WindowRing ring, long first, long last, long timestamp) {
         List<Integer> slots = new ArrayList<>();
-        for (int i = 0; i < ring.slots(); i++) {
+        for (int i : openSlotsInTimeOrder(ring)) { // merge in time order: same result after a restore
             long s = ring.subWindow(i);
-            if (s != WindowRing.FREE && s >= first && s <= last) {
+            if (s >= first && s <= last) {
                 slots.add(i);
             }
         }
         if (slots.isEmpty()) {
             return;
         }
-        slots.sort(Comparator.comparingLong(ring::subWindow)); // merge in time order: same result after a restore
         HeavyHitters window = ring.tracker(slots.get(0));
         if (slots.size() > 1) {
             window = copyOf(window);
@@ -722,6 +780,18 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             report.items.add(new ReportedItem(item, h.estimate(), h.lowerBound(), h.upperBound(),
                     h.upperBound() >= threshold));
         }
+    }
+
+    /** The ring's open slots, ordered by their sub-window. */
+    private static List<Integer> openSlotsInTimeOrder(WindowRing ring) {
+        List<Integer> slots = new ArrayList<>(ring.slots());
+        for (int i = 0; i < ring.slots(); i++) {
+            if (ring.subWindow(i) != WindowRing.FREE) {
+                slots.add(i);
+            }
+        }
+        slots.sort(Comparator.comparingLong(ring::subWindow));
+        return slots;
     }
 
     private static HeavyHitters copyOf(HeavyHitters tracker) {

@@ -1,10 +1,5 @@
 package io.linerate.flink.heavyhitters;
 
-import io.linerate.flink.serializers.CountMinHeapSerializer;
-import io.linerate.flink.serializers.SpaceSavingSerializer;
-import io.linerate.sketches.frequency.CountMinHeap;
-import io.linerate.sketches.frequency.HeavyHitters;
-import io.linerate.sketches.frequency.SpaceSaving;
 import io.linerate.flink.state.ShapeCheckedSnapshot;
 import java.io.IOException;
 import java.util.Arrays;
@@ -15,10 +10,13 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Flink serializer of a {@link WindowRing}, composed of the state-serializers' tracker serializers (never Kryo).
- * Format v1: byte version, int slot count, then per slot a long sub-window index ({@code Long.MIN_VALUE} = free)
- * and, for an open slot, a tracker tag byte (0 Space-Saving, 1 CM-heap), the tracker as its serializer writes it
- * (int length + versioned image) and the alerted item hashes (int count, longs).
+ * Flink serializer of a whole {@link WindowRing} as one value: the heavy-hitters state of layout 1 (the value state
+ * {@code heavy-hitter-windows}, one ring per scope key), read at a restore from a checkpoint or savepoint of that
+ * layout and moved to layout 2 (one map entry per sub-window, {@link SubWindowSerializer}); the operator no longer
+ * writes it. Format v1: byte version, int slot count, then per slot a long sub-window index ({@code Long.MIN_VALUE} =
+ * free) and, for an open slot, the sub-window's body ({@link SubWindowSerializer#writeBody}: a tracker tag byte, 0
+ * Space-Saving, 1 CM-heap, the tracker as its serializer writes it, int length + versioned image, and the alerted
+ * item hashes, int count, longs).
  *
  * <p>Reading checks the slot count against [1, {@value #MAX_SLOTS}] and each slot's alerted count against its
  * tracker's capacity, and, if the serializer expects a {@link WindowShape}, each tracker's kind and capacity against
@@ -30,8 +28,6 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
 
     private static final long serialVersionUID = 1L;
     private static final byte VERSION = 1;
-    private static final byte SPACE_SAVING = 0;
-    private static final byte COUNT_MIN_HEAP = 1;
     /** The most slots a ring may have: bounds a corrupt slot count before anything is allocated. */
     static final int MAX_SLOTS = 1 << 16;
 
@@ -63,18 +59,13 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
         return new WindowRing(1);
     }
 
-    /**
-     * A deep copy: every tracker's own {@code copy()} (array copies, no image round trip); the heap backend copies
-     * state on write during a snapshot.
-     */
+    /** A deep copy of every open slot's sub-window (array copies, no image round trip). */
     @Override
     public WindowRing copy(WindowRing from) {
         WindowRing to = new WindowRing(from.slots());
         for (int i = 0; i < from.slots(); i++) {
-            to.subWindows[i] = from.subWindows[i];
             if (from.subWindows[i] != WindowRing.FREE) {
-                to.trackers[i] = from.trackers[i].copy();
-                to.alerted[i] = from.alerted[i] == null ? null : AlertedItems.of(from.alerted[i].toArray());
+                to.restoreSlot(i, from.subWindows[i], from.window(i).copy());
             }
         }
         return to;
@@ -102,25 +93,10 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
         for (int i = 0; i < ring.slots(); i++) {
             long sub = ring.subWindows[i];
             out.writeLong(sub);
-            if (sub == WindowRing.FREE) {
-                continue;
-            }
-            HeavyHitters t = ring.trackers[i];
-            if (t instanceof SpaceSaving ss) {
-                out.writeByte(SPACE_SAVING);
-                SpaceSavingSerializer.INSTANCE.serialize(ss, out);
-            } else {
-                out.writeByte(COUNT_MIN_HEAP);
-                CountMinHeapSerializer.INSTANCE.serialize((CountMinHeap) t, out);
-            }
-            long[] alerted = ring.alerted[i] == null ? new long[0] : ring.alerted[i].toArray();
-            if (alerted.length > capacityOf(t)) {
-                throw new IOException("WindowRing: slot " + i + " has " + alerted.length + " alerted items, more than"
-                        + " its tracker's capacity " + capacityOf(t) + ", a ring the reader would reject");
-            }
-            out.writeInt(alerted.length);
-            for (long h : alerted) {
-                out.writeLong(h);
+            if (sub != WindowRing.FREE) {
+                SubWindow window = ring.window(i);
+                SubWindowSerializer.checkWritable(window, "WindowRing: slot " + i);
+                SubWindowSerializer.writeBody(window, out);
             }
         }
     }
@@ -138,32 +114,8 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
         WindowRing ring = new WindowRing(slots);
         for (int i = 0; i < slots; i++) {
             long sub = in.readLong();
-            ring.subWindows[i] = sub;
-            if (sub == WindowRing.FREE) {
-                continue;
-            }
-            int tag = in.readByte();
-            ring.trackers[i] = switch (tag) {
-                case SPACE_SAVING -> SpaceSavingSerializer.INSTANCE.deserialize(in);
-                case COUNT_MIN_HEAP -> CountMinHeapSerializer.INSTANCE.deserialize(in);
-                default -> throw new IOException("WindowRing: unknown tracker tag " + tag + " in slot " + i);
-            };
-            if (expected != null) {
-                checkShape(ring.trackers[i], i);
-            }
-            int alerted = in.readInt();
-            int limit = capacityOf(ring.trackers[i]);
-            if (alerted < 0 || alerted > limit) {
-                throw new IOException("WindowRing: alerted count " + alerted + " outside [0, " + limit + "]");
-            }
-            if (alerted > 0) {
-                // the set grows as hashes arrive: a count claiming up to the capacity (2^26) on a short input fails
-                // with an EOF before allocating for it
-                AlertedItems set = new AlertedItems();
-                for (int a = 0; a < alerted; a++) {
-                    set.add(in.readLong(), Integer.MAX_VALUE);
-                }
-                ring.alerted[i] = set;
+            if (sub != WindowRing.FREE) {
+                ring.restoreSlot(i, sub, SubWindowSerializer.readBody(in, expected, "WindowRing slot " + i));
             }
         }
         checkDistinctSubWindows(ring.subWindows);
@@ -179,30 +131,6 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
                 throw new IOException("WindowRing: two slots hold sub-window " + sorted[i]);
             }
         }
-    }
-
-    private void checkShape(HeavyHitters tracker, int slot) throws IOException {
-        String kind = (tracker instanceof SpaceSaving ? TrackerKind.SPACE_SAVING : TrackerKind.COUNT_MIN_HEAP).name();
-        if (!kind.equals(expected.tracker())) {
-            throw new IOException("WindowRing slot " + slot + ": tracker is " + kind + ", expected "
-                    + expected.tracker() + OTHER_CONFIGURATION);
-        }
-        if (capacityOf(tracker) != expected.capacity()) {
-            throw new IOException("WindowRing slot " + slot + ": capacity is " + capacityOf(tracker) + ", expected "
-                    + expected.capacity() + OTHER_CONFIGURATION);
-        }
-    }
-
-    /**
-     * Why a ring of another shape reaches a reader expecting this one, and what to do: only state restored from a
-     * snapshot that recorded no shape (compatible as is into any configuration) gets here, at the first read of each
-     * key on RocksDB.
-     */
-    static final String OTHER_CONFIGURATION = " (state written by an operator configured otherwise, restored from a"
-            + " savepoint that recorded no shape: restore it with the configuration it was taken with)";
-
-    static int capacityOf(HeavyHitters tracker) {
-        return tracker instanceof SpaceSaving ss ? ss.capacity() : ((CountMinHeap) tracker).capacity();
     }
 
     @Override

@@ -100,10 +100,10 @@ class HeavyHittersBatchJobTest {
                         reports.getSideOutput(HeavyHitterDetector.lateTag(ELEMENT)).map(e -> "late " + e)
                                 .returns(Types.STRING));
         List<String> out = new ArrayList<>();
-        long writesBefore = WindowRingSerializer.WRITES.sum();
+        long writesBefore = SubWindowSerializer.WRITES.sum();
         all.executeAndCollect("heavy hitters on batches").forEachRemaining(out::add);
 
-        assertThat(WindowRingSerializer.WRITES.sum() - writesBefore).as("checkpoints wrote the per-key rings")
+        assertThat(SubWindowSerializer.WRITES.sum() - writesBefore).as("checkpoints wrote the per-key sub-windows")
                 .isPositive();
         List<String> expected = singleRecordRun(detector, input);
         assertThat(expected).anyMatch(s -> s.startsWith("Alert")).anyMatch(s -> s.startsWith("Rejected"))

@@ -11,6 +11,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -102,22 +104,32 @@ class HeavyHittersBatchTest {
         return out;
     }
 
-    /** The serialized ring of every key: the state image. */
+    /** Every key's open sub-window indexes and each sub-window serialized, in time order: the state image. */
     private static Map<String, String> stateImage(KeyedOneInputStreamOperatorTestHarness<String, ?, ?> h)
             throws Exception {
         var operator = (HeavyHittersBatchOperator<?, ?, ?>) h.getOperator();
+        ValueState<long[]> open = operator.getKeyedStateBackend().getPartitionedState(VoidNamespace.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE, new ValueStateDescriptor<>(
+                        HeavyHittersBatchOperator.OPEN_SUB_WINDOWS_STATE, new OpenSubWindowsTypeInfo()));
+        MapState<Long, SubWindow> windows = operator.getKeyedStateBackend().getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, new MapStateDescriptor<>(
+                        HeavyHittersBatchOperator.SUB_WINDOWS_STATE, Types.LONG, new SubWindowTypeInfo()));
         Map<String, String> image = new TreeMap<>();
         for (String link : LINKS) {
             operator.setCurrentKey(link);
-            ValueState<WindowRing> state = operator.getKeyedStateBackend().getPartitionedState(VoidNamespace.INSTANCE,
-                    VoidNamespaceSerializer.INSTANCE,
-                    new ValueStateDescriptor<>("heavy-hitter-windows", new WindowRingTypeInfo()));
-            WindowRing ring = state.value();
-            DataOutputSerializer out = new DataOutputSerializer(1024);
-            if (ring != null) {
-                WindowRingSerializer.INSTANCE.serialize(ring, out);
+            StringBuilder text = new StringBuilder();
+            long[] subs = open.value() == null ? new long[0] : open.value();
+            for (long sub : subs) {
+                DataOutputSerializer out = new DataOutputSerializer(1024);
+                SubWindowSerializer.INSTANCE.serialize(windows.get(sub), out);
+                text.append(sub).append(": ").append(Arrays.toString(out.getCopyOfBuffer())).append('\n');
             }
-            image.put(link, Arrays.toString(out.getCopyOfBuffer()));
+            int entries = 0;
+            for (Long ignored : windows.keys()) {
+                entries++;
+            }
+            assertThat(entries).as("%s: map entries, one per open sub-window", link).isEqualTo(subs.length);
+            image.put(link, text.toString());
         }
         return image;
     }
@@ -144,7 +156,7 @@ class HeavyHittersBatchTest {
             s.open();
             feedBatches(b, STEPS);
             feedSingles(s, STEPS);
-            assertThat(stateImage(b)).isEqualTo(stateImage(s)).allSatisfy((k, v) -> assertThat(v).isNotEqualTo("[]"));
+            assertThat(stateImage(b)).isEqualTo(stateImage(s)).allSatisfy((k, v) -> assertThat(v).isNotEmpty());
             batched = drain(b);
             singles = drain(s);
             b.processWatermark(new Watermark(Long.MAX_VALUE));
@@ -152,7 +164,7 @@ class HeavyHittersBatchTest {
             batched.addAll(drain(b));
             singles.addAll(drain(s));
             assertThat(counters(b)).isEqualTo(counters(s));
-            assertThat(stateImage(b)).allSatisfy((k, v) -> assertThat(v).isEqualTo("[]"));
+            assertThat(stateImage(b)).allSatisfy((k, v) -> assertThat(v).isEmpty());
         }
         assertThat(batched).isEqualTo(singles);
         assertThat(batched).anyMatch(o -> o.startsWith("HH")).anyMatch(o -> o.startsWith("Alert"))
@@ -229,14 +241,14 @@ class HeavyHittersBatchTest {
         try (var h = batchHarness(detector)) {
             h.setStateBackend(new EmbeddedRocksDBStateBackend());
             h.open();
-            long writes = WindowRingSerializer.WRITES.sum();
+            long writes = SubWindowSerializer.WRITES.sum();
             for (int b = 0; b < 5; b++) {
                 h.processElement(new StreamRecord<>(Tuple4.of("north", items, bytes, times), 10));
             }
-            assertThat(WindowRingSerializer.WRITES.sum() - writes).as("ring serializations for 5 batches of 100")
+            assertThat(SubWindowSerializer.WRITES.sum() - writes).as("sub-window serializations for 5 batches of 100")
                     .isEqualTo(cacheBytes == 0 ? 5 : 0);
             h.snapshot(1, 1);
-            assertThat(WindowRingSerializer.WRITES.sum() - writes).as("and for a snapshot")
+            assertThat(SubWindowSerializer.WRITES.sum() - writes).as("and for a snapshot")
                     .isEqualTo(cacheBytes == 0 ? 5 : 1);
             assertThat(((HeavyHittersBatchOperator<?, ?, ?>) h.getOperator()).itemsProcessed()).isEqualTo(500);
         }

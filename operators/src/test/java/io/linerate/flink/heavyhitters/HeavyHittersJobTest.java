@@ -84,10 +84,10 @@ class HeavyHittersJobTest {
                                 .map(HeavyHitterAlert::toString).returns(Types.STRING),
                         reports.getSideOutput(Rejected.tag(TYPE)).map(Rejected::toString).returns(Types.STRING));
         List<String> out = new ArrayList<>();
-        long writesBefore = WindowRingSerializer.WRITES.sum();
+        long writesBefore = SubWindowSerializer.WRITES.sum();
         all.executeAndCollect("heavy hitters").forEachRemaining(out::add);
 
-        assertThat(WindowRingSerializer.WRITES.sum() - writesBefore).as("checkpoints wrote the per-key rings")
+        assertThat(SubWindowSerializer.WRITES.sum() - writesBefore).as("checkpoints wrote the per-key sub-windows")
                 .isPositive();
         List<String> expected = local(detector, input);
         assertThat(expected).anyMatch(s -> s.startsWith("Alert")).anyMatch(s -> s.startsWith("Rejected"))

@@ -198,7 +198,7 @@ class HeavyHittersRestoreTest {
                     Fixtures.feed(h, EVENTS.subList(SPLIT, EVENTS.size()));
                 }
             }).as("%s", changed).hasStackTraceContaining("must not be incompatible with the old state serializer")
-                    .hasStackTraceContaining("WindowRingSerializer" + changed.shape());
+                    .hasStackTraceContaining("OpenSubWindowsSerializer" + changed.shape());
         }
     }
 

@@ -96,9 +96,8 @@ class HeavyHittersStateCacheTest {
     }
 
     /**
-     * Budgets of two trackers (a ring holds one to four sub-windows' trackers: rings are held only while they have
-     * one open, none at the cut), about three rings and all twelve keys' rings; a snapshot mid-stream restored into a
-     * fresh harness: the heap run's output.
+     * Budgets of two trackers (a held ring weighs the sub-windows it has read: one to four trackers), about three
+     * rings and all twelve keys' rings; a snapshot mid-stream restored into a fresh harness: the heap run's output.
      */
     @ParameterizedTest(name = "budget {0} trackers")
     @ValueSource(ints = {2, 12, 100})
@@ -115,7 +114,9 @@ class HeavyHittersStateCacheTest {
             feed(h, EVENTS.subList(0, SPLIT), metrics, budget);
             int cached = (Integer) metrics.gaugeValue("cachedScopes");
             if (trackers == 2) {
-                assertThat(cached).as("rings heavier than the budget are not held").isZero(); // 3 open at the cut
+                // a held ring weighs the sub-windows read since it entered (its records' one, a report's three): at
+                // the cut, inside the third sub-window, a ring that read only that one fits
+                assertThat(cached).as("keys held within two trackers").isBetween(1, 2);
             } else if (trackers == 12) {
                 assertThat(cached).isBetween(1, LINKS.size() - 1);
             } else {
@@ -172,6 +173,44 @@ class HeavyHittersStateCacheTest {
             assertThat((Long) cached.gaugeValue("stateWrites")).as("written back for the snapshot").isEqualTo(keys);
             h.snapshot(2, 2);
             assertThat((Long) cached.gaugeValue("stateWrites")).as("nothing changed since").isEqualTo(keys);
+        }
+    }
+
+    /**
+     * The state holds one entry per sub-window (layout 2): with eight sub-windows of a key open (records a backlog
+     * ahead of the watermark), a record of the newest reads and writes that sub-window only, without the cache or
+     * with one too small for the key's whole window; layout 1 read and wrote all eight trackers per record.
+     */
+    @ParameterizedTest(name = "stateCacheBytes = {0} trackers")
+    @ValueSource(ints = {0, 2})
+    void aRecordReadsAndWritesItsOwnSubWindowOnly(int trackers) throws Exception {
+        var detector = Fixtures.builder().tumbling(Duration.ofSeconds(1)).phi(0.02).capacity(60)
+                .stateCacheBytes(trackers * TRACKER_BYTES).build();
+        OperatorMetrics metrics = new OperatorMetrics();
+        try (var h = Fixtures.harness(detector, new EmbeddedRocksDBStateBackend(), metrics)) {
+            h.open();
+            for (int s = 0; s < 8; s++) { // no watermark: every sub-window stays open
+                h.processElement(new StreamRecord<>(Tuple3.of("a", (long) s, 1), s * 1000L + 10));
+            }
+            long reads = SubWindowSerializer.READS.sum();
+            long writes = SubWindowSerializer.WRITES.sum();
+            for (int i = 0; i < 20; i++) {
+                h.processElement(new StreamRecord<>(Tuple3.of("a", (long) i, 1), 7_500L));
+            }
+            long read = SubWindowSerializer.READS.sum() - reads;
+            long written = SubWindowSerializer.WRITES.sum() - writes;
+            if (trackers == 0) {
+                assertThat(read).as("sub-windows read for 20 records").isEqualTo(20);
+                assertThat(written).as("sub-windows written for 20 records").isEqualTo(20);
+            } else {
+                assertThat(read).as("sub-windows read for 20 records, the key held").isLessThanOrEqualTo(1);
+                assertThat(written).as("nothing written before a snapshot").isZero();
+                assertThat((Integer) metrics.gaugeValue("cachedScopes")).isEqualTo(1);
+            }
+            h.processWatermark(new Watermark(Long.MAX_VALUE));
+            assertThat(h.extractOutputValues()).as("a report per sub-window").hasSize(8)
+                    .allSatisfy(r -> assertThat(r.totalWeight).isPositive());
+            assertThat(h.extractOutputValues().get(7).totalWeight).isEqualTo(21);
         }
     }
 

@@ -17,6 +17,7 @@ import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.SavepointType;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.OperatorSnapshotUtil;
@@ -30,7 +31,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code heavy-hitter-windows}) still restores: canonical savepoints of the operator taken mid-stream by that layout's
  * operator, on the heap and on RocksDB, are committed under {@code src/test/resources/operator-snapshots/heavy-hitters/}; restored into
  * the current operator on either backend, the reports and alerts that follow equal those of an uninterrupted run of
- * the current operator, and a snapshot of the restored operator restores again to the same output.
+ * the current operator, and the restored state is the current layout from then on (the first layout's state is empty, and a
+ * snapshot of the restored operator restores again to the same output).
  *
  * <p>The fixtures were written with {@link #writeFixtures} (on demand only:
  * {@code -Dtest=HeavyHittersStateUpgradeTest -Dlinerate.writeSnapshotFixtures=true}) at commit "HeavyHittersStateUpgradeTest:
@@ -115,6 +117,10 @@ class HeavyHittersStateUpgradeTest {
         try (var h = harness(rocksDb)) {
             h.initializeState(v1);
             h.open();
+            assertThat(keysOf(h, HeavyHittersBatchOperator.LAYOUT_1_STATE)).as("keys left in the first layout")
+                    .isZero();
+            assertThat(keysOf(h, HeavyHittersBatchOperator.OPEN_SUB_WINDOWS_STATE)).as("keys moved to the current one")
+                    .isEqualTo(LINKS.size());
             Fixtures.feed(h, EVENTS.subList(SPLIT, middle));
             firstPart = drain(h);
             again = h.snapshot(2, 2);
@@ -126,6 +132,12 @@ class HeavyHittersStateUpgradeTest {
             List<String> after = new ArrayList<>(firstPart);
             after.addAll(drain(h));
             assertThat(byKey(after)).isEqualTo(byKey(expected));
+        }
+    }
+
+    private static long keysOf(KeyedOneInputStreamOperatorTestHarness<String, ?, ?> h, String state) {
+        try (var keys = h.getOperator().getKeyedStateBackend().getKeys(state, VoidNamespace.INSTANCE)) {
+            return keys.count();
         }
     }
 

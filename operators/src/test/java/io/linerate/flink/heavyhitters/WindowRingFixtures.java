@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -23,13 +25,19 @@ public final class WindowRingFixtures {
     static final long ITEMS_SEED = 20261126L;
 
     public static List<SnapshotFixture<?>> all() {
-        HeavyHitterDetector<?, ?> spaceSaving = Fixtures.builder().sliding(Duration.ofSeconds(3), Duration.ofSeconds(1))
-                .phi(0.05).capacity(24).seed(21).build();
-        HeavyHitterDetector<?, ?> countMinHeap = Fixtures.builder()
-                .sliding(Duration.ofSeconds(3), Duration.ofSeconds(1)).phi(0.05).countMinHeap(64, 3).capacity(24)
-                .seed(22).build();
-        return List.of(fixture("window-ring-space-saving", spaceSaving),
-                fixture("window-ring-count-min-heap", countMinHeap));
+        List<SnapshotFixture<?>> all = new ArrayList<>();
+        detectors().forEach((kind, detector) -> all.add(fixture("window-ring-" + kind, detector)));
+        return all;
+    }
+
+    /** The fixtures' detectors by tracker kind ("space-saving", "count-min-heap"): sliding 3 s / 1 s windows. */
+    static Map<String, HeavyHitterDetector<?, ?>> detectors() {
+        Map<String, HeavyHitterDetector<?, ?>> detectors = new LinkedHashMap<>();
+        detectors.put("space-saving", Fixtures.builder().sliding(Duration.ofSeconds(3), Duration.ofSeconds(1))
+                .phi(0.05).capacity(24).seed(21).build());
+        detectors.put("count-min-heap", Fixtures.builder().sliding(Duration.ofSeconds(3), Duration.ofSeconds(1))
+                .phi(0.05).countMinHeap(64, 3).capacity(24).seed(22).build());
+        return detectors;
     }
 
     private static SnapshotFixture<WindowRing> fixture(String name, HeavyHitterDetector<?, ?> detector) {
@@ -65,7 +73,7 @@ public final class WindowRingFixtures {
                 out.add(i + ": free");
                 continue;
             }
-            long[] alerted = ring.alerted[i] == null ? new long[0] : ring.alerted[i].toArray();
+            long[] alerted = ring.window(i).alerted == null ? new long[0] : ring.window(i).alerted.toArray();
             Arrays.sort(alerted);
             HeavyHitters t = ring.tracker(i);
             out.add(i + ": sub-window " + ring.subWindow(i) + ", " + t.getClass().getSimpleName() + " "

@@ -51,11 +51,11 @@ class WindowRingSerializerTest {
         WindowRing back = WindowRingSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes(ring)));
         assertThat(back.slots()).isEqualTo(3);
         assertThat(back.subWindows).containsExactly(7, 9, WindowRing.FREE);
-        assertThat(back.trackers[0].toByteArray()).isEqualTo(ring.trackers[0].toByteArray());
-        assertThat(back.trackers[1].toByteArray()).isEqualTo(ring.trackers[1].toByteArray());
-        assertThat(back.alerted[0]).isEqualTo(ring.alerted[0]);
-        assertThat(back.alerted[0].contains(0)).isTrue();
-        assertThat(back.alerted[1]).isNull();
+        assertThat(back.tracker(0).toByteArray()).isEqualTo(ring.tracker(0).toByteArray());
+        assertThat(back.tracker(1).toByteArray()).isEqualTo(ring.tracker(1).toByteArray());
+        assertThat(back.window(0).alerted).isEqualTo(ring.window(0).alerted);
+        assertThat(back.window(0).alerted.contains(0)).isTrue();
+        assertThat(back.window(1).alerted).isNull();
         assertThat(bytes(back)).isEqualTo(bytes(ring));
     }
 
@@ -65,7 +65,7 @@ class WindowRingSerializerTest {
         WindowRing ring = sample();
         byte[] before = bytes(ring);
         WindowRing copy = WindowRingSerializer.INSTANCE.copy(ring);
-        copy.trackers[0].update(99L, 1000);
+        copy.tracker(0).update(99L, 1000);
         copy.markAlerted(0, 77, 16);
         copy.free(1);
         assertThat(bytes(ring)).isEqualTo(before);
@@ -266,6 +266,6 @@ class WindowRingSerializerTest {
         assertThatThrownBy(() -> cm.deserialize(new DataInputDeserializer(bytes(ring))))
                 .isInstanceOf(IOException.class)
                 .hasMessage("WindowRing slot 0: tracker is SPACE_SAVING, expected COUNT_MIN_HEAP"
-                        + WindowRingSerializer.OTHER_CONFIGURATION);
+                        + SubWindowSerializer.OTHER_CONFIGURATION);
     }
 }

@@ -3,6 +3,7 @@ package io.linerate.flink.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.linerate.flink.dedup.GenerationRingFixtures;
+import io.linerate.flink.heavyhitters.SubWindowFixtures;
 import io.linerate.flink.heavyhitters.WindowRingFixtures;
 import io.linerate.flink.serializers.SnapshotFixture;
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ class SnapshotFixturesTest {
 
     static List<SnapshotFixture<?>> all() {
         List<SnapshotFixture<?>> all = new ArrayList<>(WindowRingFixtures.all());
+        all.addAll(SubWindowFixtures.all());
         all.addAll(GenerationRingFixtures.all());
         return all;
     }
