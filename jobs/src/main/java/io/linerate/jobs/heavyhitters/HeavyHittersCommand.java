@@ -129,8 +129,8 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   }
 
   @Option(names = "--state-cache", order = 17, paramLabel = "BYTES", defaultValue = "64m",
-      description = "With --state-backend rocksdb: heap per subtask for the window rings of the observation points "
-          + "used last, kept live between checkpoints instead of read and written whole per record (suffix k, m, g);"
+      description = "With --state-backend rocksdb: heap per subtask for the window sub-windows of the observation "
+          + "points used last, kept live between checkpoints instead of read and written per batch (suffix k, m, g);"
           + " 0: none (default: ${DEFAULT-VALUE})")
   void stateCache(String value) {
     job.stateCacheBytes(Sizes.parseBytes(spec, "--state-cache", value));

@@ -87,7 +87,7 @@ public final class HeavyHittersJob implements JobLauncher {
    * (a restart after downtime, a replay), Kafka hands partitions over unevenly, and a partition's packets run ahead
    * of the watermark, which the slowest partition holds: measured on 2 cores, reading 250 s of traffic as a backlog,
    * up to 147 s. 64 slides of a 1 s window are 64 s, so such a job rejected packets and its reports depended on how
-   * the partitions were read. The rings grow only as sub-windows open, so the floor costs memory only while a
+   * the partitions were read. A key's state grows only as sub-windows open, so the floor costs memory only while a
    * backlog is read unevenly; it is at most {@link #MAX_FLOOR_SLIDES} slides, so that fine slides do not multiply
    * a key's worst case (1,024 trackers beyond its window).
    */
@@ -533,7 +533,7 @@ public final class HeavyHittersJob implements JobLauncher {
     }
 
     /**
-     * Heap per subtask for the window rings of the observation points used last when the state backend stores values
+     * Heap per subtask for the window sub-windows of the observation points used last when the state backend stores values
      * serialized (RocksDB); see {@link HeavyHitterDetector.Builder#stateCacheBytes}. Default 64 MiB, 0 for none.
      */
     public Builder stateCacheBytes(long bytes) {

@@ -39,6 +39,8 @@ import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The keyed heavy-hitters operator configured by a {@link HeavyHitterDetector}, over a stream of batch records
@@ -80,7 +82,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
     static final String SUB_WINDOWS_STATE = "heavy-hitter-sub-windows";
     /** Layout 2: the value state of a key's open sub-window indexes, ascending. */
     static final String OPEN_SUB_WINDOWS_STATE = "heavy-hitter-open-sub-windows";
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HeavyHittersBatchOperator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(HeavyHittersBatchOperator.class);
 
     private final HeavyHitterDetector<T, K> spec;
     private final ElementsOf<B, T> elements;

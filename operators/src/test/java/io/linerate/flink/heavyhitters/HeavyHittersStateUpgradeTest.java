@@ -12,12 +12,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.IntStream;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.OperatorSnapshotUtil;
@@ -25,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The heavy-hitters state as released first (layout 1: one {@code WindowRing} per scope key in the value state
@@ -132,6 +137,54 @@ class HeavyHittersStateUpgradeTest {
             List<String> after = new ArrayList<>(firstPart);
             after.addAll(drain(h));
             assertThat(byKey(after)).isEqualTo(byKey(expected));
+        }
+    }
+
+    /**
+     * A layout-1 ring grown past n slots, one freed again, alerted items in the others ({@link WindowRingFixtures}),
+     * written as the first layout held it, moves to layout 2 whole: the index lists its open sub-windows and each map
+     * entry equals its slot (tracker image and alerted hashes), on both backends.
+     */
+    @ParameterizedTest(name = "rocksDb={0}")
+    @ValueSource(booleans = {false, true})
+    void aGrownRingWithAlertsMovesSlotBySlot(boolean rocksDb) throws Exception {
+        HeavyHitterDetector<?, ?> fixtureDetector = WindowRingFixtures.detectors().get("space-saving");
+        @SuppressWarnings("unchecked")
+        var detector = (HeavyHitterDetector<Tuple3<String, Long, Integer>, String>) fixtureDetector;
+        WindowRing ring = WindowRingFixtures.ring(detector);
+        OperatorSubtaskState layout1;
+        try (var h = Fixtures.harness(detector, 1, 0)) {
+            if (rocksDb) {
+                h.setStateBackend(new EmbeddedRocksDBStateBackend());
+            }
+            h.open();
+            var backend = h.getOperator().getKeyedStateBackend();
+            backend.setCurrentKey("a");
+            backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                    new ValueStateDescriptor<>(HeavyHittersBatchOperator.LAYOUT_1_STATE,
+                            new WindowRingTypeInfo(detector.shape()))).update(ring);
+            layout1 = h.snapshot(1, 1);
+        }
+        try (var h = Fixtures.harness(detector, 1, 0)) {
+            if (rocksDb) {
+                h.setStateBackend(new EmbeddedRocksDBStateBackend());
+            }
+            h.initializeState(layout1);
+            h.open();
+            var backend = h.getOperator().getKeyedStateBackend();
+            backend.setCurrentKey("a");
+            long[] open = backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                    new ValueStateDescriptor<>(HeavyHittersBatchOperator.OPEN_SUB_WINDOWS_STATE,
+                            new OpenSubWindowsTypeInfo())).value();
+            assertThat(open).containsExactly(101, 102, 103);
+            MapState<Long, SubWindow> windows = backend.getPartitionedState(VoidNamespace.INSTANCE,
+                    VoidNamespaceSerializer.INSTANCE, new MapStateDescriptor<>(
+                            HeavyHittersBatchOperator.SUB_WINDOWS_STATE, Types.LONG, new SubWindowTypeInfo()));
+            for (long sub : open) {
+                assertThat(SubWindowFixtures.contents(windows.get(sub))).as("sub-window %d", sub)
+                        .isEqualTo(SubWindowFixtures.contents(ring.window(ring.find(sub))));
+            }
+            assertThat(keysOf(h, HeavyHittersBatchOperator.LAYOUT_1_STATE)).isZero();
         }
     }
 
