@@ -1473,13 +1473,15 @@ public final class FlowTable {
     }
 
     /**
-     * Checks of an image's entries, slot by slot in increasing order: every live key is well formed, sits in one
-     * of its own d buckets (or the stash), and is stored once. The searches of lower sub-tables for a second copy
+     * Checks of an image's entries, slot by slot in increasing order: every key is well formed and sits in one of
+     * its own d buckets (or the stash), and every live key is stored once. A lazily deleted slot's key is checked
+     * like a live one's except for the last (the writer writes it like a live one: the deleted flow's key, in its
+     * own bucket; the flow may be live again in another slot). The searches of lower sub-tables for a second copy
      * run in batches, later than the slot's other checks, so an image with several defects may be refused for
-     * another one than before the batching (always with an IllegalArgumentException naming a slot). A second copy of a flow would be in one of its d
-     * buckets or in the stash; slots are laid out sub-table by sub-table, then the stash, so a live slot of
-     * sub-table L can only have an earlier copy in sub-tables 0..L, and only those buckets are searched (a stash
-     * slot searches all d, and the stash itself is checked by sorting).
+     * another one than before the batching (always with an IllegalArgumentException naming a slot). A second copy
+     * of a flow would be in one of its d buckets or in the stash; slots are laid out sub-table by sub-table, then
+     * the stash, so a live slot of sub-table L can only have an earlier copy in sub-tables 0..L, and only those
+     * buckets are searched (a stash slot searches all d, and the stash itself is checked by sorting).
      */
     private final class KeyCheck {
         private static final int QUEUED = 4096;
@@ -1538,7 +1540,7 @@ public final class FlowTable {
 
         /**
          * Checks the entries of the first {@code n} slots of {@link #chunkSlots} (occupied slots, in increasing
-         * order, after the previous chunk's) with {@link #entry}'s checks for each live one: the same checks and
+         * order, after the previous chunk's) with {@link #entry}'s checks for each of them: the same checks and
          * messages, in loops without a call per entry. First the well-formedness of every key and its hash,
          * independent from entry to entry; should any key be malformed, {@link #entry} runs over the chunk slot by
          * slot instead, so the error is the one the first defective slot gives. Then, sub-table by sub-table, the
@@ -1555,15 +1557,15 @@ public final class FlowTable {
                 // IPV4_ONLY: the key is (addresses, meta), so a key is well formed exactly when its version byte is 4
                 // (entry()'s other conditions are identities for this format), and then its h1, hashAt's
                 // hashIpv4(src, dst, ports, protocol), is that of the stored words (FiveTuple.meta(false, ...)
-                // rebuilds the stored meta from its fields when the version is 4)
+                // rebuilds the stored meta from its fields when the version is 4). Every occupied slot's key: a
+                // lazily deleted one is a flow's key too (written like a live one)
                 long wrong = 0;
                 for (int k = 0; k < n; k++) {
                     int slot = slots[k];
                     int o = slot * stride;
                     long addresses = e[o];
                     long meta = e[o + 1] & KEY_MASK;
-                    long live = ((state[slot] & MultilevelTable.DELETED) >> 1) - 1L; // -1 if live, 0 if deleted
-                    wrong |= ((meta & 0xFF) ^ 4) & live;
+                    wrong |= (meta & 0xFF) ^ 4;
                     h[k] = hasher.hashIpv4((int) (addresses >>> 32), (int) addresses, (int) (meta >>> 32) & 0xFFFF,
                             (int) (meta >>> 16) & 0xFFFF, (int) (meta >>> 8) & 0xFF);
                 }
@@ -1571,15 +1573,13 @@ public final class FlowTable {
             } else {
                 for (int k = 0; k < n; k++) {
                     int slot = slots[k];
-                    malformed |= !wellFormed(slot) && isLiveState(slot);
+                    malformed |= !wellFormed(slot);
                     h[k] = hashAt(slot);
                 }
             }
             if (malformed) {
                 for (int k = 0; k < n; k++) {
-                    if (isLiveState(slots[k])) {
-                        entry(slots[k]); // throws for the first defective slot
-                    }
+                    entry(slots[k]); // throws for the first defective slot
                 }
                 throw new IllegalStateException("a chunk flagged malformed passed the checks"); // unreachable
             }
@@ -1610,9 +1610,9 @@ public final class FlowTable {
         }
 
         /**
-         * {@link #entry}'s checks after well-formedness for the chunk's live slots [from, to), all in sub-table
-         * {@code level}: in its own bucket, not the same flow as the bucket's first entry, and the searches of the
-         * lower sub-tables queued.
+         * {@link #entry}'s checks after well-formedness for the chunk's slots [from, to), all in sub-table
+         * {@code level}: in its own bucket, and for a live slot not the same flow as the bucket's first entry, and
+         * the searches of the lower sub-tables queued.
          */
         private void placed(int from, int to, int level) {
             int[] slots = chunkSlots;
@@ -1620,15 +1620,16 @@ public final class FlowTable {
             long[] h2s = chunkHashes2;
             for (int k = from; k < to; k++) {
                 int slot = slots[k];
-                if (!isLiveState(slot)) {
-                    continue;
-                }
                 long h1 = h[k];
                 // sub-table 0's bucket is bucketSlot(0, h1, h2) = mix(h1 + 0·h2) whatever h2, and it searches no
                 // lower sub-table: its entries (the most of any sub-table) need no h2
                 long h2 = level == 0 ? 0 : ItemHasher.h2(h1);
                 h2s[k] = h2;
-                checkOwnBucket(slot, level, h1, h2);
+                if (isLiveState(slot)) {
+                    checkOwnBucket(slot, level, h1, h2);
+                } else {
+                    inOwnBucket(slot, level, h1, h2); // lazily deleted: placed, but compared with no other flow
+                }
             }
             // then the searches of each lower sub-table, queued in slot order as entry() queues them
             for (int l = 0; l < level; l++) {
@@ -1665,36 +1666,55 @@ public final class FlowTable {
                             && (srcLow(slot) >>> 32) == 0 && (dstLow(slot) >>> 32) == 0));
         }
 
-        /** The table slot's key lies in its own bucket of its sub-table, and not twice in it. */
+        /** The live table slot's key lies in its own bucket of its sub-table, and not twice in it. */
         private void checkOwnBucket(int slot, int level, long h1, long h2) {
             char fingerprint = (char) ((h1 >>> 48) | 1); // the top 15 bits of h1, never 0
             fingerprints[slot] = fingerprint;
-            int base = table.bucketSlot(level, h1, h2);
-            if (slot < base || slot >= base + cap) {
-                throw notInBucket(slot, level);
-            }
+            int base = inOwnBucket(slot, level, h1, h2);
             if (base < slot && fingerprints[base] == fingerprint) { // the bucket's first entry, if it is second
                 checkDistinct(slot, base);
             }
         }
 
-        private IllegalArgumentException notInBucket(int slot, int level) {
-            return new IllegalArgumentException("image entry in slot " + slot + " is not in its own bucket of "
-                    + "sub-table " + (level + 1) + " (wrong seed or corrupt image)");
+        /**
+         * The first slot of the bucket of sub-table {@code level} that the key of {@code slot} (with hashes h1, h2)
+         * belongs in, which must hold {@code slot}. Also for a lazily deleted slot: a flow is never moved once
+         * lazily deleted, so its key stays in its own bucket until {@link #rebuild} drops it.
+         */
+        private int inOwnBucket(int slot, int level, long h1, long h2) {
+            int base = table.bucketSlot(level, h1, h2);
+            if (slot < base || slot >= base + cap) {
+                throw new IllegalArgumentException(entryName(slot) + " is not in its own bucket of sub-table "
+                        + (level + 1) + " (wrong seed or corrupt image)");
+            }
+            return base;
         }
 
-        /** The checks of one live slot, in order; the reference for {@link #entries}, and its path on a bad key. */
+        /** "image entry in slot N", and whether the flow there is lazily deleted, for the messages. */
+        private String entryName(int slot) {
+            return "image entry in slot " + slot + (isLiveState(slot) ? "" : " (lazily deleted)");
+        }
+
+        /**
+         * The checks of one occupied slot, in order; the reference for {@link #entries}, and its path on a bad key.
+         * A lazily deleted slot (a table slot only) is checked up to its bucket: it holds the key of a flow that
+         * was live there, and may hold the same flow as another slot (one that came back after the deletion).
+         */
         private void entry(int slot) {
             int level = 0;
             while (level + 1 < levels && slot >= table.firstSlotOf(level + 1)) {
                 level++;
             }
             if (!wellFormed(slot)) {
-                throw new IllegalArgumentException("image entry in slot " + slot + " is not a valid "
+                throw new IllegalArgumentException(entryName(slot) + " is not a valid "
                         + (keyLongs == 5 ? "IPv4/IPv6" : "IPv4") + " 5-tuple");
             }
             long h1 = hashAt(slot);
             long h2 = ItemHasher.h2(h1);
+            if (!isLiveState(slot)) {
+                inOwnBucket(slot, level, h1, h2);
+                return;
+            }
             if (slot < stashBase) {
                 checkOwnBucket(slot, level, h1, h2);
                 for (int l = 0; l < level; l++) {

@@ -862,6 +862,62 @@ class FlowTableValidationTest {
     }
 
     /**
+     * A lazily deleted flow's entry is written like a live one: its key stays in its slot until {@link
+     * FlowTable#rebuild}, in its own bucket (a lazily deleted flow is never moved), and the summary read from an
+     * image holds it. Its key is checked like a live one's, naming the slot: malformed (a version byte that does not
+     * exist, an IPv6 key in an IPv4-only table, bits in an IPv4 key's padding) or out of its bucket is rejected. Not
+     * compared with the other keys: the same flow lazily deleted and live again in another slot is a table the
+     * writer writes, and reads back.
+     */
+    @Test
+    void lazilyDeletedKeysAreCheckedLikeLiveOnes() {
+        for (FlowKeyFormat format : FlowKeyFormat.values()) {
+            FlowTable t = FlowTable.builder().capacity(16).stashCapacity(2).keyFormat(format).summary(true).build();
+            FiveTuple gone = FiveTuple.ipv4(0x0A000001, 0x0A000002, 1234, 80, 6);
+            t.update(FiveTuple.ipv4(0x0A000003, 0x0A000004, 1234, 443, 6), 0x02, 60, 1);
+            t.update(gone, 0x02, 60, 1);
+            int deleted = t.find(gone);
+            assertThat(deleted).as("in a sub-table").isBetween(0, t.layout().tableSlots() - 1);
+            assertThat(t.removeLazily(gone)).isTrue();
+            t.update(gone, 0x10, 70, 2); // the same flow again, live in another slot
+            assertThat(t.find(gone)).isNotNegative().isNotEqualTo(deleted);
+            byte[] image = t.toByteArray();
+            assertThat(FlowTable.fromByteArray(image, null).toByteArray()).isEqualTo(image);
+            Layout at = new Layout(image);
+            assertThat(image[at.states + deleted]).isEqualTo((byte) (MultilevelTable.OCCUPIED | MultilevelTable.DELETED));
+            int entry = at.entries + 8 * t.entryLongs() * occupiedBefore(image, at, deleted);
+            int metaAt = entry + 8 * (format.keyLongs() - 1); // the key's last word: version, protocol, ports
+            assertThat(ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN).getLong(metaAt) & 0xFF).isEqualTo(4);
+            String malformed = "image entry in slot " + deleted + " (lazily deleted) is not a valid "
+                    + (format == FlowKeyFormat.IPV4_ONLY ? "IPv4" : "IPv4/IPv6") + " 5-tuple";
+            for (int version : format == FlowKeyFormat.IPV4_ONLY ? new int[] {6, 5, 0} : new int[] {5, 0}) {
+                byte[] bad = image.clone();
+                bad[metaAt] = (byte) version;
+                rejectsImage(resealed(bad), malformed);
+            }
+            if (format == FlowKeyFormat.IPV4_AND_IPV6) { // an IPv4 key with bits in its high words or upper halves
+                rejectsImage(withLong(image, entry, 1L), malformed);
+                rejectsImage(withLong(image, entry + 8, 0x0A000001L | 1L << 32), malformed);
+                rejectsImage(withLong(image, entry + 16, 1L << 63), malformed);
+            }
+            // a well-formed key that is not in the deleted slot's bucket: another source address
+            MultilevelTable placement = new MultilevelTable(t.layout(), t.scheme(), null, null);
+            int level = placement.levelOf(deleted);
+            int src = 0x0A000001;
+            long h1;
+            do {
+                src++;
+                h1 = ItemHasher.seeded(t.seed()).hash(FiveTuple.ipv4(src, 0x0A000002, 1234, 80, 6));
+            } while (placement.bucketSlot(level, h1, ItemHasher.h2(h1)) == deleted);
+            byte[] moved = format == FlowKeyFormat.IPV4_ONLY
+                    ? withLong(image, entry, (long) src << 32 | 0x0A000002L)
+                    : withLong(image, entry + 8, src);
+            rejectsImage(moved, "image entry in slot " + deleted + " (lazily deleted) is not in its own bucket of "
+                    + "sub-table " + (level + 1));
+        }
+    }
+
+    /**
      * Defects deep in a large image, in a later chunk of the read (entries are read and checked 1,024 at a time,
      * their keys checked in a loop of their own): the first defective slot in slot order is the one named, whether
      * it is a malformed key or a key out of its bucket followed by a malformed one in the same chunk.
