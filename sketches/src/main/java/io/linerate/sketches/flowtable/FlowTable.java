@@ -113,7 +113,7 @@ public final class FlowTable {
         // every size is checked before anything is allocated (the summary and slot states come first)
         MultilevelTable.check(layout, b.scheme);
         // the image limit (2^31 − 9 bytes, 8 per long) keeps the entry array far below a Java array's length too
-        checkImageFits(b.capacity, layout, b.keyFormat, b.userSlots);
+        checkImageFits(b.capacity, b.buckets, layout, b.keyFormat, b.userSlots);
         long longs = ((long) layout.tableSlots() + layout.stashCapacity() + 1) * stride;
         this.summary = b.summary ? new TypeSummary(layout, b.capacity, b.seed) : null;
         this.table = new MultilevelTable(layout, b.scheme, occupants(), summary);
@@ -1068,16 +1068,23 @@ public final class FlowTable {
     }
 
     /**
-     * Refuses a table whose image, once full, would not fit one image ({@link ImageWriter#MAX_IMAGE_BYTES}): it would
-     * build and run, then fail every checkpoint once it filled up.
+     * Refuses a table whose image, once full, would not fit one image ({@link ImageWriter#MAX_IMAGE_BYTES}, which the
+     * writer refuses to exceed): it would build and run, then fail every checkpoint once it filled up. A full image
+     * of exactly that many bytes is accepted. Names the capacity, or the explicit bucket counts (a builder's, or an
+     * image's) that sized the table instead when {@code buckets} is not null.
      */
-    private static void checkImageFits(long capacity, TableLayout layout, FlowKeyFormat keyFormat, int userSlots) {
+    private static void checkImageFits(long capacity, int[] buckets, TableLayout layout, FlowKeyFormat keyFormat,
+                                       int userSlots) {
         long bytes = fullImageBytes(layout, keyFormat, userSlots);
         if (bytes > ImageWriter.MAX_IMAGE_BYTES) {
-            throw new IllegalArgumentException("capacity " + capacity + " is too large: a full table's image (its state"
-                    + " in a checkpoint) would have " + bytes + " bytes with keyFormat " + keyFormat + " and userSlots "
-                    + userSlots + ", above the " + ImageWriter.MAX_IMAGE_BYTES + " one image may have (a Java array);"
-                    + (userSlots > 0 ? " lower capacity or userSlots" : " lower capacity"));
+            String what = buckets == null ? "capacity " + capacity + " is"
+                    : "buckets " + Arrays.toString(buckets) + " with stashCapacity " + layout.stashCapacity() + " are";
+            String lower = buckets == null ? (userSlots > 0 ? "capacity or userSlots" : "capacity")
+                    : (userSlots > 0 ? "buckets, stashCapacity or userSlots" : "buckets or stashCapacity");
+            throw new IllegalArgumentException(what + " too large: a full table's image (its state in a checkpoint)"
+                    + " would have " + bytes + " bytes with keyFormat " + keyFormat + " and userSlots " + userSlots
+                    + ", above the " + ImageWriter.MAX_IMAGE_BYTES + " one image may have (a Java array); lower "
+                    + lower);
         }
     }
 
@@ -1962,7 +1969,7 @@ public final class FlowTable {
                 throw new IllegalArgumentException("capacity (flows) must be set");
             }
             TableLayout layout = layout();
-            checkImageFits(capacity, layout, keyFormat, userSlots);
+            checkImageFits(capacity, buckets, layout, keyFormat, userSlots);
             return new Plan(scheme, layout, keyFormat, userSlots, capacity, seed);
         }
 

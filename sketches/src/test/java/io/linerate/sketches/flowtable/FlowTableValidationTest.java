@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.linerate.sketches.hash.FiveTuple;
 import io.linerate.sketches.hash.ItemHasher;
+import io.linerate.sketches.image.ImageWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -150,6 +151,74 @@ class FlowTableValidationTest {
                 .hasMessageContaining("is too large: a full table's image").hasMessageEndingWith(" lower capacity");
         failsFast(() -> FlowTable.builder().capacity(1 << 27).summary(true).buckets(1 << 28).build(),
                 "scheme SECOND_CHANCE needs at least 2 levels");
+    }
+
+    /**
+     * The boundary of the full-image limit: a table whose image, once full, has exactly {@link
+     * ImageWriter#MAX_IMAGE_BYTES} (2^31 − 9) bytes, which the writer still writes, is accepted; one byte or one slot
+     * more is refused, naming what sized the table (here its explicit buckets) and the limit: by the builder before
+     * anything is allocated, and by the reader of an image that declares such a table before the table (only the
+     * slot states, which the image holds, were read). A full image has
+     * 204 + 4·levels + slots·(1 + 8·entryLongs) bytes: 14 sub-tables and 7 longs per entry (IPv4 keys, one user slot)
+     * reach the limit exactly; 7 sub-tables and 6 longs per entry pass it by one byte. (A table at the limit is not
+     * built here: its entries take 2.1 GB.)
+     */
+    @Test
+    void theFullImageLimitIsAcceptedAndOneByteOrSlotPastItRefused() {
+        long limit = ImageWriter.MAX_IMAGE_BYTES;
+        int[] atLimit = new int[14];
+        Arrays.fill(atLimit, 2_000_000);
+        atLimit[13] = 37_675_147 - 64 - 13 * 2_000_000;
+        assertThat(explicit(atLimit, 64, 1).fullImageBytes()).isEqualTo(limit);
+        assertThat(explicit(atLimit, 64, 1).plan().fullImageBytes()).isEqualTo(limit);
+        failsFast(() -> explicit(atLimit, 65, 1).plan(), "buckets " + Arrays.toString(atLimit)
+                + " with stashCapacity 65 are too large: a full table's image (its state in a checkpoint) would have "
+                + (limit + 57) + " bytes with keyFormat IPV4_ONLY and userSlots 1, above the " + limit
+                + " one image may have (a Java array); lower buckets, stashCapacity or userSlots");
+
+        int[] onePast = new int[7];
+        Arrays.fill(onePast, 6_000_000);
+        onePast[6] = 43_826_192 - 64 - 6 * 6_000_000;
+        assertThat(explicit(onePast, 64, 0).fullImageBytes()).isEqualTo(limit + 1);
+        String refused = "buckets " + Arrays.toString(onePast) + " with stashCapacity 64 are too large: a full "
+                + "table's image (its state in a checkpoint) would have " + (limit + 1) + " bytes with keyFormat "
+                + "IPV4_ONLY and userSlots 0, above the " + limit + " one image may have (a Java array); lower buckets "
+                + "or stashCapacity";
+        failsFast(() -> explicit(onePast, 64, 0).plan(), refused);
+        failsFast(() -> explicit(onePast, 64, 0).build(), refused);
+        // an image declaring that table, with its 43.8 million slot states (all empty); the helper's image of a small
+        // table reads back as written
+        byte[] small = emptyStandardImage(new int[] {3, 2}, 2, FlowKeyFormat.IPV4_ONLY, 0);
+        assertThat(FlowTable.fromByteArray(small, null).toByteArray()).isEqualTo(small);
+        byte[] image = emptyStandardImage(onePast, 64, FlowKeyFormat.IPV4_ONLY, 0);
+        rejects(() -> FlowTable.fromByteArray(image, null), refused);
+    }
+
+    /** A STANDARD table of IPv4 keys with explicit buckets; its capacity (1000) does not size it. */
+    private static FlowTable.Builder explicit(int[] buckets, int stash, int userSlots) {
+        return FlowTable.builder().capacity(1000).scheme(InsertionScheme.STANDARD).buckets(buckets)
+                .stashCapacity(stash).keyFormat(FlowKeyFormat.IPV4_ONLY).userSlots(userSlots);
+    }
+
+    /** The image of an empty STANDARD table (one slot per bucket) with these buckets, written field by field. */
+    private static byte[] emptyStandardImage(int[] buckets, int stash, FlowKeyFormat format, int userSlots) {
+        long slots = stash;
+        for (int n : buckets) {
+            slots += n;
+        }
+        ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(204 + 4L * buckets.length + slots))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(0x4B53524C).put((byte) 9).put((byte) 1).putShort((short) 0); // magic, FLOW_TABLE, version 1
+        b.putInt(InsertionScheme.STANDARD.ordinal()).putInt(buckets.length).putInt(1).putInt(stash);
+        for (int n : buckets) {
+            b.putInt(n);
+        }
+        b.putInt(format.ordinal()).putInt(userSlots).putInt(0).putInt(0); // overflow policy, no summary
+        b.putLong(1000).putLong(15_000).putLong(1_800_000).putInt(2).putLong(7).putLong(Long.MIN_VALUE);
+        b.putInt(0).putInt(0); // cursor, stashSize
+        b.position(b.position() + 8 * (8 + ExportReason.values().length) + (int) slots); // counters, slot states: 0
+        b.putInt(0); // occupiedSlots; the checksum follows
+        return resealed(b.array());
     }
 
     @Test
