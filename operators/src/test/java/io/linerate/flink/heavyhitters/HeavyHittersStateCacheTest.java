@@ -10,10 +10,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.IntStream;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -207,11 +211,34 @@ class HeavyHittersStateCacheTest {
                 assertThat(written).as("nothing written before a snapshot").isZero();
                 assertThat((Integer) metrics.gaugeValue("cachedScopes")).isEqualTo(1);
             }
+            h.snapshot(1, 1); // writes the held key back
+            assertThat(mapEntries(h, "a")).as("map entries of the key's eight open sub-windows").isEqualTo(8);
             h.processWatermark(new Watermark(Long.MAX_VALUE));
             assertThat(h.extractOutputValues()).as("a report per sub-window").hasSize(8)
                     .allSatisfy(r -> assertThat(r.totalWeight).isPositive());
             assertThat(h.extractOutputValues().get(7).totalWeight).isEqualTo(21);
+            h.snapshot(2, 2);
+            assertThat(mapEntries(h, "a")).as("map entries once every window was reported").isZero();
+            try (var keys = h.getOperator().getKeyedStateBackend().getKeys(
+                    HeavyHittersBatchOperator.OPEN_SUB_WINDOWS_STATE, VoidNamespace.INSTANCE)) {
+                assertThat(keys.count()).as("keys with an index left").isZero();
+            }
         }
+    }
+
+    /** The entries of {@code key}'s sub-window map in the backend (RocksDB: what a full snapshot would write). */
+    private static int mapEntries(KeyedOneInputStreamOperatorTestHarness<String, ?, ?> h, String key)
+            throws Exception {
+        var backend = h.getOperator().getKeyedStateBackend();
+        backend.setCurrentKey(key);
+        MapState<Long, SubWindow> windows = backend.getPartitionedState(VoidNamespace.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE, new MapStateDescriptor<>(HeavyHittersBatchOperator.SUB_WINDOWS_STATE,
+                        Types.LONG, new SubWindowTypeInfo()));
+        int n = 0;
+        for (Long ignored : windows.keys()) {
+            n++;
+        }
+        return n;
     }
 
     /** The heap backend's state is the live ring: no cache there, whatever the budget. */
