@@ -1,6 +1,5 @@
 package io.linerate.flink.heavyhitters;
 
-import io.linerate.flink.state.ShapeCheckedSnapshot;
 import java.io.IOException;
 import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -134,7 +133,7 @@ public final class OpenSubWindowsSerializer extends TypeSerializer<long[]> {
     }
 
     /** Snapshot of an {@link OpenSubWindowsSerializer}: the expected {@link WindowShape}, version {@value #VERSION}. */
-    public static final class Snapshot extends ShapeCheckedSnapshot<long[], WindowShape> {
+    public static final class Snapshot extends WindowShapeSnapshot<long[]> {
 
         static final int VERSION = 1;
 
@@ -148,22 +147,13 @@ public final class OpenSubWindowsSerializer extends TypeSerializer<long[]> {
         }
 
         @Override
-        protected String stateName() {
-            return "heavy-hitters";
-        }
-
-        @Override
         public int getCurrentVersion() {
             return VERSION;
         }
 
         @Override
         public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
-            if (readVersion != VERSION) {
-                throw new IOException("OpenSubWindowsSerializer snapshot version " + readVersion
-                        + " is not supported, this library reads version " + VERSION);
-            }
-            shape(hasShape(in) ? WindowShape.read(in) : null);
+            readCurrentVersion(readVersion, in, "OpenSubWindowsSerializer");
         }
 
         @Override

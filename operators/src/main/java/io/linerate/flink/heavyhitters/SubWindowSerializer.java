@@ -2,7 +2,6 @@ package io.linerate.flink.heavyhitters;
 
 import io.linerate.flink.serializers.CountMinHeapSerializer;
 import io.linerate.flink.serializers.SpaceSavingSerializer;
-import io.linerate.flink.state.ShapeCheckedSnapshot;
 import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.HeavyHitters;
 import io.linerate.sketches.frequency.SpaceSaving;
@@ -211,7 +210,7 @@ public final class SubWindowSerializer extends TypeSerializer<SubWindow> {
      * shape's fields), version {@value #VERSION}. A restore whose configured shape differs in any field is
      * incompatible, the differences logged (e.g. {@code "slideMillis: 1000 -> 2000"}).
      */
-    public static final class Snapshot extends ShapeCheckedSnapshot<SubWindow, WindowShape> {
+    public static final class Snapshot extends WindowShapeSnapshot<SubWindow> {
 
         static final int VERSION = 1;
 
@@ -225,22 +224,13 @@ public final class SubWindowSerializer extends TypeSerializer<SubWindow> {
         }
 
         @Override
-        protected String stateName() {
-            return "heavy-hitters";
-        }
-
-        @Override
         public int getCurrentVersion() {
             return VERSION;
         }
 
         @Override
         public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
-            if (readVersion != VERSION) {
-                throw new IOException("SubWindowSerializer snapshot version " + readVersion + " is not supported,"
-                        + " this library reads version " + VERSION);
-            }
-            shape(hasShape(in) ? WindowShape.read(in) : null);
+            readCurrentVersion(readVersion, in, "SubWindowSerializer");
         }
 
         @Override

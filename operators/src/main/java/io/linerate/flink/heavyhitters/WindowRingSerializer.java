@@ -1,6 +1,5 @@
 package io.linerate.flink.heavyhitters;
 
-import io.linerate.flink.state.ShapeCheckedSnapshot;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Objects;
@@ -171,7 +170,7 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
      * snapshot's in any field is incompatible (the differences are logged, e.g. {@code "slideMillis: 1000 ->
      * 2000"}); if either side's shape is unknown it is compatible as is, as every restore was before.
      */
-    public static final class Snapshot extends ShapeCheckedSnapshot<WindowRing, WindowShape> {
+    public static final class Snapshot extends WindowShapeSnapshot<WindowRing> {
 
         /** Written by {@code SimpleTypeSerializerSnapshot} before shapes were recorded (v1 savepoints): no bytes. */
         static final int LEGACY_VERSION = 3;
@@ -187,11 +186,6 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
         }
 
         @Override
-        protected String stateName() {
-            return "heavy-hitters";
-        }
-
-        @Override
         public int getCurrentVersion() {
             return VERSION;
         }
@@ -201,7 +195,7 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
             if (readVersion == LEGACY_VERSION) {
                 shape(null);
             } else if (readVersion == VERSION) {
-                shape(hasShape(in) ? WindowShape.read(in) : null);
+                readCurrentVersion(readVersion, in, "WindowRingSerializer");
             } else {
                 throw new IOException("WindowRingSerializer snapshot version " + readVersion + " is not supported,"
                         + " this library reads versions " + LEGACY_VERSION + " and " + VERSION);

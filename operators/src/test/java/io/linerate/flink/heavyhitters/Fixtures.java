@@ -166,4 +166,17 @@ final class Fixtures {
     static String render(long item) {
         return Long.toString(item);
     }
+
+    /** Everything the operator emitted, in order: reports and alerts rendered by their toString. */
+    static List<String> drain(KeyedOneInputStreamOperatorTestHarness<String, ?, HeavyHitterReport<String>> h) {
+        List<String> out = new ArrayList<>();
+        h.extractOutputValues().forEach(r -> out.add(r.toString()));
+        var alerts = h.getSideOutput(HeavyHitterDetector.alertTag(Types.STRING));
+        if (alerts != null) {
+            alerts.forEach(a -> out.add(a.getValue().toString()));
+            alerts.clear();
+        }
+        h.getOutput().clear();
+        return out;
+    }
 }

@@ -46,19 +46,6 @@ class HeavyHittersRestoreTest {
         return all;
     }
 
-    /** Everything the operator emitted, in order: reports and alerts rendered by their toString. */
-    private static List<String> drain(KeyedOneInputStreamOperatorTestHarness<String, ?, HeavyHitterReport<String>> h) {
-        List<String> out = new ArrayList<>();
-        h.extractOutputValues().forEach(r -> out.add(r.toString()));
-        var alerts = h.getSideOutput(HeavyHitterDetector.alertTag(Types.STRING));
-        if (alerts != null) {
-            alerts.forEach(a -> out.add(a.getValue().toString()));
-            alerts.clear();
-        }
-        h.getOutput().clear();
-        return out;
-    }
-
     /** The uninterrupted run: its outputs before the split, the snapshot at the split, its outputs after. */
     private record Reference(List<String> before, OperatorSubtaskState snapshot, List<String> after) {
     }
@@ -70,10 +57,10 @@ class HeavyHittersRestoreTest {
             }
             h.open();
             Fixtures.feed(h, EVENTS.subList(0, SPLIT));
-            List<String> before = drain(h);
+            List<String> before = Fixtures.drain(h);
             OperatorSubtaskState snapshot = h.snapshot(1, 1);
             Fixtures.feed(h, EVENTS.subList(SPLIT, EVENTS.size()));
-            return new Reference(before, snapshot, drain(h));
+            return new Reference(before, snapshot, Fixtures.drain(h));
         }
     }
 
@@ -90,7 +77,7 @@ class HeavyHittersRestoreTest {
             h.initializeState(ref.snapshot());
             h.open();
             Fixtures.feed(h, EVENTS.subList(SPLIT, EVENTS.size()));
-            List<String> after = drain(h);
+            List<String> after = Fixtures.drain(h);
             // timers of different keys due at the same time fire in the priority queue's order, which a restore
             // may change; per key, the sequence is identical
             assertThat(byKey(after)).isEqualTo(byKey(ref.after()));
@@ -114,7 +101,7 @@ class HeavyHittersRestoreTest {
                 h.open();
             }
             feedRouted(harnesses, EVENTS.subList(SPLIT, EVENTS.size()));
-            harnesses.forEach(h -> after.addAll(drain(h)));
+            harnesses.forEach(h -> after.addAll(Fixtures.drain(h)));
             assertThat(harnesses).allSatisfy(h -> assertThat(h.extractOutputValues()).isEmpty());
         } finally {
             for (var h : harnesses) {
@@ -139,7 +126,7 @@ class HeavyHittersRestoreTest {
             }
             feedRouted(four, EVENTS.subList(0, SPLIT));
             for (int i = 0; i < 4; i++) {
-                before.addAll(drain(four.get(i)));
+                before.addAll(Fixtures.drain(four.get(i)));
                 snapshots[i] = four.get(i).snapshot(1, 1);
             }
         } finally {
@@ -154,7 +141,7 @@ class HeavyHittersRestoreTest {
             h.initializeState(merged);
             h.open();
             Fixtures.feed(h, EVENTS.subList(SPLIT, EVENTS.size()));
-            assertThat(byKey(drain(h))).isEqualTo(byKey(ref.after()));
+            assertThat(byKey(Fixtures.drain(h))).isEqualTo(byKey(ref.after()));
         }
     }
 

@@ -100,9 +100,9 @@ class HeavyHittersStateUpgradeTest {
         try (var h = harness(false)) {
             h.open();
             Fixtures.feed(h, EVENTS.subList(0, SPLIT));
-            drain(h);
+            Fixtures.drain(h);
             Fixtures.feed(h, EVENTS.subList(SPLIT, EVENTS.size()));
-            return drain(h);
+            return Fixtures.drain(h);
         }
     }
 
@@ -127,7 +127,7 @@ class HeavyHittersStateUpgradeTest {
             assertThat(keysOf(h, HeavyHittersBatchOperator.OPEN_SUB_WINDOWS_STATE)).as("keys moved to the current one")
                     .isEqualTo(LINKS.size());
             Fixtures.feed(h, EVENTS.subList(SPLIT, middle));
-            firstPart = drain(h);
+            firstPart = Fixtures.drain(h);
             again = h.snapshot(2, 2);
         }
         try (var h = harness(rocksDb)) {
@@ -135,7 +135,7 @@ class HeavyHittersStateUpgradeTest {
             h.open();
             Fixtures.feed(h, EVENTS.subList(middle, EVENTS.size()));
             List<String> after = new ArrayList<>(firstPart);
-            after.addAll(drain(h));
+            after.addAll(Fixtures.drain(h));
             assertThat(byKey(after)).isEqualTo(byKey(expected));
         }
     }
@@ -194,22 +194,9 @@ class HeavyHittersStateUpgradeTest {
         }
     }
 
-    /** Everything the operator emitted, in order: reports and alerts rendered by their toString. */
-    private static List<String> drain(KeyedOneInputStreamOperatorTestHarness<String, ?, HeavyHitterReport<String>> h) {
-        List<String> out = new ArrayList<>();
-        h.extractOutputValues().forEach(r -> out.add(r.toString()));
-        var alerts = h.getSideOutput(HeavyHitterDetector.alertTag(Types.STRING));
-        if (alerts != null) {
-            alerts.forEach(a -> out.add(a.getValue().toString()));
-            alerts.clear();
-        }
-        h.getOutput().clear();
-        return out;
-    }
-
     /**
      * Reports and alerts per scope key, each in emission order (timers of different keys due together may fire in
-     * any order, and {@link #drain} lists a part's reports before its alerts).
+     * any order, and {@link Fixtures#drain} lists a part's reports before its alerts).
      */
     private static Map<String, List<String>> byKey(List<String> outputs) {
         Map<String, List<String>> out = new TreeMap<>();
