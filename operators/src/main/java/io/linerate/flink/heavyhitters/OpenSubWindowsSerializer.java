@@ -1,7 +1,6 @@
 package io.linerate.flink.heavyhitters;
 
 import java.io.IOException;
-import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
@@ -14,28 +13,17 @@ import org.apache.flink.core.memory.DataOutputView;
  * all of it before trusting the list. The snapshot records the heavy-hitters {@link WindowShape}: this state is
  * registered first, so a restore into an operator of another shape fails here, naming every field that changed.
  */
-public final class OpenSubWindowsSerializer extends TypeSerializer<long[]> {
+public final class OpenSubWindowsSerializer extends WindowShapeSerializer<long[]> {
 
     private static final long serialVersionUID = 1L;
     private static final byte VERSION = 1;
     /** The most sub-windows a key may hold open ({@code maxOpenSubWindows} is at most this). */
     static final int MAX_OPEN = 1 << 16;
 
-    private final WindowShape expected;
 
     /** @param expected the shape of the operator, or {@code null} for any */
     OpenSubWindowsSerializer(WindowShape expected) {
-        this.expected = expected;
-    }
-
-    @Override
-    public boolean isImmutableType() {
-        return false;
-    }
-
-    @Override
-    public TypeSerializer<long[]> duplicate() {
-        return this;
+        super(expected);
     }
 
     @Override
@@ -46,16 +34,6 @@ public final class OpenSubWindowsSerializer extends TypeSerializer<long[]> {
     @Override
     public long[] copy(long[] from) {
         return from.clone();
-    }
-
-    @Override
-    public long[] copy(long[] from, long[] reuse) {
-        return from.clone();
-    }
-
-    @Override
-    public int getLength() {
-        return -1;
     }
 
     @Override
@@ -100,31 +78,6 @@ public final class OpenSubWindowsSerializer extends TypeSerializer<long[]> {
                         + open[i - 1] + ", " + open[i]);
             }
         }
-    }
-
-    @Override
-    public long[] deserialize(long[] reuse, DataInputView in) throws IOException {
-        return deserialize(in);
-    }
-
-    @Override
-    public void copy(DataInputView in, DataOutputView out) throws IOException {
-        serialize(deserialize(in), out);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof OpenSubWindowsSerializer other && Objects.equals(expected, other.expected);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hashCode(expected) + 1;
-    }
-
-    @Override
-    public String toString() {
-        return "OpenSubWindowsSerializer" + (expected == null ? "[any shape]" : expected.toString());
     }
 
     @Override

@@ -6,7 +6,6 @@ import io.linerate.sketches.frequency.CountMinHeap;
 import io.linerate.sketches.frequency.HeavyHitters;
 import io.linerate.sketches.frequency.SpaceSaving;
 import java.io.IOException;
-import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -23,7 +22,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * {@link WindowShape}, the tracker's kind and capacity against it; a mismatch is an {@link IOException} naming the
  * field. Writing refuses a sub-window the reader would reject (more alerted items than its tracker's capacity).
  */
-public final class SubWindowSerializer extends TypeSerializer<SubWindow> {
+public final class SubWindowSerializer extends WindowShapeSerializer<SubWindow> {
 
     private static final long serialVersionUID = 1L;
     private static final byte VERSION = 1;
@@ -38,21 +37,10 @@ public final class SubWindowSerializer extends TypeSerializer<SubWindow> {
     /** Sub-windows read in this JVM: lets a test see that a record reads its own sub-window only. */
     static final LongAdder READS = new LongAdder();
 
-    private final WindowShape expected;
 
     /** @param expected the shape sub-windows must have, or {@code null} to accept any */
     SubWindowSerializer(WindowShape expected) {
-        this.expected = expected;
-    }
-
-    @Override
-    public boolean isImmutableType() {
-        return false;
-    }
-
-    @Override
-    public TypeSerializer<SubWindow> duplicate() {
-        return this; // stateless: the expected shape is immutable
+        super(expected);
     }
 
     @Override
@@ -64,16 +52,6 @@ public final class SubWindowSerializer extends TypeSerializer<SubWindow> {
     @Override
     public SubWindow copy(SubWindow from) {
         return from.copy();
-    }
-
-    @Override
-    public SubWindow copy(SubWindow from, SubWindow reuse) {
-        return from.copy();
-    }
-
-    @Override
-    public int getLength() {
-        return -1;
     }
 
     @Override
@@ -173,31 +151,6 @@ public final class SubWindowSerializer extends TypeSerializer<SubWindow> {
 
     static int capacityOf(HeavyHitters tracker) {
         return tracker instanceof SpaceSaving ss ? ss.capacity() : ((CountMinHeap) tracker).capacity();
-    }
-
-    @Override
-    public SubWindow deserialize(SubWindow reuse, DataInputView in) throws IOException {
-        return deserialize(in);
-    }
-
-    @Override
-    public void copy(DataInputView in, DataOutputView out) throws IOException {
-        serialize(deserialize(in), out);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof SubWindowSerializer other && Objects.equals(expected, other.expected);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hashCode(expected);
-    }
-
-    @Override
-    public String toString() {
-        return "SubWindowSerializer" + (expected == null ? "[any shape]" : expected.toString());
     }
 
     @Override

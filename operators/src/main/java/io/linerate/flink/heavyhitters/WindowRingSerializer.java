@@ -2,7 +2,6 @@ package io.linerate.flink.heavyhitters;
 
 import java.io.IOException;
 import java.util.Arrays;
-import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
@@ -23,7 +22,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * than {@value #MAX_SLOTS} slots, more alerted items than a tracker's capacity), so a checkpoint never holds state
  * that cannot be restored; the operator never builds one ({@code maxOpenSubWindows} ≤ {@value #MAX_SLOTS}).
  */
-public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
+public final class WindowRingSerializer extends WindowShapeSerializer<WindowRing> {
 
     private static final long serialVersionUID = 1L;
     private static final byte VERSION = 1;
@@ -36,21 +35,10 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
     /** Rings written in this JVM: lets a job test see that checkpoints went through this serializer. */
     static final java.util.concurrent.atomic.LongAdder WRITES = new java.util.concurrent.atomic.LongAdder();
 
-    private final WindowShape expected;
 
     /** @param expected the shape rings must have, or {@code null} to accept any */
     WindowRingSerializer(WindowShape expected) {
-        this.expected = expected;
-    }
-
-    @Override
-    public boolean isImmutableType() {
-        return false;
-    }
-
-    @Override
-    public TypeSerializer<WindowRing> duplicate() {
-        return this; // stateless: the expected shape is immutable
+        super(expected);
     }
 
     @Override
@@ -68,16 +56,6 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
             }
         }
         return to;
-    }
-
-    @Override
-    public WindowRing copy(WindowRing from, WindowRing reuse) {
-        return copy(from);
-    }
-
-    @Override
-    public int getLength() {
-        return -1;
     }
 
     @Override
@@ -130,31 +108,6 @@ public final class WindowRingSerializer extends TypeSerializer<WindowRing> {
                 throw new IOException("WindowRing: two slots hold sub-window " + sorted[i]);
             }
         }
-    }
-
-    @Override
-    public WindowRing deserialize(WindowRing reuse, DataInputView in) throws IOException {
-        return deserialize(in);
-    }
-
-    @Override
-    public void copy(DataInputView in, DataOutputView out) throws IOException {
-        serialize(deserialize(in), out);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof WindowRingSerializer other && Objects.equals(expected, other.expected);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hashCode(expected);
-    }
-
-    @Override
-    public String toString() {
-        return "WindowRingSerializer" + (expected == null ? "[any shape]" : expected.toString());
     }
 
     @Override
