@@ -1302,7 +1302,9 @@ public final class FlowTable {
 
     /**
      * Reads an image written by {@link #toByteArray}, validating every size against what the image holds
-     * before allocating, every slot state, and that each stored key sits in one of its own buckets.
+     * before allocating, every slot state, that each stored key sits in one of its own buckets, and that each
+     * entry's counters are ones the table writes (1 ≤ packets ≤ the packets counter, bytes ≥ 0, first ≤ last ≤
+     * now).
      *
      * @param exporter receiver of the restored table's exports (may be {@code null})
      * @throws IllegalArgumentException naming the field and its limit, for any corrupt or hostile image
@@ -1376,10 +1378,10 @@ public final class FlowTable {
         // allocation is now bounded by the image itself: at most (8·entryLongs + 1) bytes per state byte read
         FlowTable t = new FlowTable(b);
         // The entries of occupied slots follow each other in the image: they are read in chunks of up to
-        // KeyCheck.CHUNK, each scattered straight from the reader's window to its slots and checked right after,
+        // EntryCheck.CHUNK, each scattered straight from the reader's window to its slots and checked right after,
         // while it is in the cache (a second pass over the entries, after all were read, took a third of the time
         // of reading an image).
-        KeyCheck check = t.new KeyCheck(state, stashSize, occupied);
+        EntryCheck check = t.new EntryCheck(state, stashSize, occupied, now, counters[3]);
         int[] chunk = check.chunkSlots;
         int slot = 0;
         for (int left = occupied; left > 0; ) {
@@ -1480,17 +1482,18 @@ public final class FlowTable {
     }
 
     /**
-     * Checks of an image's entries, slot by slot in increasing order: every key is well formed and sits in one of
-     * its own d buckets (or the stash), and every live key is stored once. A lazily deleted slot's key is checked
-     * like a live one's except for the last (the writer writes it like a live one: the deleted flow's key, in its
-     * own bucket; the flow may be live again in another slot). The searches of lower sub-tables for a second copy
+     * Checks of an image's entries, slot by slot in increasing order: every key is well formed, every entry's
+     * counters are ones the table can hold ({@link #countersValid}), every key sits in one of its own d buckets (or
+     * the stash), and every live key is stored once. A lazily deleted slot is checked like a live one except for the
+     * last (the writer writes it like a live one: the deleted flow's key and its counters as they were, the key in
+     * its own bucket; the flow may be live again in another slot). The searches of lower sub-tables for a second copy
      * run in batches, later than the slot's other checks, so an image with several defects may be refused for
      * another one than before the batching (always with an IllegalArgumentException naming a slot). A second copy
      * of a flow would be in one of its d buckets or in the stash; slots are laid out sub-table by sub-table, then
      * the stash, so a live slot of sub-table L can only have an earlier copy in sub-tables 0..L, and only those
      * buckets are searched (a stash slot searches all d, and the stash itself is checked by sorting).
      */
-    private final class KeyCheck {
+    private final class EntryCheck {
         private static final int QUEUED = 4096;
         /** Entries read and checked at a time (a chunk of 1024 IPv4-only entries is 48 KiB). */
         private static final int CHUNK = 1024;
@@ -1524,11 +1527,17 @@ public final class FlowTable {
         private final int[][] queuedSlots;
         private final int[][] queuedBuckets;
         private final int[] queued;
+        /** The image's {@code now}: no entry's last timestamp is later. */
+        private final long now;
+        /** The image's packets counter (every packet accounted): no entry holds more. */
+        private final long packetsCounted;
         private int level;
         private int levelEnd;
 
-        KeyCheck(byte[] state, int stashSize, int occupied) {
+        EntryCheck(byte[] state, int stashSize, int occupied, long now, long packetsCounted) {
             this.state = state;
+            this.now = now;
+            this.packetsCounted = packetsCounted;
             this.stashBase = table.stashBase();
             this.stashEnd = stashBase + stashSize;
             this.cap = table.bucketCapacity();
@@ -1548,12 +1557,13 @@ public final class FlowTable {
         /**
          * Checks the entries of the first {@code n} slots of {@link #chunkSlots} (occupied slots, in increasing
          * order, after the previous chunk's) with {@link #entry}'s checks for each of them: the same checks and
-         * messages, in loops without a call per entry. First the well-formedness of every key and its hash,
-         * independent from entry to entry; should any key be malformed, {@link #entry} runs over the chunk slot by
-         * slot instead, so the error is the one the first defective slot gives. Then, sub-table by sub-table, the
-         * own-bucket check and the check against the bucket's first entry, in slot order, and the queued searches
-         * of lower sub-tables; as those run in batches anyway, an image with several defects may be refused for
-         * another of them than entry by entry (always with an IllegalArgumentException naming a slot).
+         * messages, in loops without a call per entry. First the well-formedness of every key, its counters and its
+         * hash, independent from entry to entry; should any key be malformed or any counters invalid, {@link #entry}
+         * runs over the chunk slot by slot instead, so the error is the one the first defective slot gives. Then,
+         * sub-table by sub-table, the own-bucket check and the check against the bucket's first entry, in slot order,
+         * and the queued searches of lower sub-tables; as those run in batches anyway, an image with several defects
+         * may be refused for another of them than entry by entry (always with an IllegalArgumentException naming a
+         * slot).
          */
         void entries(int n) {
             int[] slots = chunkSlots;
@@ -1573,14 +1583,15 @@ public final class FlowTable {
                     long addresses = e[o];
                     long meta = e[o + 1] & KEY_MASK;
                     wrong |= (meta & 0xFF) ^ 4;
+                    malformed |= !countersValid(slot);
                     h[k] = hasher.hashIpv4((int) (addresses >>> 32), (int) addresses, (int) (meta >>> 32) & 0xFFFF,
                             (int) (meta >>> 16) & 0xFFFF, (int) (meta >>> 8) & 0xFF);
                 }
-                malformed = wrong != 0;
+                malformed |= wrong != 0;
             } else {
                 for (int k = 0; k < n; k++) {
                     int slot = slots[k];
-                    malformed |= !wellFormed(slot);
+                    malformed |= !wellFormed(slot) | !countersValid(slot);
                     h[k] = hashAt(slot);
                 }
             }
@@ -1665,6 +1676,50 @@ public final class FlowTable {
             return (state[slot] & (MultilevelTable.OCCUPIED | MultilevelTable.DELETED)) == MultilevelTable.OCCUPIED;
         }
 
+        /**
+         * The counters of the entry in {@code slot} are ones the table can hold, live or lazily deleted (a lazily
+         * deleted entry keeps the counters it had when live, and nothing changes them after): packets in [1, the
+         * image's packets counter] (a flow enters the table with its first packet, every packet an entry counts is
+         * counted there too, and a record restarted by a timeout starts from its new first packet), bytes ≥ 0
+         * (a packet's bytes are ≥ 0 and the sum saturates at Long.MAX_VALUE), and firstTimestamp ≤ lastTimestamp ≤
+         * now (first and last are the least and largest timestamp of the record's packets, out of order or not, and
+         * now is the largest timestamp seen). Nothing is checked of the TCP flags (any 16 bits, ORed in whatever the
+         * protocol), of the user slots (any longs), of bytes per packet (0 is a valid packet size) or of the span
+         * from first to last (an out-of-order packet moves first back past the active timeout; timeouts may change).
+         */
+        private boolean countersValid(int slot) {
+            int base = slot * stride + keyLongs;
+            long first = entries[base + FIRST];
+            long last = entries[base + LAST];
+            // packets - 1 < packetsCounted, unsigned: 1 <= packets <= packetsCounted (packetsCounted >= 0)
+            return Long.compareUnsigned(entries[base + PACKETS] - 1, packetsCounted) < 0
+                    & entries[base + BYTES] >= 0 & first <= last & last <= now;
+        }
+
+        /** Fails, naming the slot, the field and the rule, if the counters of {@code slot} are not valid. */
+        private void checkCounters(int slot) {
+            int base = slot * stride + keyLongs;
+            long packetCount = entries[base + PACKETS];
+            long bytes = entries[base + BYTES];
+            long first = entries[base + FIRST];
+            long last = entries[base + LAST];
+            if (packetCount < 1 || packetCount > packetsCounted) {
+                throw new IllegalArgumentException(entryName(slot) + " has packets " + packetCount + ", must be in [1, "
+                        + packetsCounted + "] (at least its first packet, at most the image's packets counter)");
+            }
+            if (bytes < 0) {
+                throw new IllegalArgumentException(entryName(slot) + " has bytes " + bytes + ", must be ≥ 0");
+            }
+            if (first > last) {
+                throw new IllegalArgumentException(entryName(slot) + " has firstTimestamp " + first
+                        + " after its lastTimestamp " + last + " (must be ≤ it)");
+            }
+            if (last > now) {
+                throw new IllegalArgumentException(entryName(slot) + " has lastTimestamp " + last
+                        + " after the image's now " + now + " (must be ≤ it)");
+            }
+        }
+
         /** The key in {@code slot} is a valid 5-tuple of the table's key format. */
         private boolean wellFormed(int slot) {
             int version = (int) (meta(slot) & 0xFF);
@@ -1716,6 +1771,7 @@ public final class FlowTable {
                 throw new IllegalArgumentException(entryName(slot) + " is not a valid "
                         + (keyLongs == 5 ? "IPv4/IPv6" : "IPv4") + " 5-tuple");
             }
+            checkCounters(slot);
             long h1 = hashAt(slot);
             long h2 = ItemHasher.h2(h1);
             if (!isLiveState(slot)) {

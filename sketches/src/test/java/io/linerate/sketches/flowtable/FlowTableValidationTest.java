@@ -714,6 +714,7 @@ class FlowTableValidationTest {
         twice[at.states + tableSlots] = MultilevelTable.OCCUPIED;
         ByteBuffer b = ByteBuffer.wrap(twice).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(at.stashSize, 1).putInt(at.occupied, 2);
+        b.putLong(at.counters + 8 * 3, 8); // the packets counter: at least any entry's packets (7, below)
         rejectsImage(resealed(twice), "image entry in slot " + tableSlots, "same flow as slot");
         // and twice in the stash
         byte[] inStash = Arrays.copyOf(twice, twice.length);
@@ -745,7 +746,8 @@ class FlowTableValidationTest {
         System.arraycopy(between, 0, bad, image.length - 4 + entryBytes, entryBytes);
         System.arraycopy(copy, 0, bad, image.length - 4 + 2 * entryBytes, entryBytes);
         Arrays.fill(bad, at.states + stashBase, at.states + stashBase + 3, MultilevelTable.OCCUPIED);
-        ByteBuffer.wrap(bad).order(ByteOrder.LITTLE_ENDIAN).putInt(at.stashSize, 3).putInt(at.occupied, 3);
+        ByteBuffer.wrap(bad).order(ByteOrder.LITTLE_ENDIAN).putInt(at.stashSize, 3).putInt(at.occupied, 3)
+                .putLong(at.counters + 8 * 3, 3).putLong(at.now, 1); // the entries' packets; their timestamp
         rejectsImage(resealed(bad), "same flow as slot");
     }
 
@@ -1029,6 +1031,155 @@ class FlowTableValidationTest {
             if ((image[at.states + slot] & MultilevelTable.OCCUPIED) != 0 && n-- == 0) {
                 return slot;
             }
+        }
+    }
+
+    /**
+     * A table for the entry checks: a few IPv4 and IPv6 flows of several packets (out of order among them), one in
+     * the stash, one lazily deleted in a sub-table. Returns the slots {live table slot, stash slot, lazily deleted
+     * slot}.
+     */
+    private static int[] entrySlots(FlowTable t) {
+        SplittableRandom rnd = new SplittableRandom(61);
+        for (int i = 0; t.stashSize() == 0; i++) { // until a flow finds its buckets full
+            int src = rnd.nextInt();
+            t.updateIpv4(src, 0x0A000002, 1000 + i, 443, 6, 0x02, 60, 100 + 3 * i);
+            t.updateIpv4(src, 0x0A000002, 1000 + i, 443, 6, 0x10, 1500, 99 + 3 * i); // out of order: first moves back
+            if (t.keyFormat() == FlowKeyFormat.IPV4_AND_IPV6) {
+                t.updateIpv6(rnd.nextLong(), rnd.nextLong(), 7, 8, 5353, 5353, 17, 0, 80, 100 + 3 * i);
+            }
+        }
+        int stash = t.layout().tableSlots();
+        int live = -1;
+        int deleted = -1;
+        for (int slot = 0; slot < stash && (live < 0 || deleted < 0); slot++) {
+            FiveTuple k = keyIn(t, slot);
+            if (t.find(k) != slot) {
+                continue;
+            }
+            if (deleted < 0) {
+                assertThat(t.removeLazily(k)).isTrue();
+                deleted = slot;
+            } else {
+                live = slot;
+            }
+        }
+        assertThat(live).as("a live sub-table slot").isNotNegative();
+        assertThat(deleted).as("a lazily deleted slot").isNotNegative();
+        return new int[] {live, stash, deleted};
+    }
+
+    /** Offset of the counters (packets, bytes, firstTimestamp, lastTimestamp) of the entry in {@code slot}. */
+    private static int countersAt(byte[] image, Layout at, FlowTable t, int slot) {
+        return at.entries + 8 * t.entryLongs() * occupiedBefore(image, at, slot) + 8 * t.keyFormat().keyLongs();
+    }
+
+    /** The first occupied slot whose entry's lastTimestamp is after {@code now}. */
+    private static int firstWithLastAfter(byte[] image, Layout at, FlowTable t, long now) {
+        ByteBuffer b = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
+        for (int slot = 0; ; slot++) {
+            if ((image[at.states + slot] & MultilevelTable.OCCUPIED) != 0
+                    && b.getLong(countersAt(image, at, t, slot) + 24) > now) {
+                return slot;
+            }
+        }
+    }
+
+    /**
+     * Every entry the table writes has 1 ≤ packets ≤ the table's packets counter, bytes ≥ 0 and firstTimestamp ≤
+     * lastTimestamp ≤ now; an image entry, live (in a sub-table or the stash) or lazily deleted, that breaks one of
+     * these is rejected, naming the slot, the field and the rule. Before these checks any counters were read
+     * (a flow of 0 packets, negative bytes, a record ending before it started or after the table's clock).
+     */
+    @Test
+    void entryCountersOutsideWhatTheTableWritesAreRejected() {
+        for (FlowKeyFormat format : FlowKeyFormat.values()) {
+            FlowTable t = FlowTable.builder().capacity(16).stashCapacity(2).keyFormat(format).userSlots(1).build();
+            int[] slots = entrySlots(t);
+            byte[] image = t.toByteArray();
+            Layout at = new Layout(image);
+            ByteBuffer b = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
+            long now = b.getLong(at.now);
+            long total = b.getLong(at.counters + 8 * 3); // counters[3]: packets
+            assertThat(FlowTable.fromByteArray(image, null).toByteArray()).isEqualTo(image);
+            for (int slot : slots) {
+                String entry = "image entry in slot " + slot + (slot == slots[2] ? " (lazily deleted)" : "");
+                int c = countersAt(image, at, t, slot);
+                long first = b.getLong(c + 16);
+                long last = b.getLong(c + 24);
+                assertThat(b.getLong(c)).as("packets of slot %d", slot).isBetween(1L, total);
+                for (long packets : new long[] {0, -1, Long.MIN_VALUE, total + 1, Long.MAX_VALUE}) {
+                    rejectsImage(withLong(image, c, packets), entry + " has packets " + packets + ", must be in [1, "
+                            + total + "]");
+                }
+                for (long bytes : new long[] {-1, Long.MIN_VALUE}) {
+                    rejectsImage(withLong(image, c + 8, bytes), entry + " has bytes " + bytes + ", must be ≥ 0");
+                }
+                rejectsImage(withLong(image, c + 16, last + 1), entry + " has firstTimestamp " + (last + 1)
+                        + " after its lastTimestamp " + last);
+                rejectsImage(withLong(image, c + 16, Long.MAX_VALUE), entry + " has firstTimestamp " + Long.MAX_VALUE
+                        + " after its lastTimestamp " + last);
+                rejectsImage(withLong(image, c + 24, first - 1), entry + " has firstTimestamp " + first
+                        + " after its lastTimestamp " + (first - 1));
+                rejectsImage(withLong(image, c + 24, now + 1), entry + " has lastTimestamp " + (now + 1)
+                        + " after the image's now " + now);
+                int named = firstWithLastAfter(image, at, t, last - 1); // the first slot the lowered now fails
+                rejectsImage(withLong(image, at.now, last - 1), "image entry in slot " + named,
+                        " has lastTimestamp " + b.getLong(countersAt(image, at, t, named) + 24)
+                        + " after the image's now " + (last - 1));
+                // the limits themselves are entries the table can hold
+                byte[] edge = image.clone();
+                ByteBuffer e = ByteBuffer.wrap(edge).order(ByteOrder.LITTLE_ENDIAN);
+                e.putLong(c, total).putLong(c + 8, 0).putLong(c + 16, now).putLong(c + 24, now);
+                byte[] sealed = resealed(edge);
+                assertThat(FlowTable.fromByteArray(sealed, null).toByteArray()).isEqualTo(sealed);
+            }
+            // a lowered packets counter is checked against every entry: the largest entry's count is still accepted
+            long most = 0;
+            for (int slot : slots) {
+                most = Math.max(most, b.getLong(countersAt(image, at, t, slot)));
+            }
+            assertThat(FlowTable.fromByteArray(withLong(image, at.counters + 8 * 3, most), null)).isNotNull();
+            rejectsImage(withLong(image, at.counters + 8 * 3, most - 1), "has packets " + most + ", must be in [1, "
+                    + (most - 1) + "]");
+        }
+    }
+
+    /**
+     * The entries at the edges of what the table writes read back: saturated bytes, packets of 0 bytes, timestamps
+     * out of order and at both ends of the long range, a record restarted after a timeout, lazily deleted ones.
+     * A guard for the entry checks above (it passed before them too): none may refuse a table the writer writes.
+     */
+    @Test
+    void entriesAtTheEdgesOfWhatTheTableWritesReadBack() {
+        for (FlowKeyFormat format : FlowKeyFormat.values()) {
+            FlowTable t = FlowTable.builder().capacity(16).stashCapacity(2).keyFormat(format).idleTimeout(50)
+                    .activeTimeout(Long.MAX_VALUE).sweepSlotsPerUpdate(0).build();
+            FiveTuple big = FiveTuple.ipv4(0x0A000001, 0x0A000002, 1, 2, 6);
+            FiveTuple empty = FiveTuple.ipv4(0x0A000003, 0x0A000002, 1, 2, 17);
+            FiveTuple restarted = FiveTuple.ipv4(0x0A000005, 0x0A000002, 1, 2, 6);
+            t.update(big, 0xFFFF, Long.MAX_VALUE, -10);
+            t.update(big, 0, Long.MAX_VALUE, Long.MIN_VALUE); // saturates; far earlier than the first
+            t.update(restarted, 0, 40, -5);
+            t.update(empty, 0, 0, -1);
+            t.update(empty, 0, 0, -3);
+            t.update(restarted, 0, 40, 100); // idle since -5: exported, a new record starts
+            FlowRecord r = t.record(t.find(big));
+            assertThat(r.bytes()).isEqualTo(Long.MAX_VALUE);
+            assertThat(r.firstTimestamp()).isEqualTo(Long.MIN_VALUE);
+            assertThat(r.lastTimestamp()).isEqualTo(-10);
+            assertThat(t.record(t.find(restarted)).packets()).isEqualTo(1);
+            assertThat(t.record(t.find(empty)).bytes()).isZero();
+            assertThat(t.exports(ExportReason.IDLE_TIMEOUT)).isEqualTo(1);
+            byte[] image = t.toByteArray();
+            assertThat(FlowTable.fromByteArray(image, null).toByteArray()).isEqualTo(image);
+            int bigSlot = t.find(big);
+            assertThat(bigSlot).as("in a sub-table").isLessThan(t.layout().tableSlots());
+            assertThat(t.removeLazily(big)).isTrue();
+            t.update(big, 0, 1, Long.MAX_VALUE); // live again, at the end of time
+            assertThat(t.lazilyDeleted()).isEqualTo(1);
+            byte[] later = t.toByteArray();
+            assertThat(FlowTable.fromByteArray(later, null).toByteArray()).isEqualTo(later);
         }
     }
 }
