@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -29,11 +28,22 @@ import java.util.zip.GZIPOutputStream;
  * self-contained: {@code _metadata} and any state files, referenced by relative paths); {@code output.txt.gz} and
  * {@code dead-letters.txt.gz} (the records committed to the output and dead-letter topics before the savepoint,
  * sorted, one a line, gzipped); {@code fixture.properties} (how it was made).
+ *
+ * <p>Fixture sets ({@link #VERSIONS}): {@code v1}, the first released state format of every operator; {@code v2},
+ * the formats of 2026-11-28 (heavy-hitters keyed state layout 2 with its {@code SubWindowSerializer} and
+ * {@code OpenSubWindowsSerializer} snapshots, dedup {@code GenerationRingSerializer} snapshot version 2). Every set
+ * is restored by every build; the writer writes only the newest ({@link #CURRENT}) and never one that exists.
  */
 final class SavepointFixtures {
 
-  /** The fixture set this build reads and writes: the first released state format of every operator. */
-  static final String VERSION = "v1";
+  /**
+   * Every fixture set, oldest first: each is committed under {@code savepoints/<version>/} and restored by
+   * {@link SavepointCompatibilityIT}. A new state format adds a version here, never rewrites one
+   * (docs/STATE-FORMAT.md, "Savepoint fixtures").
+   */
+  static final List<String> VERSIONS = List.of("v1", "v2");
+  /** The fixture set {@link WriteSavepointFixtures} writes: the newest of {@link #VERSIONS}. */
+  static final String CURRENT = VERSIONS.get(VERSIONS.size() - 1);
   /** The input's seed. */
   static final long SEED = ReferenceRuns.SEED;
 
@@ -70,20 +80,41 @@ final class SavepointFixtures {
     return w.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
-  /** The topic prefix of the savepoint's run and of every restore: fixed, the source's state names the topics. */
-  static String topicPrefix(Workload w) {
-    return "compat-" + name(w);
+  /**
+   * The topic prefix of a fixture's savepoint run and of every restore of it: fixed, the source's state names the
+   * topics (and the source and sink uids derive from them). {@code v1} used {@code compat-<job>}; later versions
+   * name themselves, {@code compat-<version>-<job>}, so that every version restores on one broker.
+   */
+  static String topicPrefix(String version, Workload w) {
+    return "v1".equals(version) ? "compat-" + name(w) : "compat-" + version + "-" + name(w);
   }
 
   /** Where the writer puts a fixture: the module's test resources (the module directory is failsafe's basedir). */
-  static Path sourceDir(Workload w) {
+  static Path sourceDir(String version, Workload w) {
     return Path.of(System.getProperty("basedir", ".")).resolve("src/test/resources/savepoints")
-        .resolve(VERSION).resolve(name(w));
+        .resolve(version).resolve(name(w));
+  }
+
+  /**
+   * The fixture versions the test class path holds: the directory names under {@code savepoints/}, sorted by their
+   * number ({@code v2} before {@code v10}).
+   */
+  static List<String> versionsPresent() throws IOException {
+    URL url = SavepointFixtures.class.getResource("/savepoints");
+    if (url == null) {
+      throw new AssertionError("no savepoints/ folder on the test class path");
+    }
+    try (Stream<Path> dirs = Files.list(Path.of(url.toURI()))) {
+      return dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString())
+          .sorted(Comparator.comparingInt(String::length).thenComparing(Comparator.naturalOrder())).toList();
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** A fixture as the test class path holds it. */
-  static Path resourceDir(Workload w) {
-    String name = "/savepoints/" + VERSION + "/" + name(w) + "/fixture.properties";
+  static Path resourceDir(String version, Workload w) {
+    String name = "/savepoints/" + version + "/" + name(w) + "/fixture.properties";
     URL url = SavepointFixtures.class.getResource(name);
     if (url == null) {
       throw new AssertionError("no savepoint fixture " + name + " on the test class path");
@@ -131,22 +162,6 @@ final class SavepointFixtures {
           Files.copy(p, target);
         }
       }
-    }
-  }
-
-  /** Deletes {@code dir} and everything in it, if it exists. */
-  static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.delete(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
     }
   }
 

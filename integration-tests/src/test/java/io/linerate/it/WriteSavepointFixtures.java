@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.OutputStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,12 +30,19 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Writes the savepoint fixtures of {@link SavepointCompatibilityIT} into {@code src/test/resources/savepoints/v1/}.
- * It runs only on demand, never in the default build (which must not rewrite fixtures):
+ * Writes the newest savepoint fixture set of {@link SavepointCompatibilityIT}, {@link SavepointFixtures#CURRENT},
+ * into {@code src/test/resources/savepoints/<version>/}. It runs only on demand, never in the default build (which
+ * must not rewrite fixtures):
  *
  * <pre>
- * mvn -B -o verify -pl integration-tests -Dit.test=WriteSavepointFixtures -Dlinerate.it.writeSavepointFixtures=true
+ * mvn -B -o verify -pl integration-tests -am -DskipFuzz -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+ *     -Dit.test=WriteSavepointFixtures -Dfailsafe.failIfNoSpecifiedTests=false \
+ *     -Dlinerate.it.writeSavepointFixtures=true
  * </pre>
+ *
+ * <p>It never overwrites: a job whose fixture directory of that version exists fails before it runs (a committed
+ * fixture stands for the savepoints users have; to pin a newer format, add a version to
+ * {@link SavepointFixtures#VERSIONS}).
  *
  * <p>For each job: fixed topic names ({@link SavepointFixtures#topicPrefix}), the first {@link SavepointFixtures#split}
  * packets or events of the seeded input, the job unbounded at parallelism 2 until its checkpoints committed that
@@ -45,8 +53,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * restore reads it whatever its own setting): the flow tables' sparse slot arrays shrink to a few percent.
  * The savepoint is taken settled, with no output since the last checkpoint: a savepoint holding pending Kafka
  * transactions does not restore on another broker (docs/STATE-FORMAT.md). Then the committed output, sorted, and
- * how it was made. A format change that makes an old fixture unreadable
- * must not rewrite v1: it adds v2 (docs/STATE-FORMAT.md, "Savepoint fixtures").
+ * how it was made. A format change never rewrites a fixture set: it adds the next version (docs/STATE-FORMAT.md,
+ * "Savepoint fixtures").
  */
 @EnabledIfSystemProperty(named = "linerate.it.writeSavepointFixtures", matches = "true")
 class WriteSavepointFixtures {
@@ -56,14 +64,29 @@ class WriteSavepointFixtures {
 
   @TempDir static Path tmp;
 
-  /** Writes one job's fixture; fails if the job committed nothing or the savepoint is not self-contained. */
+  /** The command that writes a fixture set, recorded in its {@code fixture.properties}. */
+  static final String COMMAND = "mvn -B -o verify -pl integration-tests -am -DskipFuzz -Dtest=none "
+      + "-Dsurefire.failIfNoSpecifiedTests=false -Dit.test=WriteSavepointFixtures "
+      + "-Dfailsafe.failIfNoSpecifiedTests=false -Dlinerate.it.writeSavepointFixtures=true";
+
+  /**
+   * Writes one job's fixture of {@link SavepointFixtures#CURRENT}; fails if that fixture exists, if the job
+   * committed nothing or if the savepoint is not self-contained.
+   */
   @ParameterizedTest
   @EnumSource(Workload.class)
   @Timeout(300)
   void writeFixture(Workload w, @InjectMiniCluster MiniCluster cluster) throws Exception {
     Workload.assumeSelected(w);
+    String version = SavepointFixtures.CURRENT;
+    Path dir = SavepointFixtures.sourceDir(version, w);
+    if (Files.exists(dir)) {
+      throw new IllegalStateException("savepoint fixture " + version + " of " + w + " exists (" + dir + "): fixtures "
+          + "are never rewritten; to pin a newer format add a version to SavepointFixtures.VERSIONS "
+          + "(docs/STATE-FORMAT.md, Savepoint fixtures); delete it by hand only if it was never committed");
+    }
     long begin = System.nanoTime();
-    String prefix = SavepointFixtures.topicPrefix(w);
+    String prefix = SavepointFixtures.topicPrefix(version, w);
     JobTopics topics = ItTopics.create(KAFKA.broker(), prefix);
     long units = SavepointFixtures.units(w);
     long written;
@@ -83,10 +106,17 @@ class WriteSavepointFixtures {
     List<List<String>> out = Outputs.committed(KAFKA.bootstrapServers(), w.outputTopics(topics));
     assertThat(out.get(0)).as("output committed before the savepoint").isNotEmpty();
 
-    Path dir = SavepointFixtures.sourceDir(w);
-    SavepointFixtures.deleteTree(dir);
-    Files.createDirectories(dir);
     Path savepointDir = Path.of(URI.create(savepoint.startsWith("file:") ? savepoint : "file://" + savepoint));
+    // no path of the checkout or the home folder: state handles are inlined (their names keep the temporary folder
+    // they were written to, file:/tmp/junit-<n>/..., never opened: the restore reads a copy after that folder is
+    // gone) or files of the folder by relative path
+    String metadata = new String(Files.readAllBytes(savepointDir.resolve("_metadata")), StandardCharsets.ISO_8859_1);
+    Path checkout = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().normalize().getParent();
+    assertThat(metadata).as("%s: _metadata of the savepoint", w)
+        .doesNotContain(checkout.toString(), System.getProperty("user.home") + "/");
+
+    Files.createDirectories(dir.getParent());
+    Files.createDirectory(dir); // fails if it appeared meanwhile: never overwrite
     SavepointFixtures.copyTree(savepointDir, dir.resolve("savepoint"));
     SavepointFixtures.writeLines(dir.resolve("output.txt.gz"), out.get(0));
     SavepointFixtures.writeLines(dir.resolve("dead-letters.txt.gz"), out.get(1));
@@ -106,10 +136,9 @@ class WriteSavepointFixtures {
     p.setProperty("written", Instant.now().toString());
     p.setProperty("output.records", Integer.toString(out.get(0).size()));
     p.setProperty("dead-letters.records", Integer.toString(out.get(1).size()));
-    p.setProperty("command", "mvn -B -o verify -pl integration-tests -Dit.test=WriteSavepointFixtures "
-        + "-Dlinerate.it.writeSavepointFixtures=true");
+    p.setProperty("command", COMMAND);
     try (OutputStream o = Files.newOutputStream(dir.resolve("fixture.properties"))) {
-      p.store(o, "savepoint fixture " + SavepointFixtures.VERSION + " of " + w
+      p.store(o, "savepoint fixture " + version + " of " + w
           + ", written by io.linerate.it.WriteSavepointFixtures; see docs/STATE-FORMAT.md, Savepoint fixtures");
     }
     try (var files = Files.list(dir.resolve("savepoint"))) {
