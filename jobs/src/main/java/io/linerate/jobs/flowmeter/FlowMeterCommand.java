@@ -46,7 +46,7 @@ public final class FlowMeterCommand implements Callable<Integer> {
   @Mixin
   private FlinkOptions flink;
 
-  private long capacity = 100_000;
+  private long capacity = FlowMeterJob.Builder.DEFAULT_CAPACITY;
   private long memoryBudget;
   private Duration idleTimeout = Duration.ofSeconds(15);
   private Duration activeTimeout = Duration.ofMinutes(30);

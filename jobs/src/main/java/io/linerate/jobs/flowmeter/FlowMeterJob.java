@@ -131,6 +131,9 @@ public final class FlowMeterJob implements JobLauncher {
    * {@link #build()} fails naming the parameter.
    */
   public static final class Builder extends KafkaJobBuilder<Builder> {
+    /** Flows per observation point's table when neither {@link #capacity} nor {@link #memoryBudget} is set. */
+    public static final long DEFAULT_CAPACITY = 100_000;
+
     private final FlowMeter.Builder<PacketRecord, Integer> meter = FlowMeter.<PacketRecord>builder()
         .scope(PacketRecord::observationPoint, Types.INT)
         .packets(PacketRecord.FIVE_TUPLE)
@@ -149,7 +152,7 @@ public final class FlowMeterJob implements JobLauncher {
       return this;
     }
 
-    /** Flows each observation point's table is sized for (or {@link #memoryBudget}). */
+    /** Flows each observation point's table is sized for (or {@link #memoryBudget}); default {@value #DEFAULT_CAPACITY}. */
     public Builder capacity(long flows) {
       meter.capacity(flows);
       this.capacity = flows;
@@ -223,10 +226,10 @@ public final class FlowMeterJob implements JobLauncher {
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the parameter that is missing or out of range */
+    /** @throws IllegalArgumentException naming the parameter that is out of range */
     public FlowMeterJob build() {
       if (capacity == 0 && memoryBudget == 0) {
-        throw new IllegalArgumentException("capacity (flows) or memoryBudget (bytes) must be set");
+        capacity(DEFAULT_CAPACITY); // the command's default too
       }
       FlowMeter<PacketRecord, Integer> built = meter.build();
       options.requireDeadLettersFit();

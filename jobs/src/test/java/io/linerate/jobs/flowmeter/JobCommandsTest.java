@@ -285,8 +285,11 @@ class JobCommandsTest {
 
   @Test
   void buildersFailNamingTheParameter() {
-    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> FlowMeterJob.builder().build()))
-        .hasMessageContaining("capacity (flows) or memoryBudget (bytes) must be set");
+    // neither capacity nor memoryBudget: the command's default, not an error
+    assertThat(FlowMeterJob.builder().build().meter().capacity()).isEqualTo(FlowMeterJob.Builder.DEFAULT_CAPACITY)
+        .isEqualTo(100_000L);
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> FlowMeterJob.builder().capacity(0).build()))
+        .hasMessageContaining("capacity");
     assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> FlowMeterJob.builder().capacity(10)
         .outOfOrderness(Duration.ofSeconds(-1)))).hasMessageContaining("outOfOrderness must be >= 0");
     assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> DedupJob.builder().timestampField(null).build()))
