@@ -34,8 +34,10 @@ public enum InsertionScheme {
         {0.4694, 0.4562, 0.2512, 0.1082},
         {0.366, 0.367, 0.239, 0.129, 0.058}}),
     /**
-     * §5.6: look at every occupant of x's buckets and make the single move (or none) that puts x and the
-     * moved item as far left as possible; costs up to d² bucket reads per insertion.
+     * §5.6: look at every occupant of x's buckets and make the single move (or none) that fills the leftmost
+     * free bucket it can reach: x's own leftmost free bucket, or an occupant's leftmost free bucket with x taking
+     * the occupant's place (ties to x, then to the leftmost occupant). After deletions that occupant can sit
+     * right of x's free bucket and move left into a hole. Costs up to d² bucket reads per insertion.
      */
     EXTREME_SECOND_CHANCE(1, new double[][] {
         {0.6554, 0.5500, 0.3064},

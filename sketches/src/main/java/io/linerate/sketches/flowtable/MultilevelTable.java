@@ -358,9 +358,14 @@ final class MultilevelTable {
     }
 
     /**
-     * §5.6: z<sub>0</sub> = x's leftmost free level; z<sub>i</sub> = the leftmost free level of the
-     * occupant y<sub>i</sub> of x's bucket in sub-table i &lt; z<sub>0</sub>. If some z<sub>i</sub> &lt;
-     * z<sub>0</sub>, the smallest (ties to the smallest i) moves y<sub>i</sub> and x takes its bucket.
+     * §5.6: z<sub>0</sub> = x's leftmost free level; z<sub>i</sub> = the leftmost level (other than i) where the
+     * occupant y<sub>i</sub> of x's bucket in sub-table i has a free bucket, for every occupied bucket of x. If
+     * some z<sub>i</sub> &lt; z<sub>0</sub>, the smallest (ties to the smallest i) moves y<sub>i</sub> there and x
+     * takes its bucket; otherwise x goes to z<sub>0</sub>. With insertions only, z<sub>i</sub> &gt; i for every
+     * occupant, so only occupants left of z<sub>0</sub> can win; after deletions ({@link #free}, or the holes a
+     * {@link #rebuild} leaves) an occupant right of z<sub>0</sub> can have a free bucket left of z<sub>0</sub>:
+     * it moves there and x takes its bucket, right of z<sub>0</sub> (the bucket filled is further left than x's
+     * own). A lazily deleted occupant is never moved.
      */
     private int placeExtreme(long h1, long h2) {
         int z0 = levels;
@@ -374,11 +379,12 @@ final class MultilevelTable {
         int bestZ = z0;
         int bestTarget = -1;
         long bestH1 = 0; // the chosen occupant's h1, kept: hashing it again to move it was a second hash
-        // only occupants left of z0 can improve on placing x at z0 (with insertions only, z_i > i)
-        for (int i = 0; i < z0; i++) {
+        // every occupant of x's buckets, as the thesis says: with insertions only those right of z0 never win
+        // (z_i > i), but after deletions one of them can have a free bucket left of z0. bestZ = 0: none can win.
+        for (int i = 0; i < levels && bestZ > 0; i++) {
             int y = bucketSlot(i, h1, h2);
-            if ((state[y] & DELETED) != 0) {
-                continue;
+            if ((state[y] & (OCCUPIED | DELETED)) != OCCUPIED) {
+                continue; // x's free bucket (i = z0, or right of it) or a lazily deleted item, which is not moved
             }
             long yh1 = occupants.hashOf(y);
             long yh2 = ItemHasher.h2(yh1);

@@ -11,6 +11,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Where every item goes: a {@link MultilevelTable} against a reference written from the thesis's pseudocode
@@ -26,10 +27,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * to move, or a rebuild that moves an item to another of its free buckets. This test does.
  *
  * <p>Choices the thesis leaves open, as the table documents them: the first free slot of a bucket (left to
- * right) is taken, a lazily deleted item is never moved by an insertion (Cons marks its bucket and gives up), and
- * SCExt with deletions looks only at the occupants of x's buckets left of z<sub>0</sub> (with insertions only, no
- * other one can improve on z<sub>0</sub>). The stash is compact: freeing a stash slot moves the last stash item
- * into it.
+ * right) is taken, a lazily deleted item is never moved by an insertion (Cons marks its bucket and gives up), and an
+ * SCExt occupant's z<sub>i</sub> is its leftmost free level, which after deletions may lie left of its own level.
+ * SCExt looks at every occupant of x's buckets, as §5.6 says, also those right of z<sub>0</sub>: with insertions
+ * only none of them can win, but after deletions one can have a free bucket left of z<sub>0</sub> (then x takes
+ * its bucket, right of z<sub>0</sub>). The stash is compact: freeing a stash slot moves the last stash item into it.
  */
 class MultilevelTablePlacementModelTest {
 
@@ -100,10 +102,73 @@ class MultilevelTablePlacementModelTest {
             ref.assertSame(op, what);
         }
         assertThat(seen).as("inserts, frees, lazy deletions, rebuilds").doesNotContain(0);
+        if (scheme == InsertionScheme.EXTREME_SECOND_CHANCE && buckets.length > 2) {
+            assertThat(ref.movesRightOfZ0).as("SCExt moves of an occupant right of z0").isPositive();
+        }
         assertThat(table.overflows()).as("insertions that overflowed").isPositive();
         if (scheme != InsertionScheme.STANDARD && scheme != InsertionScheme.STANDARD_2) {
             assertThat(table.moves()).as("moves").isPositive();
         }
+    }
+
+    /**
+     * SCExt at Table 5.1(b), d = 4 (n = 10,000, the printed α, a stash of 2048): with insertions only, the thesis's
+     * rule (every occupant of x's buckets) and the earlier one (occupants left of z<sub>0</sub> only) put every
+     * item in the same slot and make the same moves, so the Table 5.1(b) reproduction is unchanged. Then model 1 of
+     * §5.10 (insert a new item, free a random other one, 2n times): the table still follows the thesis slot for
+     * slot, some insertions move an occupant right of z<sub>0</sub>, and the earlier rule places some insertion
+     * elsewhere.
+     */
+    @ParameterizedTest(name = "seed={0}")
+    @ValueSource(longs = {0x5CE7_0001L, 0x5CE7_0002L, 0x5CE7_0003L})
+    void extremeSecondChanceDiffersFromTheLeftOfZ0RuleOnlyAfterDeletions(long seed) {
+        int n = 10_000;
+        InsertionScheme scheme = InsertionScheme.EXTREME_SECOND_CHANCE;
+        TableLayout layout = TableLayout.forItems(n, scheme, scheme.defaultAlphas(4), 2048);
+        SplittableRandom random = new SplittableRandom(seed);
+        SlotItems items = SlotItems.forLayout(layout, n + 1);
+        MultilevelTable table = new MultilevelTable(layout, scheme, items, null);
+        Reference thesis = new Reference(table, items);
+        Reference leftOfZ0 = new Reference(table, items, true);
+        for (int id = 0; id < n; id++) {
+            long h1 = random.nextLong();
+            int expected = thesis.place(id, h1);
+            assertThat(leftOfZ0.place(id, h1)).as("insertion %d: the two rules", id).isEqualTo(expected);
+            assertThat(items.insert(table, id, h1)).as("insertion %d", id).isEqualTo(expected);
+        }
+        thesis.assertSame(n, "after the insertions");
+        leftOfZ0.assertSame(n, "after the insertions");
+        assertThat(thesis.movesRightOfZ0).isZero();
+        assertThat(table.moves()).as("moves (Table 5.1(b): m = 17.8%)").isBetween(1_600L, 1_950L);
+
+        int[] present = new int[n];
+        for (int i = 0; i < n; i++) {
+            present[i] = i;
+        }
+        int spare = n;
+        int firstDifference = -1;
+        for (int step = 1; step <= 2 * n; step++) {
+            long h1 = random.nextLong();
+            int expected = thesis.place(spare, h1);
+            if (firstDifference < 0 && leftOfZ0.place(spare, h1) != expected) {
+                firstDifference = step; // the states part here: stop feeding the earlier rule
+            }
+            assertThat(items.insert(table, spare, h1)).as("model 1 step %d", step).isEqualTo(expected);
+            int k = random.nextInt(n);
+            int victim = present[k];
+            present[k] = spare;
+            thesis.free(items.slotOf[victim]);
+            if (firstDifference < 0) {
+                leftOfZ0.free(items.slotOf[victim]);
+            }
+            items.free(table, victim);
+            spare = victim;
+            if (step % 1_000 == 0) {
+                thesis.assertSame(n + step, "model 1");
+            }
+        }
+        assertThat(thesis.movesRightOfZ0).as("moves of an occupant right of z0 under deletions").isPositive();
+        assertThat(firstDifference).as("first model-1 step the earlier rule places elsewhere").isPositive();
     }
 
     /** The thesis's schemes over plain per-slot arrays; slots numbered as the table numbers them. */
@@ -120,11 +185,23 @@ class MultilevelTablePlacementModelTest {
         private final long[] hash;      // h1 of each id
         private final List<Integer> stash = new ArrayList<>();
         private final List<Boolean> stashDeleted = new ArrayList<>();
+        private final boolean occupantsLeftOfZ0Only;
         private long moves;
         private long overflows;
         private long rebuildMoves;
+        /** SCExt moves of an occupant right of x's leftmost free level z0 (possible only after deletions). */
+        private long movesRightOfZ0;
 
         Reference(MultilevelTable table, SlotItems items) {
+            this(table, items, false);
+        }
+
+        /**
+         * @param occupantsLeftOfZ0Only SCExt as the table placed items before it followed §5.6 for every occupant:
+         *                              only the occupants of x's buckets left of z0 were considered
+         */
+        Reference(MultilevelTable table, SlotItems items, boolean occupantsLeftOfZ0Only) {
+            this.occupantsLeftOfZ0Only = occupantsLeftOfZ0Only;
             this.table = table;
             this.items = items;
             this.levels = table.levels();
@@ -250,9 +327,10 @@ class MultilevelTablePlacementModelTest {
             }
             int best = -1;
             int bestZ = z0;
-            for (int i = 0; i < z0; i++) {
+            // §5.6: every occupied bucket of x; the earlier rule looked only left of z0
+            for (int i = 0; i < (occupantsLeftOfZ0Only ? z0 : levels); i++) {
                 int y = bucket(i, h1);
-                if (deleted[y]) {
+                if (item[y] < 0 || deleted[y]) {
                     continue;
                 }
                 int zi = levels;
@@ -270,6 +348,9 @@ class MultilevelTablePlacementModelTest {
             if (best >= 0) {
                 int y = bucket(best, h1);
                 move(y, freeIn(bucket(bestZ, hash[item[y]])));
+                if (best > z0) {
+                    movesRightOfZ0++;
+                }
                 return y;
             }
             return z0 < levels ? freeIn(bucket(z0, h1)) : -1;

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Single insertions of the move schemes, in situations built item by item (thesis chapter 5): Second Chance
  * (Figure 5.1) pushes an occupant right only when the new item's next bucket is full, and Extreme Second Chance
- * (§5.6) moves the occupant of the first sub-table when that beats the new item's leftmost free level. Also the
- * levels a scheme needs and freeing an empty slot.
+ * (§5.6) moves the occupant of the first sub-table when that beats the new item's leftmost free level, and after a
+ * deletion also an occupant right of that level. Also the levels a scheme needs and freeing an empty slot.
  */
 class MultilevelTableSchemeTest {
 
@@ -83,6 +83,40 @@ class MultilevelTableSchemeTest {
         long x = hashWith(table, new int[] {b, t, -1}, new int[] {-1, -1, -1});
         assertThat(items.insert(table, 2, x)).isEqualTo(b);
         assertThat(items.slotOf[0]).isEqualTo(u);
+        assertThat(table.moves()).isEqualTo(1);
+    }
+
+    /**
+     * §5.6 after a deletion: x's leftmost free level is T2 (z<sub>0</sub> = 2), but the occupant y of x's T3
+     * bucket, right of z<sub>0</sub>, has a free T1 bucket (its blocker was freed): z<sub>y</sub> = 1 &lt;
+     * z<sub>0</sub>, so the thesis moves y to T1 and x takes y's T3 bucket. With insertions only this cannot
+     * happen (every item's buckets left of its own are full).
+     */
+    @Test
+    void extremeSecondChanceMovesAnOccupantRightOfZ0IntoAHoleLeftOfIt() {
+        TableLayout layout = TableLayout.of(1, 4, 8, 8, 8);
+        SlotItems items = SlotItems.forLayout(layout, 5);
+        MultilevelTable table = new MultilevelTable(layout, InsertionScheme.EXTREME_SECOND_CHANCE, items, null);
+        long a = random.nextLong();
+        int a1 = items.insert(table, 0, a);
+        int a2 = bucket(table, 1, a);
+        // b and y share a's T1 and T2 buckets: b goes to T2, y to T3 (no occupant can move left of their z0)
+        long b = hashWith(table, new int[] {a1, a2}, null);
+        assertThat(items.insert(table, 1, b)).isEqualTo(a2);
+        long y = hashWith(table, new int[] {a1, a2}, null);
+        int y3 = items.insert(table, 2, y);
+        assertThat(table.levelOf(y3)).as("y in T3").isEqualTo(2);
+        items.free(table, 0); // a leaves a hole in y's T1 bucket
+        long c = hashWith(table, new int[] {-1}, new int[] {a1});
+        int c1 = items.insert(table, 3, c);
+        assertThat(table.levelOf(c1)).isZero();
+        assertThat(table.moves()).isZero();
+        // x: T1 bucket full (c, which has no free bucket left of T2), T2 bucket free, T3 bucket holds y
+        long x = hashWith(table, new int[] {c1, -1, y3}, new int[] {-1, a2, -1});
+        assertThat(items.insert(table, 4, x)).as("x takes y's T3 bucket, not its own free T2 bucket").isEqualTo(y3);
+        assertThat(items.slotOf[2]).as("y moved left into the hole in T1").isEqualTo(a1);
+        assertThat(items.slotOf[3]).as("c stays").isEqualTo(c1);
+        assertThat(table.isOccupied(bucket(table, 1, x))).as("x's T2 bucket stays free").isFalse();
         assertThat(table.moves()).isEqualTo(1);
     }
 
