@@ -27,8 +27,9 @@ import java.util.Map;
  *       expires while measuring; {@code updateIpv4} with primitives.</li>
  *   <li><b>linerate-sweep0</b>: the same without the sweep (0 slots per update).</li>
  *   <li><b>linerate-summary</b>: the same as linerate with the multiple-Bloom-filter summary.</li>
- *   <li><b>linerate-std</b>, <b>linerate-sc2</b>: the same as linerate with the STANDARD (d-left, never moves)
- *       and SECOND_CHANCE_2 (two entries per bucket) schemes, each with its own Table 5.1 sizes.</li>
+ *   <li><b>linerate-std</b>, <b>linerate-sc2</b>, <b>linerate-scext</b>: the same as linerate with the STANDARD
+ *       (d-left, never moves), SECOND_CHANCE_2 (two entries per bucket) and EXTREME_SECOND_CHANCE (one move
+ *       chosen among every occupant of the new flow's buckets) schemes, each with its own Table 5.1 sizes.</li>
  * </ul>
  *
  * <p>The maps are created with their default constructors and grow as flows arrive, as a user who does not
@@ -38,7 +39,7 @@ import java.util.Map;
 public final class FlowCounters {
 
     public static final List<String> ALL = List.of("hashmap", "hashmap-probe", "fastutil", "fastutil-probe",
-            "linerate", "linerate-sweep0", "linerate-summary", "linerate-std", "linerate-sc2");
+            "linerate", "linerate-sweep0", "linerate-summary", "linerate-std", "linerate-sc2", "linerate-scext");
 
     private FlowCounters() {
     }
@@ -64,6 +65,8 @@ public final class FlowCounters {
                 return new Linerate(name, table(capacity).scheme(InsertionScheme.STANDARD).build());
             case "linerate-sc2":
                 return new Linerate(name, table(capacity).scheme(InsertionScheme.SECOND_CHANCE_2).build());
+            case "linerate-scext":
+                return new Linerate(name, table(capacity).scheme(InsertionScheme.EXTREME_SECOND_CHANCE).build());
             default:
                 throw new IllegalArgumentException("unknown flow table '" + name + "', known: " + ALL);
         }

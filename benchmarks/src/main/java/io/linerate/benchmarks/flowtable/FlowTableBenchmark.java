@@ -43,7 +43,7 @@ public class FlowTableBenchmark {
     @State(Scope.Thread)
     public static class TableState {
         @Param({"hashmap", "hashmap-probe", "fastutil", "fastutil-probe", "linerate", "linerate-sweep0",
-                "linerate-summary", "linerate-std", "linerate-sc2"})
+                "linerate-summary", "linerate-std", "linerate-sc2", "linerate-scext"})
         public String impl;
 
         /** n: the flow count the flow table is built for. */

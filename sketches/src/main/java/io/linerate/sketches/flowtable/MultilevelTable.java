@@ -45,6 +45,13 @@ final class MultilevelTable {
     private long moves;
     private long overflows;
     private long rebuildMoves;
+    /**
+     * Whether a sub-table slot may have been emptied (a removal, a rebuild, a restore from an image): until then
+     * every item in T<sub>i</sub> found T<sub>1</sub>..T<sub>i−1</sub> full, which stay full, so z<sub>i</sub> &gt; i
+     * and SCExt need not hash the occupants right of z<sub>0</sub> ({@link #placeExtreme}). Not state: a copy keeps
+     * it, an image read sets it.
+     */
+    private boolean mayHaveHoles;
 
     MultilevelTable(TableLayout layout, InsertionScheme scheme, Occupants occupants, TypeSummary summary) {
         check(layout, scheme);
@@ -83,6 +90,7 @@ final class MultilevelTable {
         this.moves = other.moves;
         this.overflows = other.overflows;
         this.rebuildMoves = other.rebuildMoves;
+        this.mayHaveHoles = other.mayHaveHoles;
     }
 
     /** A copy of this table's slot states, stash and counters for a copied flow table. */
@@ -380,8 +388,10 @@ final class MultilevelTable {
         int bestTarget = -1;
         long bestH1 = 0; // the chosen occupant's h1, kept: hashing it again to move it was a second hash
         // every occupant of x's buckets, as the thesis says: with insertions only those right of z0 never win
-        // (z_i > i), but after deletions one of them can have a free bucket left of z0. bestZ = 0: none can win.
-        for (int i = 0; i < levels && bestZ > 0; i++) {
+        // (z_i > i), so they are not hashed until a slot may have been emptied; after that one of them can have a
+        // free bucket left of z0. bestZ = 0: none can win.
+        int last = mayHaveHoles ? levels : z0;
+        for (int i = 0; i < last && bestZ > 0; i++) {
             int y = bucketSlot(i, h1, h2);
             if ((state[y] & (OCCUPIED | DELETED)) != OCCUPIED) {
                 continue; // x's free bucket (i = z0, or right of it) or a lazily deleted item, which is not moved
@@ -433,6 +443,7 @@ final class MultilevelTable {
             return;
         }
         state[slot] = 0; // an empty bucket forgets its Conservative mark
+        mayHaveHoles = true;
         if (summary != null) {
             summary.remove(h1, h2, levelOf(slot));
         }
@@ -510,6 +521,7 @@ final class MultilevelTable {
         stashSize = kept;
         lazilyDeleted = 0;
         rebuildMoves += moved;
+        mayHaveHoles = true; // moved items and dropped deleted ones leave empty slots
         if (summary != null) {
             rebuildSummary();
         }
@@ -550,6 +562,7 @@ final class MultilevelTable {
     void restore(byte[] restoredState, int restoredStashSize, int restoredSize, int restoredLazilyDeleted,
                  long restoredMoves, long restoredOverflows, long restoredRebuildMoves) {
         System.arraycopy(restoredState, 0, state, 0, state.length);
+        mayHaveHoles = true; // the image does not say whether its table ever removed an item
         stashSize = restoredStashSize;
         moves = restoredMoves;
         overflows = restoredOverflows;
