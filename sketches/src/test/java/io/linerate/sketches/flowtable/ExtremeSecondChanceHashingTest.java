@@ -15,27 +15,6 @@ import org.junit.jupiter.api.Test;
  */
 class ExtremeSecondChanceHashingTest {
 
-    /** Counts the occupant hashes the table asks for. */
-    private static final class Counting implements Occupants {
-        final SlotItems items;
-        long hashes;
-
-        Counting(SlotItems items) {
-            this.items = items;
-        }
-
-        @Override
-        public long hashOf(int slot) {
-            hashes++;
-            return items.hashOf(slot);
-        }
-
-        @Override
-        public void move(int from, int to) {
-            items.move(from, to);
-        }
-    }
-
     /** Occupied, not lazily deleted buckets of x left of its leftmost free bucket (all levels if none is free). */
     private static int occupantsLeftOfFirstFree(MultilevelTable table, long h1) {
         long h2 = ItemHasher.h2(h1);
@@ -55,7 +34,7 @@ class ExtremeSecondChanceHashingTest {
         int n = 10_000;
         TableLayout layout = TableLayout.forItems(n, InsertionScheme.EXTREME_SECOND_CHANCE, 4);
         SlotItems items = SlotItems.forLayout(layout, 2 * n);
-        Counting occupants = new Counting(items);
+        CountingOccupants occupants = new CountingOccupants(items);
         MultilevelTable table = new MultilevelTable(layout, InsertionScheme.EXTREME_SECOND_CHANCE, occupants, null);
         SplittableRandom random = new SplittableRandom(5);
         for (int id = 0; id < n; id++) { // insertions only, up to the design load

@@ -17,27 +17,6 @@ class MultilevelTableBookkeepingTest {
 
     private static final int ITEMS = 2_000;
 
-    /** Counts the moves the table asks for, on top of {@link SlotItems}. */
-    private static final class CountingItems implements Occupants {
-        final SlotItems items;
-        long moves;
-
-        CountingItems(SlotItems items) {
-            this.items = items;
-        }
-
-        @Override
-        public long hashOf(int slot) {
-            return items.hashOf(slot);
-        }
-
-        @Override
-        public void move(int from, int to) {
-            moves++;
-            items.move(from, to);
-        }
-    }
-
     @Test
     void countersAndSummaryFollowEveryOperation() {
         for (InsertionScheme scheme : new InsertionScheme[] {InsertionScheme.STANDARD, InsertionScheme.CONSERVATIVE,
@@ -51,7 +30,7 @@ class MultilevelTableBookkeepingTest {
         // sized for 1,000 items, filled with up to 1,200: the last sub-tables and the stash fill, so schemes move
         TableLayout layout = TableLayout.forItems(ITEMS / 2, scheme, 4);
         SlotItems items = SlotItems.forLayout(layout, ITEMS);
-        CountingItems occupants = new CountingItems(items);
+        CountingOccupants occupants = new CountingOccupants(items);
         TypeSummary summary = new TypeSummary(layout, ITEMS / 2, 9);
         MultilevelTable table = new MultilevelTable(layout, scheme, occupants, summary);
         SplittableRandom random = new SplittableRandom(scheme.ordinal());
