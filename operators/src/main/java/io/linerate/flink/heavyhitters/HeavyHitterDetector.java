@@ -58,7 +58,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
      * {@code maxOpenSubWindows} is n + max(n, {@value}).
      */
     public static final int DEFAULT_OPEN_AHEAD = 64;
-    /** Largest {@code maxOpenSubWindows}: the most sub-windows a key may hold open (what its index serializer reads back). */
+    /** Largest {@code maxOpenSubWindows}: the most sub-windows a key may hold open (what its index reads back). */
     public static final int MAX_OPEN_SUB_WINDOWS = WindowRingSerializer.MAX_SLOTS;
     /** Default depth of the CM-heap's sketch. */
     public static final int DEFAULT_CM_DEPTH = 4;
@@ -226,7 +226,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         return subWindows;
     }
 
-    /** Heap per parallel instance for the sub-windows of recent keys on RocksDB; see {@link Builder#stateCacheBytes}. */
+    /** Heap per instance for the sub-windows of recent keys on RocksDB; see {@link Builder#stateCacheBytes}. */
     public long stateCacheBytes() {
         return stateCacheBytes;
     }

@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * {@code B} of one scope each, whose elements {@code T} ({@link ElementsOf}) are counted; {@link HeavyHittersOperator}
  * is its single-record form (every record a batch of one). Its state per scope key is one entry per open sub-window
  * (layout 2): a map state from the sub-window index to a {@link SubWindow} ({@link SubWindowSerializer}) and a value
- * state of the open indexes ({@link OpenSubWindowsSerializer}), worked on as one {@link WindowRing} ({@link RingState});
+ * state of the open indexes ({@link OpenSubWindowsSerializer}), worked on as one {@link WindowRing}
+ * ({@link RingState});
  * a restore of layout 1 (one {@link WindowRing} per key, {@link WindowRingSerializer}) moves it in {@code open()}. It
  * registers one event-time timer per key per window end, when a sub-window's first element arrives, and chains the
  * next window end at each report while older sub-windows remain.

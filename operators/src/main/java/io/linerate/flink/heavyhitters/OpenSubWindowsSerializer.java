@@ -85,10 +85,11 @@ public final class OpenSubWindowsSerializer extends WindowShapeSerializer<long[]
         return new Snapshot(expected);
     }
 
-    /** Snapshot of an {@link OpenSubWindowsSerializer}: the expected {@link WindowShape}, version {@value #VERSION}. */
+    /**
+     * Snapshot of an {@link OpenSubWindowsSerializer}: the expected {@link WindowShape}, version
+     * {@value WindowShapeSnapshot#FIRST_VERSION}.
+     */
     public static final class Snapshot extends WindowShapeSnapshot<long[]> {
-
-        static final int VERSION = 1;
 
         /** For Flink's reflective instantiation on restore. */
         public Snapshot() {
@@ -97,16 +98,6 @@ public final class OpenSubWindowsSerializer extends WindowShapeSerializer<long[]
 
         Snapshot(WindowShape shape) {
             super(shape);
-        }
-
-        @Override
-        public int getCurrentVersion() {
-            return VERSION;
-        }
-
-        @Override
-        public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
-            readCurrentVersion(readVersion, in, "OpenSubWindowsSerializer");
         }
 
         @Override

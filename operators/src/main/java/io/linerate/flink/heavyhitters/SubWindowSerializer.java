@@ -160,12 +160,10 @@ public final class SubWindowSerializer extends WindowShapeSerializer<SubWindow> 
 
     /**
      * Snapshot of a {@link SubWindowSerializer}: its expected {@link WindowShape} (a boolean "shape present", then the
-     * shape's fields), version {@value #VERSION}. A restore whose configured shape differs in any field is
-     * incompatible, the differences logged (e.g. {@code "slideMillis: 1000 -> 2000"}).
+     * shape's fields), version {@value WindowShapeSnapshot#FIRST_VERSION}. A restore whose configured shape differs
+     * in any field is incompatible, the differences logged (e.g. {@code "slideMillis: 1000 -> 2000"}).
      */
     public static final class Snapshot extends WindowShapeSnapshot<SubWindow> {
-
-        static final int VERSION = 1;
 
         /** For Flink's reflective instantiation on restore. */
         public Snapshot() {
@@ -174,16 +172,6 @@ public final class SubWindowSerializer extends WindowShapeSerializer<SubWindow> 
 
         Snapshot(WindowShape shape) {
             super(shape);
-        }
-
-        @Override
-        public int getCurrentVersion() {
-            return VERSION;
-        }
-
-        @Override
-        public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
-            readCurrentVersion(readVersion, in, "SubWindowSerializer");
         }
 
         @Override

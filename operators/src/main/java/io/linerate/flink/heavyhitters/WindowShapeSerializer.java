@@ -55,7 +55,8 @@ abstract class WindowShapeSerializer<T> extends TypeSerializer<T> {
 
     @Override
     public final boolean equals(Object o) {
-        return o != null && o.getClass() == getClass() && Objects.equals(expected, ((WindowShapeSerializer<?>) o).expected);
+        return o != null && o.getClass() == getClass()
+                && Objects.equals(expected, ((WindowShapeSerializer<?>) o).expected);
     }
 
     @Override

@@ -7,14 +7,29 @@ import org.apache.flink.core.memory.DataInputView;
 /**
  * The serializer snapshots of the heavy-hitters state: each records the operator's {@link WindowShape} (a flag, then
  * the shape's fields), so that a restore into an operator of another shape is incompatible, naming every field that
- * changed. Subclasses keep their own class name and version (what checkpoints name) and restore their serializer.
+ * changed. Subclasses keep their own class name (what checkpoints name) and restore their serializer; they are at
+ * version {@value #FIRST_VERSION} unless they override {@link #getCurrentVersion} and {@link #readSnapshot} (as a
+ * snapshot with older versions to read does).
  *
  * @param <T> the state type
  */
 abstract class WindowShapeSnapshot<T> extends ShapeCheckedSnapshot<T, WindowShape> {
 
+    static final int FIRST_VERSION = 1;
+
     WindowShapeSnapshot(WindowShape shape) {
         super(shape);
+    }
+
+    @Override
+    public int getCurrentVersion() {
+        return FIRST_VERSION;
+    }
+
+    /** Reads the shape written at {@link #getCurrentVersion}, the only version this snapshot has. */
+    @Override
+    public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
+        readCurrentVersion(readVersion, in, getClass().getEnclosingClass().getSimpleName());
     }
 
     @Override
