@@ -602,6 +602,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             }
             if (batchRing == null) {
                 batchRing = new WindowRing(spec.subWindows);
+                batchRing.loader = rings; // reads back what a held ring drops once written (unloadUnchanged)
             }
         }
         return batchRing;
@@ -727,6 +728,7 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
             timers.registerEventTimeTimer(VoidNamespace.INSTANCE, timer.getTimestamp() + slide);
         }
         stateBytes = ring.stateBytes(trackerBytes);
+        ring.unloadUnchanged(last); // after the gauge, which counts a sub-window not read as a full tracker
         if (ring.isEmpty()) {
             state.clear();
         } else {

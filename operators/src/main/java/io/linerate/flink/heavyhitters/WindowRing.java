@@ -35,7 +35,7 @@ public final class WindowRing {
     int freedCount;
     /** Whether the set of open sub-windows changed since the ring was last written. */
     boolean openChanged;
-    /** Reads a slot's sub-window when first used; null when every open slot is read already. */
+    /** Reads a slot's sub-window when first used or again after {@link #unloadUnchanged}; null: every slot is read. */
     Loader loader;
     /** Slot of the latest lookup: consecutive records of a key mostly share a sub-window. Not state. */
     private int recent;
@@ -185,6 +185,24 @@ public final class WindowRing {
 
     HeavyHitters tracker(int slot) {
         return window(slot).tracker;
+    }
+
+    /**
+     * Forgets the sub-windows read from the state that no record can change any more and that are unchanged since the
+     * ring was last read or written: those up to {@code last}, the last sub-window of the window just reported (a
+     * later record of them is late). A report reads its window's n sub-windows, so without this a ring held by the
+     * state cache between reports weighed n trackers where its records use one; a later report reads them again (a
+     * state read each, on RocksDB). Changed ones stay until the ring is written. Nothing without a {@link #loader}.
+     */
+    void unloadUnchanged(long last) {
+        if (loader == null) {
+            return;
+        }
+        for (int i = 0; i < subWindows.length; i++) {
+            if (subWindows[i] != FREE && subWindows[i] <= last && !changed[i]) {
+                windows[i] = null;
+            }
+        }
     }
 
     /** Marks the slot's sub-window changed (its tracker counted a record): written at the next write. */

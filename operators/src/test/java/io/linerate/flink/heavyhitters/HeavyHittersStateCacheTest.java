@@ -226,6 +226,51 @@ class HeavyHittersStateCacheTest {
         }
     }
 
+    /**
+     * A held ring weighs what its records can still change: a report reads the window's n = 4 sub-windows, and those
+     * of them that are written back already (here by a snapshot before each report) are dropped after it and read
+     * again by the next report, so between reports the ring weighs its index only, not n trackers. The reports are the
+     * heap backend's, and each reads the sub-windows it dropped before.
+     */
+    @Test
+    void aHeldRingDropsTheReportedSubWindowsWrittenBack() throws Exception {
+        var detector = Fixtures.builder().sliding(Duration.ofSeconds(4), Duration.ofSeconds(1)).phi(0.02).capacity(60)
+                .build();
+        OperatorMetrics metrics = new OperatorMetrics();
+        List<String> reports = new ArrayList<>();
+        List<Long> readsPerReport = new ArrayList<>();
+        try (var h = Fixtures.harness(detector, new EmbeddedRocksDBStateBackend(), metrics)) {
+            h.open();
+            for (int s = 0; s < 10; s++) {
+                for (int i = 0; i < 30; i++) {
+                    h.processElement(new StreamRecord<>(Tuple3.of("a", (long) (i % 7), 1), s * 1000L + 10 + i));
+                }
+                h.snapshot(s, s); // writes the ring back: every sub-window unchanged since
+                long reads = SubWindowSerializer.READS.sum();
+                h.processWatermark(new Watermark(s * 1000L + 999)); // reports the window ending with sub-window s
+                readsPerReport.add(SubWindowSerializer.READS.sum() - reads);
+                assertThat((Integer) metrics.gaugeValue("cachedScopes")).isEqualTo(1);
+                assertThat((Long) metrics.gaugeValue("cachedBytes")).as("held after report %d: the index of at "
+                        + "most 3 open sub-windows, no tracker", s).isLessThanOrEqualTo(3 * 8L);
+            }
+            h.extractOutputValues().forEach(r -> reports.add(r.toString()));
+        }
+        // the report of sub-window s reads the earlier ones of its window, dropped after the previous report
+        assertThat(readsPerReport).containsExactly(0L, 1L, 2L, 3L, 3L, 3L, 3L, 3L, 3L, 3L);
+        List<String> heap = new ArrayList<>();
+        try (var h = Fixtures.harness(detector, new HashMapStateBackend(), new OperatorMetrics())) {
+            h.open();
+            for (int s = 0; s < 10; s++) {
+                for (int i = 0; i < 30; i++) {
+                    h.processElement(new StreamRecord<>(Tuple3.of("a", (long) (i % 7), 1), s * 1000L + 10 + i));
+                }
+                h.processWatermark(new Watermark(s * 1000L + 999));
+            }
+            h.extractOutputValues().forEach(r -> heap.add(r.toString()));
+        }
+        assertThat(reports).hasSize(10).isEqualTo(heap);
+    }
+
     /** The entries of {@code key}'s sub-window map in the backend (RocksDB: what a full snapshot would write). */
     private static int mapEntries(KeyedOneInputStreamOperatorTestHarness<String, ?, ?> h, String key)
             throws Exception {
