@@ -10,8 +10,9 @@ import io.linerate.jobs.local.JobTopics;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * The check every job command makes before it submits its job: the topics the job writes against what it may write
- * to them ({@link TopicPreflight}), warnings and a refusal on the command's error output.
+ * The check every job command makes before it submits its job ({@link TopicPreflight}): the input topic exists, the
+ * topics the job writes exist (or the broker creates them on a write) and can take what it may write to them;
+ * warnings and a refusal on the command's error output.
  */
 public final class TopicChecks {
 
@@ -28,10 +29,11 @@ public final class TopicChecks {
   }
 
   /**
-   * Checks the topics {@code job} writes ({@link JobLauncher#writtenTopics}); prints each warning ("warning: …") and
-   * a refusal to {@code spec}'s error output.
+   * Checks the topic {@code job} reads and those it writes ({@link JobLauncher#writtenTopics}); prints each warning
+   * ("warning: …") and a refusal ("COMMAND: the job is not submitted: …") to {@code spec}'s error output.
    *
-   * @return whether the job may be submitted: false if a topic cannot take what the job may write to it
+   * @return whether the job may be submitted: false if the input topic does not exist, a written topic does not
+   *     exist and the broker will not create it, or a topic cannot take what the job may write to it
    */
   public static boolean allow(CommandSpec spec, JobLauncher job, JobTopics topics) {
     PrintWriter err = spec.commandLine().getErr();

@@ -8,27 +8,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.DescribeConfigsOptions;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.KafkaFuture;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.errors.AuthorizationException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Compares, before a job is submitted, the configs of the topics it writes ({@link WrittenTopics}) with what it may
- * write to them, through one {@code DescribeConfigs} request (the effective values: a topic's override, else the
+ * Checks, before a job is submitted, that the topic it reads exists and compares the topics it writes
+ * ({@link WrittenTopics}) with what it may write to them, in one admin session ({@link TopicSurvey}).
+ *
+ * <p>Missing topics ({@link MissingTopics}): an input topic that does not exist is refused (Flink's Kafka source
+ * would fail at partition discovery and the job restart without end), naming the existing topics with a close name.
+ * A written topic that does not exist is refused if the broker's {@code auto.create.topics.enable} is false (the
+ * sink would fail the job on its first write to it), and a warning naming the broker's defaults it would be created
+ * with if true (refused if that {@code max.message.bytes} is below the job's largest record).
+ *
+ * <p>Configs, through one {@code DescribeConfigs} request (the effective values: a topic's override, else the
  * broker's default). Two mismatches make a job fail at run time on one record, and again on every restart, since the
  * restored job meets the same record again:
  * <ul>
@@ -49,8 +49,9 @@ import org.slf4j.LoggerFactory;
  *       ({@code LogAppendTime}, or a bound no looser than the output's).
  * </ul>
  *
- * <p>A check that cannot be made (no {@code DescribeConfigs} permission, a topic that does not exist yet, no answer
- * within the timeout) is a warning, not a failure: the job runs as without the check.
+ * <p>A check that cannot be made (no {@code Describe} or {@code DescribeConfigs} permission, a missing written topic
+ * when the broker's configs cannot be read, no answer within the timeout, a broker that cannot be reached) is a
+ * warning, not a failure: the job runs as without the check.
  */
 public final class TopicPreflight {
 
@@ -78,7 +79,10 @@ public final class TopicPreflight {
     }
   }
 
-  /** Topics that cannot take what the job may write to them; the message names each, both values and the fixes. */
+  /**
+   * Topics the job cannot run with: a missing input topic, a missing written topic the broker will not create, a topic
+   * that cannot take what the job may write to it. The message names each (one line each), why and the fixes.
+   */
   public static final class TopicsRefused extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final List<String> warnings;
@@ -95,34 +99,35 @@ public final class TopicPreflight {
   }
 
   /**
-   * Checks the topics of {@code written}; returns the warnings (also logged), empty when all is well. One request
-   * for all the topics (and the input's, for topics written with its timestamps), answered in milliseconds by a
-   * reachable broker.
+   * Checks the input and the topics of {@code written}; returns the warnings (also logged), empty when all is well.
+   * One admin session: whether the topics exist and the written topics' configs (and the input's, for topics written
+   * with its timestamps) in one round, then a broker's configs if a written topic is missing and the topic names if
+   * the input is; answered in milliseconds by a reachable broker, given up after the timeout.
    *
-   * @throws TopicsRefused if a topic's {@code max.message.bytes} is below {@link WrittenTopics#largestRecordBytes()}
+   * @throws TopicsRefused if the input topic does not exist, if a written topic does not exist and the broker will
+   *     not create it (its {@code auto.create.topics.enable} is false), or if a topic's
+   *     {@code max.message.bytes} (or the one the broker would create it with) is below
+   *     {@link WrittenTopics#largestRecordBytes()}
    */
   public List<String> check(WrittenTopics written) {
-    if (written.topics().isEmpty()) {
+    String input = written.input();
+    if (input == null && written.topics().isEmpty()) {
       return List.of();
     }
+    Set<String> existence = new LinkedHashSet<>();
+    if (input != null) {
+      existence.add(input);
+    }
+    existence.addAll(written.topics());
     Set<String> described = new LinkedHashSet<>(written.topics());
     if (!written.keepingInputTimestamps().isEmpty()) {
-      described.add(written.input());
+      described.add(input);
     }
     List<String> warnings = new ArrayList<>();
-    Map<String, Config> configs = describe(described, warnings);
     List<String> refused = new ArrayList<>();
-    for (String topic : written.topics()) {
-      Config config = configs.get(topic);
-      if (config != null) {
-        tooSmall(written, topic, config, refused);
-      }
-    }
-    for (String topic : written.keepingInputTimestamps()) {
-      if (configs.containsKey(topic)) {
-        warnings.addAll(TimestampBounds.warnings(written.describe(topic), configs.get(topic),
-            written.input(), configs.get(written.input())));
-      }
+    TopicSurvey survey = survey(input, written.topics(), existence, described, warnings);
+    if (survey != null) {
+      judge(written, survey, described, refused, warnings);
     }
     warnings.forEach(LOG::warn);
     if (!refused.isEmpty()) {
@@ -131,50 +136,54 @@ public final class TopicPreflight {
     return warnings;
   }
 
-  /** The configs of {@code topics} that could be read; a warning for each that could not. */
-  private Map<String, Config> describe(Set<String> topics, List<String> warnings) {
+  /** Adds to {@code refused} and {@code warnings} what {@code survey} says of the topics of {@code written}. */
+  private static void judge(WrittenTopics written, TopicSurvey survey, Set<String> described, List<String> refused,
+      List<String> warnings) {
+    String input = written.input();
+    if (input != null && survey.exists(input) == null) {
+      warnings.add("whether input topic '" + input + "' exists is not checked before the job runs: "
+          + survey.whyUnknown(input));
+    } else if (input != null && !survey.exists(input)) {
+      refused.add(MissingTopics.input(input, survey));
+    }
+    for (String topic : described) {
+      if (survey.exists(topic) == Boolean.FALSE) {
+        if (written.topics().contains(topic)) {
+          MissingTopics.written(written, topic, survey, refused, warnings);
+        }
+      } else if (survey.config(topic) == null) {
+        warnings.add(notChecked(topic, survey.whyNoConfig(topic)));
+      } else if (written.topics().contains(topic)) {
+        tooSmall(written, topic, survey.config(topic), refused);
+      }
+    }
+    for (String topic : written.keepingInputTimestamps()) {
+      if (survey.config(topic) != null) {
+        warnings.addAll(TimestampBounds.warnings(written.describe(topic), survey.config(topic),
+            written.input(), survey.config(written.input())));
+      }
+    }
+  }
+
+  /** One admin session's answers; null, with a warning, if no admin client can be made. */
+  private TopicSurvey survey(String input, Set<String> written, Set<String> existence, Set<String> described,
+      List<String> warnings) {
     Map<String, Object> props = new HashMap<>(adminProperties);
     int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
     props.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, millis);
     props.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, millis);
     props.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, "linerate-topic-preflight");
-    Map<String, Config> configs = new HashMap<>();
-    List<ConfigResource> resources = topics.stream()
-        .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+    String servers = String.valueOf(props.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG));
     try (Admin admin = Admin.create(props)) {
-      Map<ConfigResource, KafkaFuture<Config>> answers = admin.describeConfigs(resources,
-          new DescribeConfigsOptions().timeoutMs(millis)).values();
-      long deadline = System.nanoTime() + timeout.toNanos();
-      for (ConfigResource r : resources) {
-        try {
-          long left = Math.max(0, deadline - System.nanoTime());
-          configs.put(r.name(), answers.get(r).get(left, TimeUnit.NANOSECONDS));
-        } catch (ExecutionException e) {
-          warnings.add(notChecked(r.name(), e.getCause()));
-        } catch (TimeoutException e) {
-          warnings.add(notChecked(r.name(), "no answer from " + props.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG)
-              + " within " + timeout));
-        }
-      }
+      return TopicSurvey.take(admin, servers, timeout, input, written, existence, described);
     } catch (KafkaException e) { // e.g. bootstrap servers that do not resolve where the job is submitted
-      warnings.add("the configs of the topics " + topics + " are not checked before the job runs: cannot create "
-          + "an admin client: " + e.getMessage());
+      warnings.add("the topics " + existence + " (whether they exist, max.message.bytes, message.timestamp.*) are "
+          + "not checked before the job runs: cannot create an admin client: " + e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      warnings.add("the configs of the topics " + topics + " are not checked before the job runs: interrupted");
+      warnings.add("the topics " + existence + " are not checked before the job runs: interrupted");
     }
-    return configs;
-  }
-
-  private static String notChecked(String topic, Throwable cause) {
-    if (cause instanceof AuthorizationException) {
-      return notChecked(topic, "not authorized to describe its configs (DescribeConfigs on the topic): "
-          + cause.getMessage());
-    }
-    if (cause instanceof UnknownTopicOrPartitionException) {
-      return notChecked(topic, "it does not exist (yet)");
-    }
-    return notChecked(topic, cause.getClass().getSimpleName() + ": " + cause.getMessage());
+    return null;
   }
 
   private static String notChecked(String topic, String why) {
@@ -193,13 +202,19 @@ public final class TopicPreflight {
     if (limit >= largest) {
       return;
     }
-    refused.add(written.describe(topic) + " has max.message.bytes " + limit + " (" + source(e) + "), below the "
-        + largest + " bytes of the largest record the job may write to it (" + written.largestRecordSource()
-        + ", the smaller of them: the producer's limit of a record batch, which the job's size checks follow): the "
-        + "broker would refuse such a record (RecordTooLargeException) and fail the job, again on every restart. "
-        + "Raise the topic's max.message.bytes to at least " + largest + " (kafka-configs.sh --alter --entity-type "
-        + "topics --entity-name " + topic + " --add-config max.message.bytes=" + largest + "), or lower the sinks' "
-        + "max.request.size to at most " + limit + " (the job then dead-letters or refuses what could be larger).");
+    refused.add(written.describe(topic) + " has max.message.bytes " + limit + " (" + source(e) + "), "
+        + belowLargest(written, limit) + " Raise the topic's max.message.bytes to at least " + largest
+        + " (kafka-configs.sh --alter --entity-type topics --entity-name " + topic + " --add-config max.message.bytes="
+        + largest + "), or lower the sinks' max.request.size to at most " + limit + " (the job then dead-letters or "
+        + "refuses what could be larger).");
+  }
+
+  /** Why a topic's {@code limit} (below the largest record) fails the job, e.g. "below the 1048576 bytes of …". */
+  static String belowLargest(WrittenTopics written, long limit) {
+    return "below the " + written.largestRecordBytes() + " bytes of the largest record the job may write to it ("
+        + written.largestRecordSource() + ", the smaller of them: the producer's limit of a record batch, which the "
+        + "job's size checks follow): the broker would refuse such a record (RecordTooLargeException) and fail the "
+        + "job, again on every restart.";
   }
 
   /** Where a config's value comes from, in words. */

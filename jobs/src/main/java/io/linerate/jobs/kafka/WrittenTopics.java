@@ -11,7 +11,7 @@ import java.util.Set;
  * What a job writes to Kafka, for {@link TopicPreflight} to compare with the topics' configs before the job is
  * submitted: each topic with its role (output, dead letters…), the largest record the job's sinks may write to any of
  * them, the topics written with the input records' own timestamps (the dedup job's raw output), and the input topic
- * (whose timestamp bounds those records passed).
+ * (which must exist, and whose timestamp bounds those records passed).
  *
  * <p>The largest record is the one the job's size checks guarantee: the sinks' {@code max.request.size} or their
  * {@code buffer.memory}, whichever is smaller ({@link JsonTopics#maxRecordBytes(Map)}): the jobs dead-letter or refuse

@@ -2,17 +2,57 @@ package io.linerate.jobs.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.Map;
+
 import io.linerate.jobs.dedup.DedupJob;
 import io.linerate.jobs.flowmeter.FlowMeterJob;
 import io.linerate.jobs.heavyhitters.HeavyHittersJob;
+import io.linerate.jobs.kafka.KafkaBrokerExtension;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
-import java.util.List;
-import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
 
-/** The topic check's admin client reaches the cluster the job's own clients reach: it takes their settings. */
+/**
+ * The topic check every job command makes before it submits its job: its admin client reaches the cluster the job's
+ * own clients reach (it takes their settings); against the embedded broker (auto.create.topics.enable=false), a
+ * missing input topic is refused with exit code 1 before any job is submitted; a broker that cannot be reached is a
+ * warning. The test cluster does not restart a failing job, so a job submitted by mistake fails the test at once.
+ */
 class TopicChecksTest {
+
+  @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = new MiniClusterExtension(
+      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
+          .setConfiguration(noRestarts()).build());
+
+  private static Configuration noRestarts() {
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    return conf;
+  }
+
+  private record Run(int exitCode, String err) {}
+
+  private static Run run(String... args) {
+    CommandLine cl = Main.commandLine();
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    cl.setOut(new PrintWriter(new StringWriter()));
+    return new Run(cl.execute(args), err.toString());
+  }
 
   private static final JobTopics TOPICS = new JobTopics("kafka-1:9093,kafka-2:9093", "in", "out", "dead");
 
@@ -36,5 +76,47 @@ class TopicChecksTest {
           .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
           .doesNotContainKeys("fetch.min.bytes", "linger.ms");
     }
+  }
+
+  /**
+   * A typo in --input-topic: every job command refuses, naming the topic, the broker and the topic with a close name.
+   * Before, the job was submitted, and Flink's Kafka source failed at partition discovery ("Failed to get metadata for
+   * topics [..]"): restarted without end on a cluster's restart strategy, failed at once on this test cluster.
+   */
+  @Test
+  @Timeout(60)
+  void aMissingInputTopicIsRefusedBeforeTheJobIsSubmitted() {
+    KAFKA.broker().createTopics(1, "tc-packets", "tc-out", "tc-dead");
+    for (String command : new String[] {"flow-meter", "heavy-hitters", "dedup"}) {
+      String extra = command.equals("heavy-hitters") ? "--alerts-topic=" : command.equals("dedup")
+          ? "--duplicates-topic=" : "--idleness=30s";
+      Run r = run(command, "--bootstrap-servers", KAFKA.bootstrapServers(), "--input-topic", "tc-pakcets",
+          "--output-topic", "tc-out", "--dead-letter-topic", "tc-dead", extra, "--bounded");
+      assertThat(r.exitCode()).as("%s: %s", command, r.err()).isEqualTo(1);
+      assertThat(r.err()).as(command).startsWith(command + ": the job is not submitted: input topic 'tc-pakcets' "
+          + "does not exist on " + KAFKA.bootstrapServers())
+          .contains("Topics with a close name: 'tc-packets'.")
+          .contains("kafka-topics.sh --bootstrap-server " + KAFKA.bootstrapServers() + " --create --topic tc-pakcets");
+    }
+  }
+
+  /** A broker that cannot be reached: the input's existence is not checked, a warning, and the job may run. */
+  @Test
+  @Timeout(60)
+  void aBrokerThatCannotBeReachedIsAWarning() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nothing listens there
+    }
+    CommandLine cl = Main.commandLine().getSubcommands().get("flow-meter");
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    JobTopics topics = new JobTopics("127.0.0.1:" + port, "packets", "flows", "dead-letters");
+    assertThat(TopicChecks.allow(cl.getCommandSpec(), FlowMeterJob.builder().capacity(1_024).build(), topics))
+        .as(err.toString()).isTrue();
+    assertThat(err.toString()).startsWith("warning: whether input topic 'packets' exists is not checked before the "
+        + "job runs: no answer from 127.0.0.1:" + port)
+        .contains("warning: the configs of topic 'flows' (max.message.bytes, message.timestamp.*) are not checked")
+        .doesNotContain("not submitted");
   }
 }

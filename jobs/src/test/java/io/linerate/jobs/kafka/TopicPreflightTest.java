@@ -21,7 +21,7 @@ import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
@@ -34,7 +34,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * resource without ACLs (so one topic can be denied DescribeConfigs alone). Before it, a topic whose
  * {@code max.message.bytes} was below what the job may write passed every check of the job and failed its sink
  * (RecordTooLargeException) on the first such record, on every restart; a raw output topic whose timestamp bounds
- * could refuse the input's timestamps was not mentioned.
+ * could refuse the input's timestamps was not mentioned; a missing input topic (the source then failed at partition
+ * discovery and the job restarted without end) and missing written topics were warnings, "it does not exist (yet)".
+ * The broker does not create topics on a write (the embedded broker's default); {@link TopicPreflightAutoCreateTest}
+ * has one that does.
  */
 @Timeout(60)
 class TopicPreflightTest {
@@ -122,26 +125,73 @@ class TopicPreflightTest {
     assertThat(check(WrittenTopics.of("ts-in", Map.of()).topic("output", "ts-before"))).isEmpty();
   }
 
-  /** What cannot be checked is a warning, and the job goes on: a missing topic, a denied DescribeConfigs. */
+  /** What cannot be checked is a warning, and the job goes on: a denied DescribeConfigs. */
   @Test
   void aTopicThatCannotBeDescribedIsAWarningNotARefusal() throws Exception {
     KAFKA.broker().createTopic("nc-in", 1);
     topic("nc-secret", Map.of("max.message.bytes", "1000"));
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()))) {
+    try (Admin admin = admin()) {
       admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC, "nc-secret", PatternType.LITERAL),
           new AccessControlEntry("User:ANONYMOUS", "*", AclOperation.DESCRIBE_CONFIGS, AclPermissionType.DENY))))
           .all().get(30, TimeUnit.SECONDS);
-      awaitDenied(admin, "nc-secret");
+      awaitDenied(admin, new ConfigResource(ConfigResource.Type.TOPIC, "nc-secret"));
     }
-    List<String> warnings = check(WrittenTopics.of("nc-in", Map.of()).topic("output", "nc-secret")
-        .topic("dead-letter", "nc-missing"));
-    assertThat(warnings).hasSize(2);
-    assertThat(warnings.get(0)).startsWith("the configs of topic 'nc-secret' (max.message.bytes, message.timestamp.*) "
-        + "are not checked before the job runs: not authorized to describe its configs");
-    assertThat(warnings.get(1)).isEqualTo("the configs of topic 'nc-missing' (max.message.bytes, "
-        + "message.timestamp.*) are not checked before the job runs: it does not exist (yet)");
+    List<String> warnings = check(WrittenTopics.of("nc-in", Map.of()).topic("output", "nc-secret"));
+    assertThat(warnings).singleElement().asString().startsWith("the configs of topic 'nc-secret' (max.message.bytes, "
+        + "message.timestamp.*) are not checked before the job runs: not authorized to describe its configs");
   }
 
+  /**
+   * An input topic that does not exist (a typo) is refused, naming it, the broker, the command that creates it and the
+   * existing topics with a close name. Before, the job was submitted, and Flink's Kafka source failed at partition
+   * discovery ("Failed to get metadata for topics [..]") and restarted without end.
+   */
+  @Test
+  void aMissingInputTopicIsRefusedNamingTheTopicsWithACloseName() throws Exception {
+    KAFKA.broker().createTopics(1, "mi-packets", "MI-PAKCETS", "mi-pakcets-archive-2", "mi-out", "mi-dead");
+    WrittenTopics written = WrittenTopics.of("mi-pakcets", Map.of()).topic("output", "mi-out")
+        .topic("dead-letter", "mi-dead");
+    assertThatThrownBy(() -> check(written))
+        .isInstanceOf(TopicPreflight.TopicsRefused.class)
+        .hasMessageStartingWith("input topic 'mi-pakcets' does not exist on " + KAFKA.bootstrapServers()
+            + ": Flink's Kafka source would fail to find its partitions (\"Failed to get metadata for topics "
+            + "[mi-pakcets]\") and the job would restart without end")
+        .hasMessageContaining("Topics with a close name: 'MI-PAKCETS', 'mi-packets'.")
+        .hasMessageContaining("kafka-topics.sh --bootstrap-server " + KAFKA.bootstrapServers()
+            + " --create --topic mi-pakcets --partitions N")
+        .hasMessageNotContaining("archive").hasMessageNotContaining("mi-out");
+    // no close name: none named
+    assertThatThrownBy(() -> check(WrittenTopics.of("mi-zzzzzzzz", Map.of()).topic("output", "mi-out")))
+        .isInstanceOf(TopicPreflight.TopicsRefused.class)
+        .hasMessageStartingWith("input topic 'mi-zzzzzzzz' does not exist")
+        .hasMessageNotContaining("close name");
+    assertThat(check(WrittenTopics.of("mi-packets", Map.of()).topic("output", "mi-out"))).isEmpty();
+  }
+
+  /**
+   * Written topics that do not exist, on a broker that does not create topics on a write (the embedded broker's
+   * auto.create.topics.enable=false): refused, each named. Before, a warning, and the sink failed the job on its first
+   * write to the topic.
+   */
+  @Test
+  void missingWrittenTopicsAreRefusedWhenTheBrokerDoesNotCreateTopics() throws Exception {
+    KAFKA.broker().createTopics(1, "mw-in", "mw-alerts");
+    WrittenTopics written = WrittenTopics.of("mw-in", Map.of()).topic("output", "mw-out").topic("alerts", "mw-alerts")
+        .topic("dead-letter", "mw-dead");
+    assertThatThrownBy(() -> check(written))
+        .isInstanceOf(TopicPreflight.TopicsRefused.class)
+        .hasMessageStartingWith("output topic 'mw-out' does not exist on " + KAFKA.bootstrapServers() + ", and the "
+            + "broker does not create topics on a write (auto.create.topics.enable false, set on the broker on broker ")
+        .hasMessageContaining("\ndead-letter topic 'mw-dead' does not exist on " + KAFKA.bootstrapServers())
+        .hasMessageContaining("--create --topic mw-out --partitions N")
+        .hasMessageContaining("--create --topic mw-dead --partitions N")
+        .hasMessageNotContaining("mw-alerts");
+  }
+
+  /**
+   * A broker that does not answer: whether the input exists and the written topics' configs are not checked, each
+   * a warning, and the job goes on. Before, the input was not mentioned.
+   */
   @Test
   void aBrokerThatDoesNotAnswerIsAWarningAfterTheTimeout() throws Exception {
     int port;
@@ -152,7 +202,10 @@ class TopicPreflightTest {
     List<String> warnings = new TopicPreflight(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
         "127.0.0.1:" + port), Duration.ofSeconds(1))
         .check(WrittenTopics.of("in", Map.of()).topic("output", "out"));
-    assertThat(warnings).singleElement().asString()
+    assertThat(warnings).hasSize(2);
+    assertThat(warnings.get(0)).isEqualTo("whether input topic 'in' exists is not checked before the job runs: no "
+        + "answer from 127.0.0.1:" + port + " within PT1S");
+    assertThat(warnings.get(1))
         .startsWith("the configs of topic 'out' (max.message.bytes, message.timestamp.*) are not checked");
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
   }
@@ -188,20 +241,24 @@ class TopicPreflightTest {
     assertThat(raw.input()).isEqualTo("in");
   }
 
-  private static void awaitDenied(Admin admin, String topic) throws Exception {
-    ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+  private static Admin admin() {
+    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()));
+  }
+
+  /** Waits until the ACLs just created deny DescribeConfigs of {@code r}. */
+  private static void awaitDenied(Admin admin, ConfigResource r) throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (System.nanoTime() < deadline) {
       try {
         admin.describeConfigs(List.of(r)).all().get(30, TimeUnit.SECONDS);
       } catch (ExecutionException e) {
-        if (e.getCause() instanceof TopicAuthorizationException) {
+        if (e.getCause() instanceof AuthorizationException) {
           return;
         }
         throw e;
       }
       Thread.sleep(20);
     }
-    throw new IllegalStateException("DescribeConfigs on " + topic + " is still allowed");
+    throw new IllegalStateException("DescribeConfigs on " + r + " is still allowed");
   }
 }
