@@ -35,9 +35,11 @@ import picocli.CommandLine.Spec;
             + "topic, per scope over a horizon in event time, exactly once.",
         "Values that are not such events go to the dead-letter topic with the reason."},
     footer = {"", "Example:",
-        "  flink run linerate-jobs.jar dedup --bootstrap-servers kafka:9092 --input-topic events \\",
-        "      --output-topic unique-events --duplicates-topic duplicates --key-field event_id \\",
-        "      --timestamp-field ts --scope-field tenant --horizon 10m --expected-rate 5000 --fpp 0.001"})
+        "  flink run linerate-jobs-<version>.jar dedup --bootstrap-servers kafka:9092 \\",
+        "      --input-topic events --output-topic unique-events \\",
+        "      --duplicates-topic duplicates --key-field event_id --timestamp-field ts \\",
+        "      --scope-field tenant --horizon 10m --expected-rate 5000 --fpp 0.001 \\",
+        "      --checkpoint-dir s3://bucket/checkpoints"})
 public final class DedupCommand implements Callable<Integer> {
 
   @Spec

@@ -33,8 +33,10 @@ import picocli.CommandLine.Spec;
         "Kafka topic of packet batches (binary format v1) -> flow records (JSON) per observation point, exactly once.",
         "Undecodable values and packets the meter refuses go to the dead-letter topic with the reason."},
     footer = {"", "Example:",
-        "  flink run linerate-jobs.jar flow-meter --bootstrap-servers kafka:9092 --input-topic packets \\",
-        "      --output-topic flows --capacity 200000 --idle-timeout 30s --checkpoint-interval 10s"})
+        "  flink run linerate-jobs-<version>.jar flow-meter \\",
+        "      --bootstrap-servers kafka:9092 --input-topic packets \\",
+        "      --output-topic flows --capacity 200000 --idle-timeout 30s \\",
+        "      --checkpoint-interval 10s --checkpoint-dir s3://bucket/checkpoints"})
 public final class FlowMeterCommand implements Callable<Integer> {
 
   @Spec

@@ -44,4 +44,27 @@ class HelpFormatTest {
       assertThat(out.toString()).as(name).contains("Usage: linerate " + name);
     }
   }
+
+  /**
+   * Help text is wrapped at 80 columns off a terminal: an example command in a footer longer than that is cut, and
+   * its rest starts a line at column 0 ("--input-topic packets \" under the "flink run ..." line), which breaks the
+   * example's shell continuation. So each line of an example ending in '\' and the line after it are indented.
+   */
+  @Test
+  void examplesInTheHelpKeepTheirLinesWhole() {
+    CommandLine main = Main.commandLine();
+    for (String name : main.getSubcommands().keySet()) {
+      StringWriter out = new StringWriter();
+      CommandLine cl = Main.commandLine();
+      cl.setOut(new PrintWriter(out));
+      assertThat(cl.execute(name, "--help")).as(name).isZero();
+      String[] lines = out.toString().split("\\R");
+      for (int i = 0; i < lines.length; i++) {
+        if (lines[i].endsWith("\\")) {
+          assertThat(lines[i]).as(name + " --help, line " + i).startsWith("  ");
+          assertThat(i + 1 < lines.length ? lines[i + 1] : "").as(name + " --help, line " + (i + 1)).startsWith("  ");
+        }
+      }
+    }
+  }
 }

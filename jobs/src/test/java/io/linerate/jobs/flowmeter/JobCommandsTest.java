@@ -54,7 +54,7 @@ class JobCommandsTest {
     }
     assertThat(help.out()).contains("default: 100000").contains("default: 15s").contains("default: second-chance")
         .contains("default: evict-least-recent").contains("default: 64)").contains("default: 64m")
-        .contains("flink run linerate-jobs.jar flow-meter");
+        .contains("flink run linerate-jobs-<version>.jar flow-meter");
   }
 
   @Test
