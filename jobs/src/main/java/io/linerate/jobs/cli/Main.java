@@ -1,5 +1,8 @@
 package io.linerate.jobs.cli;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -30,21 +33,46 @@ public final class Main implements Runnable {
 
   /** The command line with every sub-command that works here registered, ready to {@code execute(args)}. */
   public static CommandLine commandLine() {
+    return commandLine(present("org.apache.flink.streaming.api.environment.StreamExecutionEnvironment"),
+        demoAvailable());
+  }
+
+  /**
+   * The command line for a class path with ({@code flinkAtHand}: {@code flink run}, the demo jar) or without (the job
+   * jar under {@code java -jar}) Flink's DataStream API, and with or without the demo's broker and local cluster.
+   * Without Flink the job commands are registered hidden as {@link JobNeedsFlink}, which says where they run.
+   */
+  static CommandLine commandLine(boolean flinkAtHand, boolean demoAtHand) {
     CommandLine cl = new CommandLine(new Main());
     io.linerate.jobs.feed.FeedCommands.register(cl);
-    if (present("org.apache.flink.streaming.api.environment.StreamExecutionEnvironment")) { // flink run, demo jar
+    if (flinkAtHand) {
       cl.addSubcommand("heavy-hitters", new io.linerate.jobs.heavyhitters.HeavyHittersCommand());
       cl.addSubcommand("flow-meter", new io.linerate.jobs.flowmeter.FlowMeterCommand());
       cl.addSubcommand("dedup", new io.linerate.jobs.dedup.DedupCommand());
+    } else {
+      for (String job : JobNeedsFlink.JOBS) {
+        CommandLine needsFlink = new CommandLine(new JobNeedsFlink(job, version()));
+        needsFlink.getCommandSpec().usageMessage().hidden(true);
+        cl.addSubcommand(job, needsFlink);
+      }
     }
-    if (demoAvailable()) {
+    if (demoAtHand) {
       cl.addSubcommand("demo", new DemoCommand());
       // the README's Maven command passes --duration itself, then -Ddemo.args: a --duration there wins
       cl.getSubcommands().get("demo").setOverwrittenOptionsAllowed(true)
           .setCaseInsensitiveEnumValuesAllowed(true); // --job dedup, as generate's --format takes any case
     } else {
-      cl.getCommandSpec().usageMessage().footer(
-          "", "The demo command is in linerate-jobs-" + version() + "-demo.jar (java -jar ... demo).");
+      String jar = "linerate-jobs-" + version();
+      List<String> footer = new ArrayList<>();
+      footer.add("");
+      footer.add("The demo command is in " + jar + "-demo.jar (java -jar ... demo).");
+      if (!flinkAtHand) {
+        footer.add("The jobs (" + String.join(", ", JobNeedsFlink.JOBS) + ") run on Flink: on a cluster with");
+        footer.add("  flink run " + jar + ".jar JOB ...");
+        footer.add("or on a local cluster in the JVM with");
+        footer.add("  java -jar " + jar + "-demo.jar JOB ...");
+      }
+      cl.getCommandSpec().usageMessage().footer(footer.toArray(String[]::new));
     }
     return cl;
   }

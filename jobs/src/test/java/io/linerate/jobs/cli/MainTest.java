@@ -58,6 +58,29 @@ class MainTest {
     assertThat(help.out()).contains("linerate").contains("demo").contains("--version");
   }
 
+  /**
+   * The job jar under {@code java -jar} has no Flink runtime: a job command there used to fail with "Unmatched
+   * argument at index 0: 'heavy-hitters'" and "Did you mean: linerate generate?". It now says where the job runs.
+   */
+  @Test
+  void aJobCommandWithoutFlinkSaysWhereItRuns() {
+    for (String job : List.of("heavy-hitters", "flow-meter", "dedup")) {
+      Run r = run(Main.commandLine(false, false), job, "--bootstrap-servers", "kafka:9092", "--bounded");
+      assertThat(r.exitCode()).as(job).isEqualTo(2);
+      assertThat(r.err()).as(job).doesNotContain("Unmatched").doesNotContain("Did you mean")
+          .contains(job + " is a Flink job").contains("flink run linerate-jobs-").contains("-demo.jar " + job);
+      Run help = run(Main.commandLine(false, false), job, "--help");
+      assertThat(help.exitCode()).as(job + " --help").isEqualTo(2);
+      assertThat(help.err()).as(job + " --help").contains(job + " is a Flink job");
+    }
+    Run help = run(Main.commandLine(false, false), "--help");
+    assertThat(help.out()).doesNotContain("heavy-hitters  ")
+        .contains("The jobs (heavy-hitters, flow-meter, dedup) run on Flink").contains("  flink run linerate-jobs-")
+        .contains("  java -jar linerate-jobs-");
+    assertThat(run(Main.commandLine(true, false), "--help").out()).doesNotContain("The jobs (")
+        .contains("heavy-hitters  ");
+  }
+
   @Test
   void noCommandIsAnErrorWithTheUsage() {
     Run r = run(Main.commandLine());
