@@ -100,7 +100,7 @@ public final class DemoCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE})")
   void window(Duration value) {
     if (value.isNegative() || value.isZero()) {
-      throw new ParameterException(spec.commandLine(), "--window must be > 0s, got " + value);
+      throw new ParameterException(spec.commandLine(), "--window must be > 0s, got " + DurationConverter.format(value));
     }
     if (value.toNanos() % 1_000_000 != 0) { // the job's windows are in event-time milliseconds
       throw new ParameterException(spec.commandLine(), "--window must be a whole number of milliseconds, got "
@@ -146,8 +146,7 @@ public final class DemoCommand implements Callable<Integer> {
   void pcap(Path file) {
     if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
       throw new ParameterException(spec.commandLine(), "--pcap must be a readable capture file, got " + file
-          + (Files.isDirectory(file) ? " (a directory)" : Files.exists(file) ? " (not readable or not a regular file)"
-          : " (no such file)"));
+          + PcapReplay.whyNotReadable(file));
     }
     pcaps.add(file);
   }

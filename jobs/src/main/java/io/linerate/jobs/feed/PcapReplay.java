@@ -1,5 +1,6 @@
 package io.linerate.jobs.feed;
 
+import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.Terminals;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -94,6 +95,15 @@ public final class PcapReplay implements Feeder {
 
     public static Builder builder(List<Path> files) {
         return new Builder(files);
+    }
+
+    /**
+     * Why {@code file}, not a readable regular file, cannot be replayed, for an error message: {@code " (no such
+     * file)"}, {@code " (a directory)"} or {@code " (not readable or not a regular file)"}.
+     */
+    public static String whyNotReadable(Path file) {
+        return Files.isDirectory(file) ? " (a directory)"
+                : Files.exists(file) ? " (not readable or not a regular file)" : " (no such file)";
     }
 
     @Override
@@ -469,7 +479,7 @@ public final class PcapReplay implements Feeder {
                                 + files);
                     }
                 } else if (!Files.isRegularFile(f) || !Files.isReadable(f)) {
-                    throw new IllegalArgumentException("FILE " + f + " is not a readable file");
+                    throw new IllegalArgumentException("FILE " + f + " is not a readable file" + whyNotReadable(f));
                 }
             }
             this.files = List.copyOf(files);
@@ -542,7 +552,8 @@ public final class PcapReplay implements Feeder {
         /** {@code --progress-interval}: time between progress lines off a terminal (default 5s). */
         public Builder progressInterval(Duration value) {
             if (value == null || value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException("--progress-interval must be > 0s, got " + value);
+                throw new IllegalArgumentException("--progress-interval must be > 0s, got "
+                        + (value == null ? null : DurationConverter.format(value)));
             }
             progressInterval = value;
             return this;

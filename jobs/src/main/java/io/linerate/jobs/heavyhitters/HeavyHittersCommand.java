@@ -51,7 +51,8 @@ public final class HeavyHittersCommand implements Callable<Integer> {
       description = "Window size, e.g. 10s, 1m, 5m (default: ${DEFAULT-VALUE})")
   void window(Duration value) {
     if (value.toMillis() < 1) {
-      throw new ParameterException(spec.commandLine(), "--window must be >= 1ms, got " + value);
+      throw new ParameterException(spec.commandLine(), "--window must be >= 1ms, got "
+          + DurationConverter.format(value));
     }
     job.window(value);
   }

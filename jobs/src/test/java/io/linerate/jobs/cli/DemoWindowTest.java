@@ -29,4 +29,15 @@ class DemoWindowTest {
           .startsWith("--window must be a whole number of milliseconds").doesNotContain("Exception");
     }
   }
+
+  /** The refused duration is shown as the option takes it ("0s"), not as Duration.toString() ("PT0S"). */
+  @Test
+  void aZeroWindowFailsShowingTheDurationAsWritten() {
+    CommandLine cl = Main.commandLine();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(new StringWriter()));
+    cl.setErr(new PrintWriter(err));
+    assertThat(cl.execute("demo", "--window", "0s", "--duration", "1s")).as(err.toString()).isEqualTo(2);
+    assertThat(err.toString().lines().findFirst().orElse("")).isEqualTo("--window must be > 0s, got 0s");
+  }
 }

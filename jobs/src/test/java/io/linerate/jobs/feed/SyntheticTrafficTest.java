@@ -281,6 +281,12 @@ class SyntheticTrafficTest {
         assertThat(both.err()).contains("--rate and --speed exclude each other");
         Run missing = run("replay", "no-such-file.pcap");
         assertThat(missing.code()).isEqualTo(2);
-        assertThat(missing.err()).contains("FILE no-such-file.pcap is not a readable file");
+        assertThat(missing.err()).contains("FILE no-such-file.pcap is not a readable file (no such file)");
+        Run directory = run("replay", "src");
+        assertThat(directory.code()).isEqualTo(2);
+        assertThat(directory.err()).contains("FILE src is not a readable file (a directory)");
+        Run zeroInterval = run("replay", "--progress-interval", "0s", "pom.xml");
+        assertThat(zeroInterval.code()).isEqualTo(2);
+        assertThat(zeroInterval.err()).contains("--progress-interval must be > 0s, got 0s").doesNotContain("PT0S");
     }
 }

@@ -125,6 +125,8 @@ class HeavyHittersCommandTest {
       assertThat(r.exitCode()).as(c[0] + " " + c[1]).isEqualTo(2);
       assertThat(r.err().lines().findFirst().orElse("")).as(c[0] + " " + c[1]).contains(c[2]);
     }
+    // durations in the errors as the options take them (0s), not Duration.toString() (PT0S)
+    assertThat(run("heavy-hitters", "--window", "0s").err()).contains("--window must be >= 1ms, got 0s");
     // combinations: checked when the job is built, before anything connects or runs
     Run notMultiple = run("heavy-hitters", "--window", "10s", "--slide", "3s");
     assertThat(notMultiple.exitCode()).isEqualTo(2);
