@@ -139,7 +139,8 @@ class CliDocExamplesTest {
         List<String> lines = documentedCommandLines();
         assertThat(lines).hasSizeGreaterThanOrEqualTo(20)
                 .contains("replay -", "dedup --bootstrap-servers kafka:9092 --input-topic events --output-topic "
-                        + "unique-events --duplicates-topic duplicates --output-format raw --key-field id");
+                        + "unique-events --duplicates-topic duplicates --output-format raw --key-field id --timestamp-field ts "
+                        + "--scope-field tenant");
         for (String line : lines) {
             try {
                 check(line);
@@ -158,7 +159,8 @@ class CliDocExamplesTest {
         check("generate --bootstrap-servers kafka:9092 --input-topic packets --rate 50000 --count 0");
         check("flow-meter --bootstrap-servers kafka:9093"
                 + " --kafka-property security.protocol=SASL_SSL --kafka-property sasl.mechanism=SCRAM-SHA-512"
-                + " --kafka-config client.properties --producer-property compression.type=zstd --capacity 200000");
+                + " --kafka-config client.properties --producer-property compression.type=zstd --capacity 200000"
+                + " --checkpoint-dir s3://bucket/checkpoints");
     }
 
     @Test
@@ -175,8 +177,10 @@ class CliDocExamplesTest {
     void jobsMdFlowMeter() throws Exception {
         check("flow-meter --bootstrap-servers kafka:9092"
                 + " --input-topic packets --output-topic flows --dead-letter-topic dead-letters"
-                + " --capacity 200000 --idle-timeout 30s --active-timeout 30m --checkpoint-interval 10s --parallelism 4");
-        check("flow-meter --bootstrap-servers kafka:9092 --bounded --memory-budget 64m");
+                + " --capacity 200000 --idle-timeout 30s --active-timeout 30m --checkpoint-interval 10s --parallelism 4"
+                + " --checkpoint-dir s3://bucket/checkpoints");
+        check("flow-meter --bootstrap-servers kafka:9092 --bounded --memory-budget 64m"
+                + " --checkpoint-dir s3://bucket/checkpoints");
     }
 
     @Test
@@ -184,9 +188,9 @@ class CliDocExamplesTest {
         check("dedup --bootstrap-servers kafka:9092"
                 + " --input-topic events --output-topic unique-events --duplicates-topic duplicates"
                 + " --key-field event_id --timestamp-field ts --scope-field tenant"
-                + " --horizon 10m --expected-rate 5000 --fpp 0.001");
-        check("dedup --bootstrap-servers kafka:9092 --input-topic events"
-                + " --output-topic unique-events --duplicates-topic duplicates --output-format raw --key-field id");
+                + " --horizon 10m --expected-rate 5000 --fpp 0.001 --checkpoint-dir s3://bucket/checkpoints");
+        check("dedup --bootstrap-servers kafka:9092 --input-topic events --output-topic unique-events"
+                + " --duplicates-topic duplicates --output-format raw --key-field id --timestamp-field ts --scope-field tenant");
     }
 
     @Test
