@@ -129,7 +129,7 @@ public final class TopicPreflight {
     if (survey != null) {
       judge(written, survey, described, refused, warnings);
     }
-    warnings.forEach(LOG::warn);
+    warnings.forEach(LOG::info); // returned too: the job commands print them as warnings (WARN here printed twice)
     if (!refused.isEmpty()) {
       throw new TopicsRefused(String.join("\n", refused), warnings);
     }
@@ -178,12 +178,23 @@ public final class TopicPreflight {
       return TopicSurvey.take(admin, servers, timeout, input, written, existence, described);
     } catch (KafkaException e) { // e.g. bootstrap servers that do not resolve where the job is submitted
       warnings.add("the topics " + existence + " (whether they exist, max.message.bytes, message.timestamp.*) are "
-          + "not checked before the job runs: cannot create an admin client: " + e.getMessage());
+          + "not checked before the job runs: cannot create an admin client: " + causes(e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       warnings.add("the topics " + existence + " are not checked before the job runs: interrupted");
     }
     return null;
+  }
+
+  /** {@code e}'s message and its causes' (the admin client's own says only "Failed to create new KafkaAdminClient"). */
+  static String causes(Throwable e) {
+    StringBuilder out = new StringBuilder(String.valueOf(e.getMessage()));
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      if (c.getMessage() != null && !out.toString().contains(c.getMessage())) {
+        out.append(": ").append(c.getMessage());
+      }
+    }
+    return out.toString();
   }
 
   private static String notChecked(String topic, String why) {

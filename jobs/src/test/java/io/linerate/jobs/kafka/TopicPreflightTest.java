@@ -126,6 +126,19 @@ class TopicPreflightTest {
   }
 
   /** What cannot be checked is a warning, and the job goes on: a denied DescribeConfigs. */
+  /**
+   * An admin client that cannot be created (here SASL without a JAAS entry) is a warning that gives the reason: the
+   * client's own message says only "Failed to create new KafkaAdminClient", the cause says why.
+   */
+  @Test
+  void anAdminClientThatCannotBeCreatedIsAWarningGivingItsCause() {
+    List<String> warnings = new TopicPreflight(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+        KAFKA.bootstrapServers(), "security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN"),
+        Duration.ofSeconds(5)).check(WrittenTopics.of("nc-anything", Map.of()).topic("output", "nc-out"));
+    assertThat(warnings).singleElement().asString().contains("cannot create an admin client")
+        .contains("Failed to create new KafkaAdminClient").containsIgnoringCase("JAAS");
+  }
+
   @Test
   void aTopicThatCannotBeDescribedIsAWarningNotARefusal() throws Exception {
     KAFKA.broker().createTopic("nc-in", 1);
