@@ -129,11 +129,21 @@ public final class GenerateCommand implements Callable<Integer> {
         description = "Events: JSON field of the event time, epoch ms (default: ${DEFAULT-VALUE})")
     String timestampField;
 
-    /** Where the summary goes (tests replace it). */
+    @Option(names = "--progress-interval", paramLabel = "DURATION", defaultValue = "10s",
+        converter = DurationConverter.class,
+        description = "Time between progress lines: packets or events acknowledged so far and their rate "
+            + "(default: ${DEFAULT-VALUE})")
+    Duration progressInterval;
+
+    /** Where progress and the summary go (tests replace it). */
     PrintStream out = System.out;
 
     /** The traffic the options describe; a bad value is a {@link ParameterException} naming its option. */
     SyntheticTraffic traffic() {
+        if (progressInterval.isNegative() || progressInterval.isZero()) {
+            throw new ParameterException(spec.commandLine(), "--progress-interval must be > 0s, got "
+                    + DurationConverter.format(progressInterval));
+        }
         SyntheticTraffic.Format chosen = FeedCommands.choice(spec, "--format", format, SyntheticTraffic.Format.class);
         if (chosen == SyntheticTraffic.Format.PACKETS) {
             FeedCommands.requireBatchFits(spec, batchSize, kafka.feederProducerProperties());
@@ -180,10 +190,10 @@ public final class GenerateCommand implements Callable<Integer> {
         out.println("generate: " + traffic.description() + " to " + kafka.inputTopic() + " on "
                 + kafka.bootstrapServers());
         try (StopOnSignal stop = new StopOnSignal("linerate-generate-stop")) {
+            boolean packets = traffic.format == SyntheticTraffic.Format.PACKETS;
             FeedSummary summary = traffic.run(kafka.bootstrapServers(), kafka.inputTopic(),
                     kafka.feederProducerProperties(), stop::stopRequested,
-                    n -> { });
-            boolean packets = traffic.format == SyntheticTraffic.Format.PACKETS;
+                    new AckProgress(out, packets ? "packets" : "events", count, progressInterval.toNanos()));
             out.println("generate: " + summary.describe(packets ? "packets" : "events", packets ? "batches" : "records"));
             return 0;
         } catch (Exception e) {

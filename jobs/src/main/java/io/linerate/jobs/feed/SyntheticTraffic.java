@@ -147,6 +147,9 @@ public final class SyntheticTraffic implements Feeder {
         StringBuilder s = new StringBuilder(String.format(Locale.ROOT,
                 "synthetic packets (seed %d, %d Zipf flows, skew %.2f, %d observation points", seed, flows, skew,
                 observationPoints));
+        if (ipv6Share > 0) {
+            s.append(String.format(Locale.ROOT, ", IPv6 %.1f%%", 100 * ipv6Share));
+        }
         if (heavyHitterShare > 0) {
             s.append(String.format(Locale.ROOT, ", heavy hitter %.1f%%", 100 * heavyHitterShare));
         }

@@ -260,7 +260,7 @@ class SyntheticTrafficTest {
             "--seed", "--clock", "--start", "--event-rate", "--flows", "--skew", "--observation-points",
             "--batch-size", "--ipv6-share", "--heavy-hitter", "--attack", "--attack-share", "--inject-after",
             "--duplicate-ratio", "--duplicate-window", "--tenants", "--key-field", "--scope-field",
-            "--timestamp-field", "--kafka-config", "--kafka-property", "--producer-property");
+            "--timestamp-field", "--progress-interval", "--kafka-config", "--kafka-property", "--producer-property");
         Run replay = run("replay", "--help");
         assertThat(replay.code()).isZero();
         assertDefaultsAndHelp("replay", "--bootstrap-servers", "--input-topic", "--observation-point",
@@ -285,8 +285,30 @@ class SyntheticTrafficTest {
         Run directory = run("replay", "src");
         assertThat(directory.code()).isEqualTo(2);
         assertThat(directory.err()).contains("FILE src is not a readable file (a directory)");
+        Run zeroGenerateInterval = run("generate", "--progress-interval", "0s");
+        assertThat(zeroGenerateInterval.code()).isEqualTo(2);
+        assertThat(zeroGenerateInterval.err()).contains("--progress-interval must be > 0s, got 0s");
         Run zeroInterval = run("replay", "--progress-interval", "0s", "pom.xml");
         assertThat(zeroInterval.code()).isEqualTo(2);
         assertThat(zeroInterval.err()).contains("--progress-interval must be > 0s, got 0s").doesNotContain("PT0S");
+    }
+
+    /** generate's progress lines: what the broker acknowledged, its share of --count and its rate, once per interval. */
+    @Test
+    void generateReportsAcknowledgedUnitsOncePerInterval() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream out = new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8);
+        new AckProgress(out, "packets", 1000, 0).accept(250);
+        AckProgress hourly = new AckProgress(out, "events", 0, 3_600_000_000_000L);
+        hourly.accept(10);
+        hourly.accept(10);
+        assertThat(bytes.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList()).singleElement()
+            .asString().startsWith("generate: 250 packets acknowledged (25.0% of 1,000), ").endsWith(" packets/s");
+    }
+
+    @Test
+    void generateNamesTheIpv6ShareInItsDescription() {
+        assertThat(SyntheticTraffic.builder().ipv6Share(0.25).build().description()).contains("IPv6 25.0%");
+        assertThat(SyntheticTraffic.builder().build().description()).doesNotContain("IPv6");
     }
 }
