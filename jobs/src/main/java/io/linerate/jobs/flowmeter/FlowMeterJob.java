@@ -21,6 +21,7 @@ import io.linerate.jobs.kafka.KafkaJobOptions;
 import io.linerate.jobs.kafka.WrittenTopics;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
+import io.linerate.jobs.local.LiveView;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.InsertionScheme;
 import io.linerate.sketches.flowtable.OverflowPolicy;
@@ -116,6 +117,12 @@ public final class FlowMeterJob implements JobLauncher {
   public WrittenTopics writtenTopics(JobTopics topics) {
     return WrittenTopics.of(topics.input(), options.sinkProperties()).topic("output", topics.output())
         .topic("dead-letter", topics.deadLetter());
+  }
+
+  /** The demo's live view: the flow records committed so far, per export reason and observation point. */
+  @Override
+  public LiveView liveView(JobTopics topics, boolean terminal) {
+    return FlowsView.builder(topics.bootstrapServers(), topics.output()).terminal(terminal).build();
   }
 
   /**

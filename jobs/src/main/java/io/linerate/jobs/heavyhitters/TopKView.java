@@ -2,13 +2,13 @@ package io.linerate.jobs.heavyhitters;
 
 import io.linerate.jobs.cli.Terminals;
 import io.linerate.jobs.local.LiveView;
+import io.linerate.jobs.local.TopicViews;
 
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -18,12 +18,8 @@ import java.util.TreeMap;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.linerate.jobs.format.OutputJson;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * The demo's live top-k table: reads the heavy-hitters reports topic from its beginning with a
@@ -49,7 +45,7 @@ public final class TopKView implements LiveView {
   private final int rows;
   private final boolean terminal;
   private final KafkaConsumer<byte[], String> consumer;
-  private final Map<String, Report> latest = new TreeMap<>(TopKView::compareScopes);
+  private final Map<String, Report> latest = new TreeMap<>(TopicViews::compareScopes);
   private long alertsSeen;
   private long skipped;
   private int linesDrawn;
@@ -61,19 +57,7 @@ public final class TopKView implements LiveView {
       this.consumer = null;
       return;
     }
-    Map<String, Object> props = new HashMap<>();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrapServers);
-    props.put(ConsumerConfig.CLIENT_ID_CONFIG, "linerate-top-k-view");
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-    this.consumer = new KafkaConsumer<>(props);
-    List<TopicPartition> partitions = new ArrayList<>();
-    consumer.partitionsFor(b.topic, Duration.ofSeconds(10))
-        .forEach(p -> partitions.add(new TopicPartition(b.topic, p.partition())));
-    consumer.assign(partitions);
-    consumer.seekToBeginning(partitions);
+    this.consumer = TopicViews.committedFromBeginning(b.bootstrapServers, b.topic, "linerate-top-k-view");
   }
 
   /** A view of {@code topic} on {@code bootstrapServers}. */
@@ -194,19 +178,7 @@ public final class TopKView implements LiveView {
    */
   @Override
   public void print(PrintStream out) {
-    String table = render();
-    StringBuilder s = new StringBuilder();
-    if (terminal) {
-      if (linesDrawn > 0) {
-        s.append("\u001b[").append(linesDrawn).append("F\u001b[J");
-      }
-    } else if (linesDrawn > 0) {
-      s.append('\n');
-    }
-    s.append(table);
-    linesDrawn = (int) table.chars().filter(c -> c == '\n').count();
-    out.print(s);
-    out.flush();
+    linesDrawn = TopicViews.print(out, render(), terminal, linesDrawn);
   }
 
   /**
@@ -231,26 +203,7 @@ public final class TopKView implements LiveView {
   /** Closes the consumer; on an interrupted thread too (the flag is cleared for the close and set again). */
   @Override
   public void close() {
-    if (consumer != null) {
-      boolean interrupted = Thread.interrupted();
-      try {
-        consumer.close(Duration.ofSeconds(5));
-      } finally {
-        if (interrupted) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    }
-  }
-
-  /** Numeric scopes in numeric order, then the others as text. */
-  private static int compareScopes(String a, String b) {
-    boolean na = a.matches("-?\\d{1,18}");
-    boolean nb = b.matches("-?\\d{1,18}");
-    if (na && nb) {
-      return Long.compare(Long.parseLong(a), Long.parseLong(b));
-    }
-    return na ? -1 : nb ? 1 : a.compareTo(b);
+    TopicViews.close(consumer);
   }
 
   /** Options of a {@link TopKView}. */

@@ -1,0 +1,90 @@
+package io.linerate.jobs.local;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * What the demo's {@link LiveView}s share: a {@code read_committed} consumer of an output topic from its beginning
+ * (only what committed transactions hold: what the job decided), the table printed in place or as blocks, and the
+ * order of observation points.
+ */
+public final class TopicViews {
+
+  private TopicViews() {
+  }
+
+  /** A consumer of every partition of {@code topic} from the beginning, committed records only, values as text. */
+  public static KafkaConsumer<byte[], String> committedFromBeginning(String bootstrapServers, String topic,
+      String clientId) {
+    Map<String, Object> props = new HashMap<>();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    KafkaConsumer<byte[], String> consumer = new KafkaConsumer<>(props);
+    List<TopicPartition> partitions = new ArrayList<>();
+    consumer.partitionsFor(topic, Duration.ofSeconds(10))
+        .forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+    consumer.assign(partitions);
+    consumer.seekToBeginning(partitions);
+    return consumer;
+  }
+
+  /**
+   * Prints {@code table} (lines ending with a newline): on a terminal over the previous one (cursor up over its
+   * {@code linesDrawn} lines, clear to the end of the screen), otherwise as a new block after a blank line.
+   *
+   * @return the lines of {@code table}: the next call's {@code linesDrawn}
+   */
+  public static int print(PrintStream out, String table, boolean terminal, int linesDrawn) {
+    StringBuilder s = new StringBuilder();
+    if (terminal) {
+      if (linesDrawn > 0) {
+        s.append("\u001b[").append(linesDrawn).append("F\u001b[J");
+      }
+    } else if (linesDrawn > 0) {
+      s.append('\n');
+    }
+    s.append(table);
+    out.print(s);
+    out.flush();
+    return (int) table.chars().filter(c -> c == '\n').count();
+  }
+
+  /** Closes {@code consumer} (if any); on an interrupted thread too (the flag is cleared for the close, set again). */
+  public static void close(KafkaConsumer<?, ?> consumer) {
+    if (consumer == null) {
+      return;
+    }
+    boolean interrupted = Thread.interrupted();
+    try {
+      consumer.close(Duration.ofSeconds(5));
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Observation points in order: numeric ones numerically, then the others as text. */
+  public static int compareScopes(String a, String b) {
+    boolean na = a.matches("-?\\d{1,18}");
+    boolean nb = b.matches("-?\\d{1,18}");
+    if (na && nb) {
+      return Long.compare(Long.parseLong(a), Long.parseLong(b));
+    }
+    return na ? -1 : nb ? 1 : a.compareTo(b);
+  }
+}
