@@ -26,6 +26,7 @@ import io.linerate.jobs.kafka.KafkaJobOptions;
 import io.linerate.jobs.kafka.WrittenTopics;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
+import io.linerate.jobs.local.LiveView;
 import io.linerate.sketches.hash.ItemHasher;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -168,6 +169,12 @@ public final class DedupJob implements JobLauncher {
    * The output, duplicates and dead-letter topics, each taking records up to the sinks' limit; with the raw output
    * format the output and duplicates topics are written with the input records' own timestamps.
    */
+  /** The demo's live view: first occurrences and probable duplicates committed so far, and the duplicates' share. */
+  @Override
+  public LiveView liveView(JobTopics topics, boolean terminal) {
+    return DedupView.of(topics.bootstrapServers(), topics.output(), duplicatesTopic(topics), terminal);
+  }
+
   @Override
   public WrittenTopics writtenTopics(JobTopics topics) {
     WrittenTopics written = WrittenTopics.of(topics.input(), options.sinkProperties());

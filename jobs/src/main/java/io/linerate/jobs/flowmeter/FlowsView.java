@@ -51,7 +51,7 @@ public final class FlowsView implements LiveView {
     this.intervalNanos = (b.interval != null ? b.interval : Duration.ofSeconds(b.terminal ? 1 : 10)).toNanos();
     this.shownNanos = System.nanoTime() - intervalNanos;
     this.consumer = b.bootstrapServers == null ? null
-        : TopicViews.committedFromBeginning(b.bootstrapServers, b.topic, "linerate-flows-view");
+        : TopicViews.committedFromBeginning(b.bootstrapServers, "linerate-flows-view", b.topic);
   }
 
   /** A view of the flows in {@code topic} on {@code bootstrapServers}. */

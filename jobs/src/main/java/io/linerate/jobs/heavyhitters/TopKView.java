@@ -57,7 +57,7 @@ public final class TopKView implements LiveView {
       this.consumer = null;
       return;
     }
-    this.consumer = TopicViews.committedFromBeginning(b.bootstrapServers, b.topic, "linerate-top-k-view");
+    this.consumer = TopicViews.committedFromBeginning(b.bootstrapServers, "linerate-top-k-view", b.topic);
   }
 
   /** A view of {@code topic} on {@code bootstrapServers}. */

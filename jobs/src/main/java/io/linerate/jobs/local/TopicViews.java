@@ -23,9 +23,9 @@ public final class TopicViews {
   private TopicViews() {
   }
 
-  /** A consumer of every partition of {@code topic} from the beginning, committed records only, values as text. */
-  public static KafkaConsumer<byte[], String> committedFromBeginning(String bootstrapServers, String topic,
-      String clientId) {
+  /** A consumer of every partition of {@code topics} from the beginning, committed records only, values as text. */
+  public static KafkaConsumer<byte[], String> committedFromBeginning(String bootstrapServers, String clientId,
+      String... topics) {
     Map<String, Object> props = new HashMap<>();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
@@ -35,8 +35,10 @@ public final class TopicViews {
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     KafkaConsumer<byte[], String> consumer = new KafkaConsumer<>(props);
     List<TopicPartition> partitions = new ArrayList<>();
-    consumer.partitionsFor(topic, Duration.ofSeconds(10))
-        .forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+    for (String topic : new java.util.LinkedHashSet<>(List.of(topics))) {
+      consumer.partitionsFor(topic, Duration.ofSeconds(10))
+          .forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+    }
     consumer.assign(partitions);
     consumer.seekToBeginning(partitions);
     return consumer;
