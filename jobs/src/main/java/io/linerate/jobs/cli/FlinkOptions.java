@@ -143,8 +143,10 @@ public class FlinkOptions {
   }
 
   @Option(names = "--checkpoint-dir", paramLabel = "URI", defaultValue = "",
-      description = "Where checkpoints are written (a file system URI: file:///..., s3://..., hdfs://...); empty: in "
-          + "the JobManager's memory, lost with it (default: none)")
+      description = "Where checkpoints are written (a file system URI: file:///..., s3://..., hdfs://...); without it "
+          + "the Flink configuration's execution.checkpointing.dir; without either, a temporary folder on the local "
+          + "cluster in the JVM (removed when the command ends), and refused on a cluster: the JobManager's memory "
+          + "takes at most 5 MiB of state per task and loses it with the JobManager (default: none)")
   void checkpointDir(String value) {
     String dir = value.trim();
     if (!dir.isEmpty() && !dir.contains(":/") && !dir.startsWith("/")) {
@@ -171,7 +173,7 @@ public class FlinkOptions {
     return incrementalCheckpoints;
   }
 
-  /** The checkpoint directory, empty for the JobManager's memory. */
+  /** The checkpoint directory, empty when not given (see {@link JobEnvironment}). */
   public String checkpointDir() {
     return checkpointDir;
   }
@@ -229,8 +231,10 @@ public class FlinkOptions {
 
   /**
    * These options as Flink configuration: {@code parallelism.default}, {@code execution.checkpointing.interval},
-   * {@code .timeout} ({@link #checkpointTimeout()}) and {@code .mode} (EXACTLY_ONCE), {@code state.backend.type}, and {@code execution.checkpointing.storage}
-   * ({@code jobmanager}, or {@code filesystem} with {@code execution.checkpointing.dir}), and
+   * {@code .timeout} ({@link #checkpointTimeout()}) and {@code .mode} (EXACTLY_ONCE), {@code state.backend.type};
+   * with {@code --checkpoint-dir} {@code execution.checkpointing.storage} ({@code filesystem}) and
+   * {@code execution.checkpointing.dir} (without it neither: the cluster's configuration holds, and
+   * {@link JobEnvironment} names a directory if it names none, never the JobManager's memory); and
    * {@code execution.checkpointing.incremental} (true) with {@code --incremental-checkpoints} (unset without it: the
    * cluster's setting holds), after {@link #validate()}.
    *
@@ -247,9 +251,7 @@ public class FlinkOptions {
     if (incrementalCheckpoints) {
       conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
     }
-    if (checkpointDir.isEmpty()) {
-      conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "jobmanager");
-    } else {
+    if (!checkpointDir.isEmpty()) {
       conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
       conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
     }

@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import io.linerate.flink.flowmeter.FlowMeter;
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
+import io.linerate.jobs.cli.JobEnvironment;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Sizes;
 import io.linerate.jobs.cli.TopicChecks;
@@ -197,14 +198,16 @@ public final class FlowMeterCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     flink.validate();
     FlowMeterJob job = job();
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
-    JobTopics topics = topics();
-    job.define(env, topics);
-    if (!TopicChecks.allow(spec, job, topics)) {
-      return 1;
+    try (JobEnvironment environment = JobEnvironment.create(flink, spec, System.out)) {
+      StreamExecutionEnvironment env = environment.env();
+      JobTopics topics = topics();
+      job.define(env, topics);
+      if (!TopicChecks.allow(spec, job, topics)) {
+        return 1;
+      }
+      env.execute(job.name());
+      return 0;
     }
-    env.execute(job.name());
-    return 0;
   }
 
   private Duration notNegative(String option, Duration value) {

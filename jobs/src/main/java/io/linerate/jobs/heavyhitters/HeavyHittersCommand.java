@@ -5,6 +5,7 @@ import java.util.concurrent.Callable;
 
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
+import io.linerate.jobs.cli.JobEnvironment;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Main;
 import io.linerate.jobs.cli.Sizes;
@@ -239,17 +240,19 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     flink.validate();
     HeavyHittersJob launcher = job();
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink.configuration());
-    JobTopics topics = topics();
-    launcher.define(env, topics);
-    if (!TopicChecks.allow(spec, launcher, topics)) {
-      return 1;
+    try (JobEnvironment environment = JobEnvironment.create(flink, spec, System.out)) {
+      StreamExecutionEnvironment env = environment.env();
+      JobTopics topics = topics();
+      launcher.define(env, topics);
+      if (!TopicChecks.allow(spec, launcher, topics)) {
+        return 1;
+      }
+      System.out.println("heavy-hitters: " + launcher.description());
+      System.out.println("reading " + topics.input() + " on " + topics.bootstrapServers() + "; reports to "
+          + topics.output() + ", alerts to " + launcher.alertsTopic(topics) + ", dead letters to "
+          + topics.deadLetter());
+      env.execute(launcher.name());
+      return 0;
     }
-    System.out.println("heavy-hitters: " + launcher.description());
-    System.out.println("reading " + topics.input() + " on " + topics.bootstrapServers() + "; reports to "
-        + topics.output() + ", alerts to " + launcher.alertsTopic(topics) + ", dead letters to "
-        + topics.deadLetter());
-    env.execute(launcher.name());
-    return 0;
   }
 }

@@ -149,7 +149,10 @@ class MainTest {
     assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT)).isEqualTo(Duration.ofSeconds(270));
     assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE)).isEqualTo(CheckpointingMode.EXACTLY_ONCE);
     assertThat(conf.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("hashmap");
-    assertThat(conf.get(CheckpointingOptions.CHECKPOINT_STORAGE)).isEqualTo("jobmanager");
+    // no storage and no directory without --checkpoint-dir: the cluster's hold (JobEnvironment names a directory
+    // when none does, never the JobManager's memory)
+    assertThat(conf.getOptional(CheckpointingOptions.CHECKPOINT_STORAGE)).isEmpty();
+    assertThat(conf.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY)).isEmpty();
     assertThat(cmd.kafka.bootstrapServers()).isEqualTo("localhost:9092");
     assertThat(cmd.kafka.inputTopic()).isEqualTo("packets");
   }

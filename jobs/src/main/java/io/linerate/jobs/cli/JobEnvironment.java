@@ -1,0 +1,111 @@
+package io.linerate.jobs.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.DeploymentOptions;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * The execution environment of a job command, with a checkpoint directory always named: {@code --checkpoint-dir};
+ * else the one the Flink configuration the environment was created with names ({@code execution.checkpointing.dir}
+ * in the cluster's {@code config.yaml}, as {@code flink run} reads it); else, on a local cluster in this JVM (the
+ * demo jar), a fresh temporary folder, removed by {@link #close()}. Without any on a cluster it refuses: Flink would
+ * keep checkpoints in the JobManager's memory, which takes at most 5 MiB of state per task (a flow table or dedup
+ * filters pass that: every checkpoint fails, and the exactly-once sinks never commit) and loses them with the
+ * JobManager.
+ */
+public final class JobEnvironment implements AutoCloseable {
+
+  /** {@code execution.target} of the clusters that run in this JVM: Flink's local executor and its test cluster. */
+  static final Set<String> IN_JVM_TARGETS = Set.of("local", "minicluster");
+
+  private final StreamExecutionEnvironment env;
+  private final Path temporaryCheckpoints;
+
+  private JobEnvironment(StreamExecutionEnvironment env, Path temporaryCheckpoints) {
+    this.env = env;
+    this.temporaryCheckpoints = temporaryCheckpoints;
+  }
+
+  /**
+   * The environment {@code getExecutionEnvironment(flink.configuration())} gives, with a checkpoint directory as the
+   * class describes; prints to {@code out} where checkpoints go when it is a temporary folder.
+   *
+   * @throws ParameterException naming --checkpoint-dir when no directory is named on a cluster outside this JVM
+   */
+  public static JobEnvironment create(FlinkOptions flink, CommandSpec spec, PrintStream out) {
+    Configuration conf = flink.configuration();
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    if (!flink.checkpointDir().isEmpty() || namesCheckpointDir(env.getConfiguration())) {
+      return new JobEnvironment(env, null);
+    }
+    if (!inThisJvm(env)) {
+      throw new ParameterException(spec.commandLine(), "--checkpoint-dir is needed: neither it nor the Flink "
+          + "configuration (" + CheckpointingOptions.CHECKPOINTS_DIRECTORY.key() + ") names a checkpoint "
+          + "directory, and Flink would keep checkpoints in the JobManager's memory, which refuses more than 5 MiB "
+          + "of state per task (every checkpoint fails, and the exactly-once output is never committed) and loses "
+          + "them with the JobManager; give a durable URI such as s3://bucket/checkpoints or hdfs:///checkpoints");
+    }
+    Path dir;
+    try {
+      dir = Files.createTempDirectory("linerate-checkpoints-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a temporary checkpoint folder: " + e.getMessage(), e);
+    }
+    conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+    conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
+    out.println(spec.name() + ": checkpoints go to " + dir + " (a temporary folder, removed when the command "
+        + "ends; --checkpoint-dir keeps them)");
+    return new JobEnvironment(StreamExecutionEnvironment.getExecutionEnvironment(conf), dir);
+  }
+
+  /** Whether {@code conf} names a checkpoint directory. */
+  static boolean namesCheckpointDir(ReadableConfig conf) {
+    String dir = conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
+    return dir != null && !dir.isBlank();
+  }
+
+  /** Whether {@code env} runs its jobs on a cluster in this JVM. */
+  static boolean inThisJvm(StreamExecutionEnvironment env) {
+    return env instanceof LocalStreamEnvironment
+        || IN_JVM_TARGETS.contains(env.getConfiguration().get(DeploymentOptions.TARGET));
+  }
+
+  /** The environment to define and execute the job in. */
+  public StreamExecutionEnvironment env() {
+    return env;
+  }
+
+  /** The temporary checkpoint folder, or null when checkpoints go to a directory named by the user or cluster. */
+  public Path temporaryCheckpoints() {
+    return temporaryCheckpoints;
+  }
+
+  /** Removes the temporary checkpoint folder, if any. */
+  @Override
+  public void close() {
+    if (temporaryCheckpoints == null || !Files.exists(temporaryCheckpoints)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(temporaryCheckpoints)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      System.err.println("checkpoint folder " + temporaryCheckpoints + " not removed: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,121 @@
+package io.linerate.jobs.flowmeter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import io.linerate.jobs.cli.Main;
+import io.linerate.jobs.format.PacketBatch;
+import io.linerate.jobs.format.PacketBatchCodec;
+import io.linerate.jobs.kafka.KafkaBrokerExtension;
+import io.linerate.jobs.kafka.TopicReader;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
+
+/**
+ * A job command run as the demo jar runs it: no Flink cluster around, so {@code getExecutionEnvironment()} starts a
+ * local cluster in this JVM (no {@code MiniClusterExtension} here), against the embedded broker. The flow meter at
+ * its default capacity (100,000 flows) holds about 9 MB of state per subtask, above the 5 MiB the JobManager's
+ * checkpoint storage takes: without {@code --checkpoint-dir} its output must still be committed, never silently lost.
+ */
+class CheckpointStorageCommandTest {
+
+  @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+  private record Run(int exitCode, String out, String err) {}
+
+  private static Run run(String... args) {
+    CommandLine cl = Main.commandLine();
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    PrintStream stdout = System.out;
+    System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    int exit;
+    try {
+      exit = cl.execute(args);
+    } finally {
+      System.setOut(stdout);
+    }
+    String out = captured.toString(StandardCharsets.UTF_8);
+    System.out.print(out);
+    System.out.print(err);
+    return new Run(exit, out, err.toString());
+  }
+
+  static final int BATCHES = 500;
+  static final int FLOWS = 100_000;
+
+  private static long packets(String json) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).get("packets").asLong();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** One observation point, {@link #FLOWS} IPv4 flows, {@link #BATCHES} batches of 1000 packets. */
+  private static void produce(String topic) {
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
+        ProducerConfig.ACKS_CONFIG, "all",
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()))) {
+      long t = 1_763_720_000_000L;
+      for (int b = 0; b < BATCHES; b++) {
+        PacketBatch batch = new PacketBatch(0);
+        for (int i = 0; i < 1000; i++) {
+          int flow = (b * 1000 + i) % FLOWS;
+          batch.addIpv4(t + b, 0x0A000000 | flow, 0xC0A80001, 1000 + flow % 60_000, 80, 6, 2, 100);
+        }
+        producer.send(new ProducerRecord<>(topic, "op0", PacketBatchCodec.encode(batch)));
+      }
+      producer.flush();
+    }
+  }
+
+  /**
+   * Before: the command set Flink's {@code jobmanager} checkpoint storage, every checkpoint failed ("Size of the
+   * state is larger than the maximum permitted memory-backed state") and the bounded job still exited 0 with none of
+   * its flow records committed; at this input size it restarted in a loop instead, every attempt's state passing
+   * 5 MiB before the end (a timeout here). Now the local cluster checkpoints to a temporary folder, says so, and
+   * removes it when the command ends.
+   */
+  @Test
+  @Timeout(120)
+  void aBoundedFlowMeterAboveFiveMebibytesCommitsItsOutputWithoutACheckpointDirectory() {
+    KAFKA.broker().createTopics(1, "big-in", "big-out", "big-dead");
+    produce("big-in");
+    Run r = run("flow-meter", "--bootstrap-servers", KAFKA.bootstrapServers(), "--input-topic", "big-in",
+        "--output-topic", "big-out", "--dead-letter-topic", "big-dead", "--checkpoint-interval", "100ms",
+        "--bounded");
+    java.util.List<String> committed = TopicReader.readAll(KAFKA.bootstrapServers(), "big-out", true);
+    long written = TopicReader.readAll(KAFKA.bootstrapServers(), "big-out", false).size();
+    assertThat(written).as("flow records written").isGreaterThanOrEqualTo(FLOWS);
+    assertThat(r.exitCode() == 0 && committed.size() < written)
+        .as("exit code %d with %d of %d flow records committed; stderr: %s", r.exitCode(), committed.size(),
+            written, r.err())
+        .isFalse();
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(committed).hasSize((int) written);
+    assertThat(committed.stream().mapToLong(CheckpointStorageCommandTest::packets).sum())
+        .as("packets in committed flow records").isEqualTo(BATCHES * 1000L);
+    java.util.regex.Matcher line = java.util.regex.Pattern.compile(
+        "flow-meter: checkpoints go to (\\S+) \\(a temporary folder, removed when the command ends; "
+            + "--checkpoint-dir keeps them\\)").matcher(r.out());
+    assertThat(line.find()).as(r.out()).isTrue();
+    assertThat(java.nio.file.Path.of(line.group(1))).doesNotExist();
+  }
+}
