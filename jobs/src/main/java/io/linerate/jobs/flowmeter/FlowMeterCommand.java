@@ -8,6 +8,7 @@ import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.JobEnvironment;
 import io.linerate.jobs.cli.KafkaOptions;
+import io.linerate.jobs.cli.OutputVisibility;
 import io.linerate.jobs.cli.Sizes;
 import io.linerate.jobs.cli.TopicChecks;
 import io.linerate.jobs.local.JobTopics;
@@ -206,7 +207,8 @@ public final class FlowMeterCommand implements Callable<Integer> {
         return 1;
       }
       env.execute(job.name());
-      return 0;
+      // a bounded run ends here: its output must be readable (an open transaction on a written partition hides it)
+      return bounded && !OutputVisibility.check(spec, job, topics) ? 1 : 0;
     }
   }
 

@@ -7,6 +7,7 @@ import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.JobEnvironment;
 import io.linerate.jobs.cli.KafkaOptions;
+import io.linerate.jobs.cli.OutputVisibility;
 import io.linerate.jobs.cli.Main;
 import io.linerate.jobs.cli.Sizes;
 import io.linerate.jobs.cli.TopicChecks;
@@ -252,7 +253,8 @@ public final class HeavyHittersCommand implements Callable<Integer> {
           + topics.output() + ", alerts to " + launcher.alertsTopic(topics) + ", dead letters to "
           + topics.deadLetter());
       env.execute(launcher.name());
-      return 0;
+      // a bounded run ends here: its output must be readable (an open transaction on a written partition hides it)
+      return bounded && !OutputVisibility.check(spec, launcher, topics) ? 1 : 0;
     }
   }
 }

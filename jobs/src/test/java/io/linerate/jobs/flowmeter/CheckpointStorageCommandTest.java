@@ -57,6 +57,7 @@ class CheckpointStorageCommandTest {
 
   static final int BATCHES = 500;
   static final int FLOWS = 100_000;
+  static final int FLOWS_PER_BATCH = 1000;
 
   private static long packets(String json) {
     try {
@@ -68,13 +69,18 @@ class CheckpointStorageCommandTest {
 
   /** One observation point, {@link #FLOWS} IPv4 flows, {@link #BATCHES} batches of 1000 packets. */
   private static void produce(String topic) {
+    produceTo(KAFKA.bootstrapServers(), topic, BATCHES);
+  }
+
+  /** {@code batches} batches of 1000 packets of one observation point, over {@link #FLOWS} flows. */
+  static void produceTo(String bootstrapServers, String topic, int batches) {
     try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
         ProducerConfig.ACKS_CONFIG, "all",
         ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
         ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()))) {
       long t = 1_763_720_000_000L;
-      for (int b = 0; b < BATCHES; b++) {
+      for (int b = 0; b < batches; b++) {
         PacketBatch batch = new PacketBatch(0);
         for (int i = 0; i < 1000; i++) {
           int flow = (b * 1000 + i) % FLOWS;
@@ -84,6 +90,43 @@ class CheckpointStorageCommandTest {
       }
       producer.flush();
     }
+  }
+
+  /**
+   * A transaction left open on the output topic (as by an earlier run under the same --job-name whose transactional
+   * id lies beyond the ids the sink probes and aborts at start) hides the bounded run's committed output from
+   * read_committed readers until it ends. Before: exit 0 while such readers saw none of the records; now exit 1
+   * naming the partition and the offset, and the records become readable once the transaction is aborted.
+   */
+  @Test
+  @Timeout(120)
+  void aBoundedRunWhoseOutputAnOpenTransactionHidesExitsNonZero() {
+    KAFKA.broker().createTopics(1, "hang-in", "hang-out", "hang-dead");
+    produceTo(KAFKA.bootstrapServers(), "hang-in", 20);
+    try (KafkaProducer<String, byte[]> lingering = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
+        ProducerConfig.TRANSACTIONAL_ID_CONFIG, "linerate-flow-meter.rep.hang-out-0-50",
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()))) {
+      lingering.initTransactions();
+      lingering.beginTransaction();
+      lingering.send(new ProducerRecord<>("hang-out", "x", new byte[] {1}));
+      lingering.flush();
+      Run r = run("flow-meter", "--bootstrap-servers", KAFKA.bootstrapServers(), "--input-topic", "hang-in",
+          "--output-topic", "hang-out", "--dead-letter-topic", "hang-dead", "--checkpoint-interval", "500ms",
+          "--job-name", "rep", "--bounded");
+      int committed = TopicReader.readAll(KAFKA.bootstrapServers(), "hang-out", true).size();
+      int written = TopicReader.readAll(KAFKA.bootstrapServers(), "hang-out", false).size() - 1;
+      assertThat(written).as("flow records written").isGreaterThanOrEqualTo(FLOWS_PER_BATCH);
+      assertThat(r.exitCode() == 0 && committed < written)
+          .as("exit code %d with %d of %d flow records readable", r.exitCode(), committed, written).isFalse();
+      assertThat(r.exitCode()).isEqualTo(1);
+      assertThat(r.err()).contains("flow-meter: the job finished, but read_committed consumers cannot read all of "
+          + "its output yet: hang-out-0: a transaction open since offset 0 (producer id ");
+      lingering.abortTransaction();
+    }
+    assertThat(TopicReader.readAll(KAFKA.bootstrapServers(), "hang-out", true)).hasSizeGreaterThanOrEqualTo(
+        FLOWS_PER_BATCH);
   }
 
   /**
