@@ -7,12 +7,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import io.linerate.jobs.kafka.WrittenTopics;
+import io.linerate.jobs.local.JobLauncher;
+import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Model.CommandSpec;
@@ -70,6 +76,82 @@ public final class JobEnvironment implements AutoCloseable {
     out.println(spec.name() + ": checkpoints go to " + dir + " (a temporary folder, removed when the command "
         + "ends; --checkpoint-dir keeps them)");
     return new JobEnvironment(StreamExecutionEnvironment.getExecutionEnvironment(conf), dir);
+  }
+
+  /**
+   * Checks the topics the job writes ({@link TopicChecks}), says what runs, runs the job until it ends (a bounded one
+   * at the end of its input), says how long it ran, and checks that a bounded run's output is readable
+   * ({@link OutputVisibility}). On a cluster in this JVM, Ctrl-C (the JVM's shutdown) first cancels the job and waits
+   * for it, so that its sinks abort their open transactions: left open, each would keep {@code read_committed}
+   * readers of its partition waiting until the transaction timeout, other jobs' output behind it included.
+   *
+   * @return the command's exit code: 0, or 1 if a topic was refused or a bounded run's output is not readable
+   */
+  public int run(CommandSpec spec, JobLauncher job, JobTopics topics, boolean bounded, PrintStream out)
+      throws Exception {
+    if (!TopicChecks.allow(spec, job, topics)) {
+      return 1;
+    }
+    WrittenTopics written = job.writtenTopics(topics);
+    boolean local = inThisJvm(env);
+    boolean attached = local || env.getConfiguration().get(DeploymentOptions.ATTACHED);
+    out.println(spec.name() + ": " + job.description());
+    out.println(spec.name() + ": reading topic '" + topics.input() + "' on " + topics.bootstrapServers()
+        + (bounded ? " up to its end offsets at the start" : "") + "; writing "
+        + String.join(", ", written.topics().stream().map(written::describe).toList())
+        + (local ? "; Ctrl-C cancels the job (its open transactions are aborted)" : ""));
+    out.flush();
+    long start = System.nanoTime();
+    if (local) {
+      runCancellingOnShutdown(job.name(), out);
+    } else {
+      env.execute(job.name()); // flink run: the cluster owns the job, and the CLI's own options say what Ctrl-C does
+    }
+    if (!attached) { // flink run --detached: execute returned once the job was submitted
+      out.println(spec.name() + ": job " + job.name() + " submitted (detached)");
+      return 0;
+    }
+    out.printf(java.util.Locale.ROOT, "%s: job %s finished after %.1f s%n", spec.name(), job.name(),
+        (System.nanoTime() - start) / 1e9);
+    out.flush();
+    // a bounded run ends here: its output must be readable (an open transaction on a written partition hides it)
+    return bounded && !OutputVisibility.check(spec, job, topics) ? 1 : 0;
+  }
+
+  /** Executes the job on the cluster in this JVM; a shutdown of the JVM cancels it first ({@link #cancelling}). */
+  private void runCancellingOnShutdown(String name, PrintStream out) throws Exception {
+    JobClient client = env.executeAsync(name);
+    Thread cancel = cancelling(client, name, out);
+    Runtime.getRuntime().addShutdownHook(cancel);
+    try {
+      client.getJobExecutionResult().get();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(cancel);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs already
+      }
+    }
+  }
+
+  /**
+   * The shutdown hook of a job run in this JVM: cancels the job and waits up to 30 s for it to end, so that its
+   * Kafka sinks close their producers, aborting the transactions they hold open (Flink's cluster in this JVM would
+   * otherwise stop under them at the JVM's exit).
+   */
+  static Thread cancelling(JobClient client, String name, PrintStream out) {
+    return new Thread(() -> {
+      try {
+        out.println("cancelling job " + name + " (its sinks abort their open transactions)");
+        out.flush();
+        client.cancel().get(30, TimeUnit.SECONDS);
+        client.getJobExecutionResult().handle((r, e) -> null).get(30, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        System.err.println("job " + name + " not cancelled cleanly: " + e);
+      }
+    }, "linerate-job-cancel");
   }
 
   /** Whether {@code conf} names a checkpoint directory. */

@@ -8,9 +8,7 @@ import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.JobEnvironment;
 import io.linerate.jobs.cli.KafkaOptions;
-import io.linerate.jobs.cli.OutputVisibility;
 import io.linerate.jobs.cli.Sizes;
-import io.linerate.jobs.cli.TopicChecks;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.sketches.flowtable.FlowKeyFormat;
 import io.linerate.sketches.flowtable.InsertionScheme;
@@ -203,12 +201,7 @@ public final class FlowMeterCommand implements Callable<Integer> {
       StreamExecutionEnvironment env = environment.env();
       JobTopics topics = topics();
       job.define(env, topics);
-      if (!TopicChecks.allow(spec, job, topics)) {
-        return 1;
-      }
-      env.execute(job.name());
-      // a bounded run ends here: its output must be readable (an open transaction on a written partition hides it)
-      return bounded && !OutputVisibility.check(spec, job, topics) ? 1 : 0;
+      return environment.run(spec, job, topics, bounded, System.out);
     }
   }
 

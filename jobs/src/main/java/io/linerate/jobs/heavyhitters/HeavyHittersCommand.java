@@ -7,10 +7,8 @@ import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.FlinkOptions;
 import io.linerate.jobs.cli.JobEnvironment;
 import io.linerate.jobs.cli.KafkaOptions;
-import io.linerate.jobs.cli.OutputVisibility;
 import io.linerate.jobs.cli.Main;
 import io.linerate.jobs.cli.Sizes;
-import io.linerate.jobs.cli.TopicChecks;
 import io.linerate.jobs.cli.TopicNames;
 import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -245,16 +243,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
       StreamExecutionEnvironment env = environment.env();
       JobTopics topics = topics();
       launcher.define(env, topics);
-      if (!TopicChecks.allow(spec, launcher, topics)) {
-        return 1;
-      }
-      System.out.println("heavy-hitters: " + launcher.description());
-      System.out.println("reading " + topics.input() + " on " + topics.bootstrapServers() + "; reports to "
-          + topics.output() + ", alerts to " + launcher.alertsTopic(topics) + ", dead letters to "
-          + topics.deadLetter());
-      env.execute(launcher.name());
-      // a bounded run ends here: its output must be readable (an open transaction on a written partition hides it)
-      return bounded && !OutputVisibility.check(spec, launcher, topics) ? 1 : 0;
+      return environment.run(spec, launcher, topics, bounded, System.out);
     }
   }
 }

@@ -159,6 +159,10 @@ class CheckpointStorageCommandTest {
         "flow-meter: checkpoints go to (\\S+) \\(a temporary folder, removed when the command ends; "
             + "--checkpoint-dir keeps them\\)").matcher(r.out());
     assertThat(line.find()).as(r.out()).isTrue();
+    // what runs, and that it ended: the command says both (flow-meter printed neither before)
+    assertThat(r.out()).contains("flow-meter: reading topic 'big-in' on " + KAFKA.bootstrapServers()
+        + " up to its end offsets at the start; writing output topic 'big-out', dead-letter topic 'big-dead'; "
+        + "Ctrl-C cancels the job").containsPattern("flow-meter: job flow-meter finished after \\d+\\.\\d s");
     assertThat(java.nio.file.Path.of(line.group(1))).doesNotExist();
   }
 }
