@@ -44,6 +44,7 @@ public final class Main implements Runnable {
    */
   static CommandLine commandLine(boolean flinkAtHand, boolean demoAtHand) {
     CommandLine cl = new CommandLine(new Main());
+    cl.setParameterExceptionHandler(Main::shortUsageError);
     io.linerate.jobs.feed.FeedCommands.register(cl);
     if (flinkAtHand) {
       cl.addSubcommand("heavy-hitters", new io.linerate.jobs.heavyhitters.HeavyHittersCommand());
@@ -75,6 +76,25 @@ public final class Main implements Runnable {
       cl.getCommandSpec().usageMessage().footer(footer.toArray(String[]::new));
     }
     return cl;
+  }
+
+  /**
+   * A bad option or value of a command: its message and where the options are (exit code 2), not the command's whole
+   * usage (100 lines and more for the jobs, which pushed the message off the screen); {@code linerate} alone or with
+   * an unknown command still gets the list of commands.
+   */
+  static int shortUsageError(CommandLine.ParameterException e, String[] args) {
+    CommandLine cl = e.getCommandLine();
+    java.io.PrintWriter err = cl.getErr();
+    err.println(cl.getColorScheme().errorText(e.getMessage()));
+    if (cl.getParent() == null) {
+      cl.usage(err, cl.getColorScheme());
+    } else {
+      CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+      err.println("Try 'linerate " + cl.getCommandName() + " --help' for its options.");
+    }
+    err.flush();
+    return cl.getCommandSpec().exitCodeOnInvalidInput();
   }
 
   /** {@code linerate} alone: "a command is required", the usage help, exit code 2. */

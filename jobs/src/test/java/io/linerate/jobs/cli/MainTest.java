@@ -313,4 +313,15 @@ class MainTest {
     // and --job takes any case, as generate's --format does
     Main.commandLine().parseArgs("demo", "--job", "dedup");
   }
+
+  /** A bad value of a command: the message and where the options are, not the command's whole usage. */
+  @Test
+  void aBadOptionValueGetsItsMessageAndAHintNotTheWholeUsage() {
+    StringWriter err = new StringWriter();
+    CommandLine cl = Main.commandLine();
+    cl.setErr(new PrintWriter(err));
+    assertThat(cl.execute("generate", "--skew", "11")).isEqualTo(2);
+    assertThat(err.toString()).contains("--skew must be in [0, 10], got 11.0")
+        .contains("Try 'linerate generate --help' for its options.").doesNotContain("Usage:");
+  }
 }
