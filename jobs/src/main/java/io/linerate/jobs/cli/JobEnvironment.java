@@ -11,9 +11,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import io.linerate.jobs.format.SplitDecoded;
 import io.linerate.jobs.kafka.WrittenTopics;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DeploymentOptions;
@@ -81,11 +83,12 @@ public final class JobEnvironment implements AutoCloseable {
   /**
    * Checks the topics the job writes ({@link TopicChecks}), says what runs, runs the job until it ends (a bounded one
    * at the end of its input), says how long it ran, and checks that a bounded run's output is readable
-   * ({@link OutputVisibility}). On a cluster in this JVM, Ctrl-C (the JVM's shutdown) first cancels the job and waits
+   * ({@link OutputVisibility}) and not all dead letters ({@link SplitDecoded}'s accumulators). On a cluster in this JVM, Ctrl-C (the JVM's shutdown) first cancels the job and waits
    * for it, so that its sinks abort their open transactions: left open, each would keep {@code read_committed}
    * readers of its partition waiting until the transaction timeout, other jobs' output behind it included.
    *
-   * @return the command's exit code: 0, or 1 if a topic was refused or a bounded run's output is not readable
+   * @return the command's exit code: 0, or 1 if a topic was refused, or a bounded run read only dead letters or its
+   *     output is not readable
    */
   public int run(CommandSpec spec, JobLauncher job, JobTopics topics, boolean bounded, PrintStream out)
       throws Exception {
@@ -102,29 +105,37 @@ public final class JobEnvironment implements AutoCloseable {
         + (local ? "; Ctrl-C cancels the job (its open transactions are aborted)" : ""));
     out.flush();
     long start = System.nanoTime();
-    if (local) {
-      runCancellingOnShutdown(job.name(), out);
-    } else {
-      env.execute(job.name()); // flink run: the cluster owns the job, and the CLI's own options say what Ctrl-C does
-    }
+    JobExecutionResult result = local ? runCancellingOnShutdown(job.name(), out)
+        : env.execute(job.name()); // flink run: the cluster owns the job, and the CLI's own options say what Ctrl-C does
     if (!attached) { // flink run --detached: execute returned once the job was submitted
       out.println(spec.name() + ": job " + job.name() + " submitted (detached)");
       return 0;
     }
-    out.printf(java.util.Locale.ROOT, "%s: job %s finished after %.1f s%n", spec.name(), job.name(),
-        (System.nanoTime() - start) / 1e9);
+    Long values = result.getAccumulatorResult(SplitDecoded.VALUES);
+    Long deadLetters = result.getAccumulatorResult(SplitDecoded.DEAD_LETTERS);
+    out.printf(java.util.Locale.ROOT, "%s: job %s finished after %.1f s%s%n", spec.name(), job.name(),
+        (System.nanoTime() - start) / 1e9, values == null || deadLetters == null ? ""
+            : String.format(java.util.Locale.ROOT, ": %,d records read (by its last attempt), %,d of them dead "
+                + "letters (to topic '%s')", values + deadLetters, deadLetters, topics.deadLetter()));
     out.flush();
+    if (bounded && values != null && deadLetters != null && values == 0 && deadLetters > 0) {
+      spec.commandLine().getErr().println(spec.name() + ": every record read was a dead letter (" + deadLetters
+          + "): nothing was counted. The dead-letter topic '" + topics.deadLetter() + "' gives each one's reason; "
+          + "check the input topic and the options that say how to read it");
+      spec.commandLine().getErr().flush();
+      return 1;
+    }
     // a bounded run ends here: its output must be readable (an open transaction on a written partition hides it)
     return bounded && !OutputVisibility.check(spec, job, topics) ? 1 : 0;
   }
 
   /** Executes the job on the cluster in this JVM; a shutdown of the JVM cancels it first ({@link #cancelling}). */
-  private void runCancellingOnShutdown(String name, PrintStream out) throws Exception {
+  private JobExecutionResult runCancellingOnShutdown(String name, PrintStream out) throws Exception {
     JobClient client = env.executeAsync(name);
     Thread cancel = cancelling(client, name, out);
     Runtime.getRuntime().addShutdownHook(cancel);
     try {
-      client.getJobExecutionResult().get();
+      return client.getJobExecutionResult().get();
     } catch (ExecutionException e) {
       throw e.getCause() instanceof Exception cause ? cause : e;
     } finally {

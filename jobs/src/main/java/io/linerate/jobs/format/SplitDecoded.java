@@ -1,6 +1,7 @@
 package io.linerate.jobs.format;
 
 import java.util.Objects;
+import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
@@ -15,7 +16,8 @@ import org.apache.flink.util.Collector;
  * {@link DeadLetter#TAG} (then to the dead-letter topic through {@link OutputJson#deadLetters()}). Chained to the source, so
  * the union costs no serialization when object reuse is on, and a copy of the decoded value otherwise.
  *
- * <p>Metric: counter {@code deadLetters}.
+ * <p>Metric: counter {@code deadLetters}. Accumulators {@value #VALUES} and {@value #DEAD_LETTERS} (the records of the
+ * job's last attempt, in the job's result: a job command's summary of a run that ended).
  * <pre>{@code
  * SingleOutputStreamOperator<PacketBatch> batches = SplitDecoded.split(source, PacketBatchTypeInfo.INSTANCE);
  * DataStream<DeadLetter> dead = batches.getSideOutput(DeadLetter.TAG);
@@ -24,9 +26,15 @@ import org.apache.flink.util.Collector;
 public final class SplitDecoded<T> extends ProcessFunction<Decoded<T>, T> implements ResultTypeQueryable<T> {
 
     private static final long serialVersionUID = 1L;
+    /** Accumulator of the records decoded into values. */
+    public static final String VALUES = "linerate-values";
+    /** Accumulator of the records sent to the dead letters. */
+    public static final String DEAD_LETTERS = "linerate-dead-letters";
 
     private final TypeInformation<T> valueType;
     private transient Counter deadLetters;
+    private transient LongCounter valuesRead;
+    private transient LongCounter deadLettersRead;
 
     public SplitDecoded(TypeInformation<T> valueType) {
         this.valueType = Objects.requireNonNull(valueType, "valueType");
@@ -40,6 +48,10 @@ public final class SplitDecoded<T> extends ProcessFunction<Decoded<T>, T> implem
     @Override
     public void open(OpenContext context) {
         deadLetters = getRuntimeContext().getMetricGroup().counter("deadLetters");
+        valuesRead = new LongCounter();
+        deadLettersRead = new LongCounter();
+        getRuntimeContext().addAccumulator(VALUES, valuesRead);
+        getRuntimeContext().addAccumulator(DEAD_LETTERS, deadLettersRead);
     }
 
     @Override
@@ -47,9 +59,13 @@ public final class SplitDecoded<T> extends ProcessFunction<Decoded<T>, T> implem
         if (in.deadLetter != null) {
             if (deadLetters != null) {
                 deadLetters.inc();
+                deadLettersRead.add(1L);
             }
             ctx.output(DeadLetter.TAG, in.deadLetter);
         } else {
+            if (valuesRead != null) {
+                valuesRead.add(1L);
+            }
             out.collect(in.value);
         }
     }
