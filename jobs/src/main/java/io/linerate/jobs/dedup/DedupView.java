@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.linerate.jobs.format.OutputJson;
 import io.linerate.jobs.local.LiveView;
+import io.linerate.jobs.local.RedrawThrottle;
 import io.linerate.jobs.local.TopicViews;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,20 +28,17 @@ public final class DedupView implements LiveView {
 
   private final String duplicatesTopic;
   private final boolean terminal;
-  private final long intervalNanos;
+  private final RedrawThrottle redraws;
   private final KafkaConsumer<byte[], String> consumer;
   private long unique;
   private long duplicates;
   private long skipped;
-  private boolean changed;
-  private long shownNanos;
   private int linesDrawn;
 
   private DedupView(String bootstrapServers, String outputTopic, String duplicatesTopic, boolean terminal) {
     this.duplicatesTopic = duplicatesTopic;
     this.terminal = terminal;
-    this.intervalNanos = Duration.ofSeconds(terminal ? 1 : 10).toNanos();
-    this.shownNanos = System.nanoTime() - intervalNanos;
+    this.redraws = new RedrawThrottle(Duration.ofSeconds(terminal ? 1 : 10));
     this.consumer = bootstrapServers == null ? null
         : TopicViews.committedFromBeginning(bootstrapServers, "linerate-dedup-view", outputTopic, duplicatesTopic);
   }
@@ -63,15 +61,9 @@ public final class DedupView implements LiveView {
       throw new IllegalStateException("an offline view has no topic to poll");
     }
     for (ConsumerRecord<byte[], String> r : consumer.poll(timeout)) {
-      changed |= accept(r.topic(), r.value());
+      redraws.changed(accept(r.topic(), r.value()));
     }
-    long now = System.nanoTime();
-    if (!changed || now - shownNanos < intervalNanos) {
-      return false;
-    }
-    changed = false;
-    shownNanos = now;
-    return true;
+    return redraws.due();
   }
 
   /** Takes one record of {@code topic}; returns whether it counted as a first occurrence or a duplicate. */

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.linerate.jobs.cli.Terminals;
 import io.linerate.jobs.format.OutputJson;
 import io.linerate.jobs.local.LiveView;
+import io.linerate.jobs.local.RedrawThrottle;
 import io.linerate.jobs.local.TopicViews;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -34,22 +35,19 @@ public final class FlowsView implements LiveView {
 
   private final int rows;
   private final boolean terminal;
-  private final long intervalNanos;
+  private final RedrawThrottle redraws;
   private final KafkaConsumer<byte[], String> consumer;
   private final Map<String, long[]> perScope = new TreeMap<>(TopicViews::compareScopes); // records, packets, bytes
   private final Map<String, Long> perReason = new TreeMap<>();
   private final List<Flow> largest = new ArrayList<>();
   private long records;
   private long skipped;
-  private boolean changed;
-  private long shownNanos;
   private int linesDrawn;
 
   private FlowsView(Builder b) {
     this.rows = b.rows;
     this.terminal = b.terminal;
-    this.intervalNanos = (b.interval != null ? b.interval : Duration.ofSeconds(b.terminal ? 1 : 10)).toNanos();
-    this.shownNanos = System.nanoTime() - intervalNanos;
+    this.redraws = new RedrawThrottle(b.interval != null ? b.interval : Duration.ofSeconds(b.terminal ? 1 : 10));
     this.consumer = b.bootstrapServers == null ? null
         : TopicViews.committedFromBeginning(b.bootstrapServers, "linerate-flows-view", b.topic);
   }
@@ -72,15 +70,9 @@ public final class FlowsView implements LiveView {
       throw new IllegalStateException("an offline view has no topic to poll");
     }
     for (ConsumerRecord<byte[], String> r : consumer.poll(timeout)) {
-      changed |= accept(r.value());
+      redraws.changed(accept(r.value()));
     }
-    long now = System.nanoTime();
-    if (!changed || now - shownNanos < intervalNanos) {
-      return false;
-    }
-    changed = false;
-    shownNanos = now;
-    return true;
+    return redraws.due();
   }
 
   /** Takes one record of the topic; returns whether it is a flow record (others are counted as skipped). */
