@@ -92,11 +92,11 @@ public final class JobEnvironment implements AutoCloseable {
    */
   public int run(CommandSpec spec, JobLauncher job, JobTopics topics, boolean bounded, PrintStream out)
       throws Exception {
-    if (!TopicChecks.allow(spec, job, topics)) {
+    boolean local = inThisJvm(env);
+    if (!TopicChecks.allow(spec, job, topics, local)) {
       return 1;
     }
     WrittenTopics written = job.writtenTopics(topics);
-    boolean local = inThisJvm(env);
     boolean attached = local || env.getConfiguration().get(DeploymentOptions.ATTACHED);
     out.println(spec.name() + ": " + job.description());
     out.println(spec.name() + ": reading topic '" + topics.input() + "' on " + topics.bootstrapServers()

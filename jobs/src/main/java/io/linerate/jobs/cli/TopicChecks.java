@@ -36,10 +36,19 @@ public final class TopicChecks {
    *     exist and the broker will not create it, or a topic cannot take what the job may write to it
    */
   public static boolean allow(CommandSpec spec, JobLauncher job, JobTopics topics) {
+    return allow(spec, job, topics, false);
+  }
+
+  /**
+   * As {@link #allow(CommandSpec, JobLauncher, JobTopics)}; with {@code jobRunsHere} (the job's Kafka clients run in
+   * this JVM: the local cluster of the demo jar) a broker that does not answer at all is refused too
+   * ({@link TopicPreflight#brokerMustAnswer}).
+   */
+  public static boolean allow(CommandSpec spec, JobLauncher job, JobTopics topics, boolean jobRunsHere) {
     PrintWriter err = spec.commandLine().getErr();
     try {
       for (String warning : new TopicPreflight(adminConfig(job, topics), TopicPreflight.DEFAULT_TIMEOUT)
-          .check(job.writtenTopics(topics))) {
+          .brokerMustAnswer(jobRunsHere).check(job.writtenTopics(topics))) {
         err.println("warning: " + warning);
       }
       return true;

@@ -65,6 +65,7 @@ public final class TopicPreflight {
 
   private final Map<String, Object> adminProperties;
   private final Duration timeout;
+  private boolean brokerMustAnswer;
 
   /**
    * @param adminProperties the admin client's properties: {@code bootstrap.servers} and the cluster's security
@@ -77,6 +78,17 @@ public final class TopicPreflight {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be > 0, got " + timeout);
     }
+  }
+
+  /**
+   * Refuses too when the broker does not answer at all (no admin client, or no topic's existence learnt for want of an
+   * answer): for a job whose Kafka clients run in this JVM (the local cluster of the demo jar), which would otherwise
+   * wait for the broker without end. Elsewhere ({@code flink run}) the cluster may reach a broker the submitting
+   * machine cannot, and that stays a warning (the default).
+   */
+  public TopicPreflight brokerMustAnswer(boolean must) {
+    this.brokerMustAnswer = must;
+    return this;
   }
 
   /**
@@ -128,6 +140,12 @@ public final class TopicPreflight {
     TopicSurvey survey = survey(input, written.topics(), existence, described, warnings);
     if (survey != null) {
       judge(written, survey, described, refused, warnings);
+    }
+    if (brokerMustAnswer && (survey == null || survey.unanswered())) {
+      refused.add("the broker does not answer here (" + (survey == null ? "no admin client" : "no answer from "
+          + adminProperties.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) + " within " + timeout) + "), and the "
+          + "job would run in this JVM, whose Kafka clients would wait for it without end: check --bootstrap-servers "
+          + "and that the broker runs");
     }
     warnings.forEach(LOG::info); // returned too: the job commands print them as warnings (WARN here printed twice)
     if (!refused.isEmpty()) {

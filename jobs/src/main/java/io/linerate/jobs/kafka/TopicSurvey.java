@@ -152,6 +152,12 @@ final class TopicSurvey {
     return cause.getClass().getSimpleName() + ": " + cause.getMessage();
   }
 
+  /** Whether the broker answered nothing: no topic's existence learnt, every one for want of an answer in time. */
+  boolean unanswered() {
+    return exists.isEmpty() && !existenceUnknown.isEmpty()
+        && existenceUnknown.values().stream().allMatch(noAnswer()::equals);
+  }
+
   private String noAnswer() {
     return "no answer from " + servers + " within " + timeout;
   }

@@ -119,4 +119,25 @@ class TopicChecksTest {
         .contains("warning: the configs of topic 'flows' (max.message.bytes, message.timestamp.*) are not checked")
         .doesNotContain("not submitted");
   }
+
+  /**
+   * A broker that cannot be reached, for a job that would run in this JVM (the demo jar's local cluster): refused,
+   * since its Kafka clients would wait for the broker without end (before: a warning, then a hang).
+   */
+  @Test
+  @Timeout(60)
+  void aBrokerThatCannotBeReachedIsRefusedForAJobThatRunsHere() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nothing listens there
+    }
+    CommandLine cl = Main.commandLine().getSubcommands().get("flow-meter");
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    JobTopics topics = new JobTopics("127.0.0.1:" + port, "packets", "flows", "dead-letters");
+    assertThat(TopicChecks.allow(cl.getCommandSpec(), FlowMeterJob.builder().capacity(1_024).build(), topics, true))
+        .as(err.toString()).isFalse();
+    assertThat(err.toString()).contains("flow-meter: the job is not submitted: the broker does not answer here (no "
+        + "answer from 127.0.0.1:" + port + " within PT10S), and the job would run in this JVM");
+  }
 }
