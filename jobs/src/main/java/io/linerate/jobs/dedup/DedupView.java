@@ -1,6 +1,5 @@
 package io.linerate.jobs.dedup;
 
-import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -8,11 +7,9 @@ import java.util.Objects;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.linerate.jobs.format.OutputJson;
-import io.linerate.jobs.local.LiveView;
 import io.linerate.jobs.local.RedrawThrottle;
-import io.linerate.jobs.local.TopicViews;
+import io.linerate.jobs.local.TopicView;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
  * The demo's live view of the dedup job: reads its output and duplicates topics from their beginning (committed
@@ -22,25 +19,20 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * it came in) by its topic; dead letters in a shared topic are skipped.
  * Redrawn at most once per second on a terminal, every 10 s as blocks otherwise.
  */
-public final class DedupView implements LiveView {
+public final class DedupView extends TopicView {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String duplicatesTopic;
-  private final boolean terminal;
   private final RedrawThrottle redraws;
-  private final KafkaConsumer<byte[], String> consumer;
   private long unique;
   private long duplicates;
   private long skipped;
-  private int linesDrawn;
 
   private DedupView(String bootstrapServers, String outputTopic, String duplicatesTopic, boolean terminal) {
+    super(terminal, bootstrapServers, "linerate-dedup-view", outputTopic, duplicatesTopic);
     this.duplicatesTopic = duplicatesTopic;
-    this.terminal = terminal;
     this.redraws = new RedrawThrottle(Duration.ofSeconds(terminal ? 1 : 10));
-    this.consumer = bootstrapServers == null ? null
-        : TopicViews.committedFromBeginning(bootstrapServers, "linerate-dedup-view", outputTopic, duplicatesTopic);
   }
 
   /** A view of the job's {@code outputTopic} and {@code duplicatesTopic} (the same one in JSON output, allowed). */
@@ -57,10 +49,7 @@ public final class DedupView implements LiveView {
 
   @Override
   public boolean poll(Duration timeout) {
-    if (consumer == null) {
-      throw new IllegalStateException("an offline view has no topic to poll");
-    }
-    for (ConsumerRecord<byte[], String> r : consumer.poll(timeout)) {
+    for (ConsumerRecord<byte[], String> r : records(timeout)) {
       redraws.changed(accept(r.topic(), r.value()));
     }
     return redraws.due();
@@ -105,6 +94,7 @@ public final class DedupView implements LiveView {
   }
 
   /** The view as text, ending with a newline. */
+  @Override
   public String render() {
     long all = unique + duplicates;
     if (all == 0) {
@@ -112,15 +102,5 @@ public final class DedupView implements LiveView {
     }
     return String.format(Locale.ROOT, "dedup: %,d events committed: %,d first occurrences, %,d probable duplicates "
         + "(%.2f%%)%n", all, unique, duplicates, 100.0 * duplicates / all);
-  }
-
-  @Override
-  public void print(PrintStream out) {
-    linesDrawn = TopicViews.print(out, render(), terminal, linesDrawn);
-  }
-
-  @Override
-  public void close() {
-    TopicViews.close(consumer);
   }
 }

@@ -1,6 +1,5 @@
 package io.linerate.jobs.flowmeter;
 
-import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -14,11 +13,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.linerate.jobs.cli.Terminals;
 import io.linerate.jobs.format.OutputJson;
-import io.linerate.jobs.local.LiveView;
 import io.linerate.jobs.local.RedrawThrottle;
-import io.linerate.jobs.local.TopicViews;
+import io.linerate.jobs.local.TopicView;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
  * The demo's live view of the flow meter: reads the flows topic from its beginning (committed records only: what the
@@ -26,7 +23,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * records, packets and bytes, and the largest flows by bytes. A record stream changes the view all the time, so it
  * is redrawn at most once per {@code interval} (1 s on a terminal, 10 s as blocks by default).
  */
-public final class FlowsView implements LiveView {
+public final class FlowsView extends TopicView {
 
   /** One of the largest flows: its observation point, 5-tuple as text, counters and export reason. */
   public record Flow(String scope, String tuple, long packets, long bytes, String reason) {}
@@ -34,22 +31,17 @@ public final class FlowsView implements LiveView {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final int rows;
-  private final boolean terminal;
   private final RedrawThrottle redraws;
-  private final KafkaConsumer<byte[], String> consumer;
-  private final Map<String, long[]> perScope = new TreeMap<>(TopicViews::compareScopes); // records, packets, bytes
+  private final Map<String, long[]> perScope = new TreeMap<>(TopicView::compareScopes); // records, packets, bytes
   private final Map<String, Long> perReason = new TreeMap<>();
   private final List<Flow> largest = new ArrayList<>();
   private long records;
   private long skipped;
-  private int linesDrawn;
 
   private FlowsView(Builder b) {
+    super(b.terminal, b.bootstrapServers, "linerate-flows-view", b.topic);
     this.rows = b.rows;
-    this.terminal = b.terminal;
     this.redraws = new RedrawThrottle(b.interval != null ? b.interval : Duration.ofSeconds(b.terminal ? 1 : 10));
-    this.consumer = b.bootstrapServers == null ? null
-        : TopicViews.committedFromBeginning(b.bootstrapServers, "linerate-flows-view", b.topic);
   }
 
   /** A view of the flows in {@code topic} on {@code bootstrapServers}. */
@@ -66,10 +58,7 @@ public final class FlowsView implements LiveView {
   /** Reads what the topic holds now; true when flows arrived and the interval since the last showing has passed. */
   @Override
   public boolean poll(Duration timeout) {
-    if (consumer == null) {
-      throw new IllegalStateException("an offline view has no topic to poll");
-    }
-    for (ConsumerRecord<byte[], String> r : consumer.poll(timeout)) {
+    for (ConsumerRecord<byte[], String> r : records(timeout)) {
       redraws.changed(accept(r.value()));
     }
     return redraws.due();
@@ -136,6 +125,7 @@ public final class FlowsView implements LiveView {
   }
 
   /** The view as text, ending with a newline. */
+  @Override
   public String render() {
     if (records == 0) {
       return "flow meter: no flow record committed yet\n";
@@ -158,16 +148,6 @@ public final class FlowsView implements LiveView {
           f.tuple(), f.packets(), f.bytes(), f.reason()));
     }
     return out.toString();
-  }
-
-  @Override
-  public void print(PrintStream out) {
-    linesDrawn = TopicViews.print(out, render(), terminal, linesDrawn);
-  }
-
-  @Override
-  public void close() {
-    TopicViews.close(consumer);
   }
 
   /** Options of a {@link FlowsView}. */

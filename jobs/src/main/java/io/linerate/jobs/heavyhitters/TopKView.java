@@ -1,8 +1,7 @@
 package io.linerate.jobs.heavyhitters;
 
 import io.linerate.jobs.cli.Terminals;
-import io.linerate.jobs.local.LiveView;
-import io.linerate.jobs.local.TopicViews;
+import io.linerate.jobs.local.TopicView;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -19,7 +18,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.linerate.jobs.format.OutputJson;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
  * The demo's live top-k table: reads the heavy-hitters reports topic from its beginning with a
@@ -31,7 +29,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * whenever a newer report arrived: redrawn in place with ANSI escapes on a terminal, appended as plain blocks
  * otherwise. Not thread-safe: one thread polls and renders.
  */
-public final class TopKView implements LiveView {
+public final class TopKView extends TopicView {
 
   /** One item line of a report. */
   public record Item(String item, long estimate, long lowerBound, long upperBound, boolean heavy) {}
@@ -43,21 +41,13 @@ public final class TopKView implements LiveView {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final int rows;
-  private final boolean terminal;
-  private final KafkaConsumer<byte[], String> consumer;
-  private final Map<String, Report> latest = new TreeMap<>(TopicViews::compareScopes);
+  private final Map<String, Report> latest = new TreeMap<>(TopicView::compareScopes);
   private long alertsSeen;
   private long skipped;
-  private int linesDrawn;
 
   private TopKView(Builder b) {
+    super(b.terminal, b.bootstrapServers, "linerate-top-k-view", b.topic);
     this.rows = b.rows;
-    this.terminal = b.terminal;
-    if (b.bootstrapServers == null) {
-      this.consumer = null;
-      return;
-    }
-    this.consumer = TopicViews.committedFromBeginning(b.bootstrapServers, "linerate-top-k-view", b.topic);
   }
 
   /** A view of {@code topic} on {@code bootstrapServers}. */
@@ -77,11 +67,8 @@ public final class TopKView implements LiveView {
    */
   @Override
   public boolean poll(Duration timeout) {
-    if (consumer == null) {
-      throw new IllegalStateException("an offline view has no topic to poll");
-    }
     boolean changed = false;
-    for (ConsumerRecord<byte[], String> r : consumer.poll(timeout)) {
+    for (ConsumerRecord<byte[], String> r : records(timeout)) {
       changed |= accept(r.value());
     }
     return changed;
@@ -137,6 +124,7 @@ public final class TopKView implements LiveView {
   }
 
   /** The table: per observation point a header line and up to {@code rows} item lines; ends with a newline. */
+  @Override
   public String render() {
     StringBuilder out = new StringBuilder();
     if (latest.isEmpty()) {
@@ -173,15 +161,6 @@ public final class TopKView implements LiveView {
   }
 
   /**
-   * Prints the table to {@code out} now, redrawing in place on a terminal (cursor up over the previous table,
-   * clear to the end of the screen) or as a new block after a blank line otherwise.
-   */
-  @Override
-  public void print(PrintStream out) {
-    linesDrawn = TopicViews.print(out, render(), terminal, linesDrawn);
-  }
-
-  /**
    * Polls and prints the table whenever a newer report arrived, until {@code duration} has passed (zero: until
    * the thread is interrupted; it then returns with its interrupt flag set). To run it beside a demo: start it on
    * a thread of its own, interrupt that thread to stop it, and close the view on that thread afterwards (a Kafka
@@ -198,12 +177,6 @@ public final class TopKView implements LiveView {
     } catch (org.apache.kafka.common.errors.InterruptException e) {
       Thread.currentThread().interrupt(); // Kafka cleared the flag when it threw
     }
-  }
-
-  /** Closes the consumer; on an interrupted thread too (the flag is cleared for the close and set again). */
-  @Override
-  public void close() {
-    TopicViews.close(consumer);
   }
 
   /** Options of a {@link TopKView}. */

@@ -8,23 +8,58 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * What the demo's {@link LiveView}s share: a {@code read_committed} consumer of an output topic from its beginning
- * (only what committed transactions hold: what the job decided), the table printed in place or as blocks, and the
- * order of observation points.
+ * What the demo's {@link LiveView}s share: a {@code read_committed} consumer of the job's output topics from their
+ * beginning (only what committed transactions hold: what the job decided), or none for a view fed by hand (tests);
+ * the view printed in place on a terminal or as blocks; and the order of observation points. A view says what it
+ * makes of a record and renders itself.
  */
-public final class TopicViews {
+public abstract class TopicView implements LiveView {
 
-  private TopicViews() {
+  private final boolean terminal;
+  private final KafkaConsumer<byte[], String> consumer; // null: offline
+  private int linesDrawn;
+
+  /**
+   * @param terminal redraw in place with ANSI escapes, else print blocks
+   * @param bootstrapServers the broker, or null for an offline view (fed by hand; {@link #records} refuses)
+   */
+  protected TopicView(boolean terminal, String bootstrapServers, String clientId, String... topics) {
+    this.terminal = terminal;
+    this.consumer = bootstrapServers == null ? null : committedFromBeginning(bootstrapServers, clientId, topics);
+  }
+
+  /** The records that arrived, waiting at most {@code timeout} for the first. */
+  protected final ConsumerRecords<byte[], String> records(Duration timeout) {
+    if (consumer == null) {
+      throw new IllegalStateException("an offline view has no topic to poll");
+    }
+    return consumer.poll(timeout);
+  }
+
+  /** The view as text, each line ending with a newline. */
+  public abstract String render();
+
+  /** Prints the view now: over the previous one on a terminal, else as a new block after a blank line. */
+  @Override
+  public final void print(PrintStream out) {
+    linesDrawn = print(out, render(), terminal, linesDrawn);
+  }
+
+  /** Closes the consumer, if any; on an interrupted thread too. */
+  @Override
+  public final void close() {
+    close(consumer);
   }
 
   /** A consumer of every partition of {@code topics} from the beginning, committed records only, values as text. */
-  public static KafkaConsumer<byte[], String> committedFromBeginning(String bootstrapServers, String clientId,
+  private static KafkaConsumer<byte[], String> committedFromBeginning(String bootstrapServers, String clientId,
       String... topics) {
     Map<String, Object> props = new HashMap<>();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -50,7 +85,7 @@ public final class TopicViews {
    *
    * @return the lines of {@code table}: the next call's {@code linesDrawn}
    */
-  public static int print(PrintStream out, String table, boolean terminal, int linesDrawn) {
+  private static int print(PrintStream out, String table, boolean terminal, int linesDrawn) {
     StringBuilder s = new StringBuilder();
     if (terminal) {
       if (linesDrawn > 0) {
@@ -66,7 +101,7 @@ public final class TopicViews {
   }
 
   /** Closes {@code consumer} (if any); on an interrupted thread too (the flag is cleared for the close, set again). */
-  public static void close(KafkaConsumer<?, ?> consumer) {
+  private static void close(KafkaConsumer<?, ?> consumer) {
     if (consumer == null) {
       return;
     }
