@@ -104,10 +104,7 @@ class TopicChecksTest {
   @Test
   @Timeout(60)
   void aBrokerThatCannotBeReachedIsAWarning() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort(); // closed again: nothing listens there
-    }
+    int port = freePort();
     CommandLine cl = Main.commandLine().getSubcommands().get("flow-meter");
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err));
@@ -127,10 +124,7 @@ class TopicChecksTest {
   @Test
   @Timeout(60)
   void aBrokerThatCannotBeReachedIsRefusedForAJobThatRunsHere() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort(); // closed again: nothing listens there
-    }
+    int port = freePort();
     CommandLine cl = Main.commandLine().getSubcommands().get("flow-meter");
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err));
@@ -139,5 +133,12 @@ class TopicChecksTest {
         .as(err.toString()).isFalse();
     assertThat(err.toString()).contains("flow-meter: the job is not submitted: the broker does not answer here (no "
         + "answer from 127.0.0.1:" + port + " within PT10S), and the job would run in this JVM");
+  }
+
+  /** A port nothing listens on: opened, then closed again. */
+  private static int freePort() throws java.io.IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
   }
 }
