@@ -117,7 +117,8 @@ public final class SpaceSaving implements HeavyHitters {
      */
     public static int capacityForMemory(KeyKind kind, long bytes) {
         if (bytesFor(kind, 1) > bytes) {
-            throw new IllegalArgumentException("bytes=" + bytes + " cannot hold a single counter");
+            throw new IllegalArgumentException("bytes=" + bytes + " cannot hold a single " + kind
+                    + " counter: needs at least " + bytesFor(kind, 1));
         }
         long budget = Math.min(bytes, ImageWriter.MAX_IMAGE_BYTES - 1024);
         int lo = 1;

@@ -27,7 +27,8 @@ class SpaceSavingEdgeCasesTest {
             }
             long one = SpaceSaving.memoryBytesFor(kind, 1);
             assertThatThrownBy(() -> SpaceSaving.capacityForMemory(kind, one - 1))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot hold a single counter");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("bytes=" + (one - 1) + " cannot hold a single " + kind + " counter: needs at least " + one);
         }
     }
 
