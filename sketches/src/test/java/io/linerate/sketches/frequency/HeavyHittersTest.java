@@ -18,6 +18,20 @@ class HeavyHittersTest {
             () -> SpaceSaving.withCapacity(KeyKind.longs(), 500, 3),
             () -> CountMinHeap.create(KeyKind.longs(), 300, 1021, 4, true, 3));
 
+    /** A byte item prints as its bytes (hex, as the operators render it), not as the array's identity. */
+    @Test
+    void aByteItemPrintsItsBytes() {
+        SpaceSaving ss = SpaceSaving.withCapacity(KeyKind.bytes(16), 10, 1);
+        byte[] alice = "alice".getBytes(StandardCharsets.UTF_8);
+        ss.update(alice, 0, alice.length, 3);
+        ss.update(new byte[] {0, 15, -1}, 0, 3, 1);
+        assertThat(ss.topK(2)).extracting(HeavyHitter::toString).containsExactly(
+                "HeavyHitter[item=616c696365, estimate=3, lowerBound=3, upperBound=3]",
+                "HeavyHitter[item=000fff, estimate=1, lowerBound=1, upperBound=1]");
+        HeavyHitter longItem = new HeavyHitter(7L, 2, 1, 2);
+        assertThat(longItem).hasToString("HeavyHitter[item=7, estimate=2, lowerBound=1, upperBound=2]");
+    }
+
     /** Space-Saving's deterministic bounds (Metwally et al., Lemma 3 and Theorem 1). */
     @Test
     void spaceSavingBoundsHoldForEveryItem() {
