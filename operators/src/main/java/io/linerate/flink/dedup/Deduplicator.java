@@ -198,8 +198,10 @@ public final class Deduplicator<T, K> implements Serializable {
         private Duration horizon;
         private Boolean eventTime;
         private TimestampOf<T> timestamps;
-        private double expectedRate = Double.NaN;
-        private double fpp = Double.NaN;
+        private boolean expectedRateSet;
+        private double expectedRate;
+        private boolean fppSet;
+        private double fpp;
         private int generations = DEFAULT_GENERATIONS;
         private long seed = ItemHasher.DEFAULT_SEED;
         private Long memoryBudget;
@@ -263,12 +265,14 @@ public final class Deduplicator<T, K> implements Serializable {
          */
         public Builder<T, K> expectedRate(double itemsPerSecond) {
             this.expectedRate = itemsPerSecond;
+            this.expectedRateSet = true;
             return this;
         }
 
         /** p: probability that a record with a new item is flagged, in (0, 1). */
         public Builder<T, K> fpp(double p) {
             this.fpp = p;
+            this.fppSet = true;
             return this;
         }
 
@@ -331,6 +335,8 @@ public final class Deduplicator<T, K> implements Serializable {
             }
             require(millis >= generations - 1, "horizon must be at least generations - 1 = " + (generations - 1)
                     + " ms (one millisecond per generation span), got " + horizon);
+            require(expectedRateSet, "expectedRate must be set: expectedRate(distinct items per second per key)");
+            require(fppSet, "fpp must be set: fpp(p), p in (0, 1)");
             require(expectedRate > 0 && Double.isFinite(expectedRate),
                     "expectedRate must be > 0 items per second and finite, got " + expectedRate);
             require(fpp > 0 && fpp < 1, "fpp must be in (0, 1), got " + fpp);

@@ -55,6 +55,15 @@ class DeduplicatorBuilderTest {
                 .hasMessage("time must be chosen: call eventTime() or processingTime()");
     }
 
+    /** An option never set is named as unset, not reported as the builder's placeholder ("got NaN"). */
+    @Test
+    void anUnsetRateOrFppSaysItMustBeSet() {
+        assertThatThrownBy(() -> DedupHarnesses.builder(Duration.ofSeconds(1), 4).eventTime().fpp(0.1).build())
+                .hasMessage("expectedRate must be set: expectedRate(distinct items per second per key)");
+        assertThatThrownBy(() -> DedupHarnesses.builder(Duration.ofSeconds(1), 4).eventTime().expectedRate(1).build())
+                .hasMessage("fpp must be set: fpp(p), p in (0, 1)");
+    }
+
     @Test
     void sizingFollowsTheFormulas() {
         DedupSizing s = valid().build().sizing();
