@@ -159,7 +159,7 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
             TypeInformation<Q> itemType) {
         if (queryItem == null || item.getClass() != queryItem.getClass()) {
             throw new IllegalArgumentException("queryItem must select the same kind of item (longs, strings, bytes or"
-                    + " 5-tuples) as item");
+                    + " 5-tuples) as item, got queryItem " + queryItem + " and item " + item);
         }
         if (items == null || items.isEmpty()) {
             throw new IllegalArgumentException("items must list at least one item, got " + items);

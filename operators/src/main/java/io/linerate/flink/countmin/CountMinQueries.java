@@ -225,8 +225,7 @@ public final class CountMinQueries<T, Q, K> {
             // strings hash over their chars, bytes over their bytes: only the same kind of selector can match
             if (item.getClass() != queryItem.getClass()) {
                 throw new IllegalArgumentException("queryItem must select the same kind of item (longs, strings, bytes"
-                        + " or 5-tuples) as item, got " + queryItem.getClass().getSimpleName() + " vs "
-                        + item.getClass().getSimpleName());
+                        + " or 5-tuples) as item, got queryItem " + queryItem + " and item " + item);
             }
             return new CountMinQueries<>(this, sizing.toSizing());
         }

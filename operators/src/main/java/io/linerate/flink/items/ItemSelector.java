@@ -165,6 +165,11 @@ public abstract class ItemSelector<T> implements Serializable {
         }
 
         @Override
+        public String toString() {
+            return "longs";
+        }
+
+        @Override
         public KeyKind keyKind() {
             return KeyKind.longs();
         }
@@ -196,6 +201,11 @@ public abstract class ItemSelector<T> implements Serializable {
 
         Tuples(TupleOf<T> item) {
             this.item = item;
+        }
+
+        @Override
+        public String toString() {
+            return "fiveTuples";
         }
 
         @Override
@@ -234,6 +244,11 @@ public abstract class ItemSelector<T> implements Serializable {
         Texts(TextOf<T> item, int maxBytes) {
             this.item = item;
             this.maxBytes = maxBytes;
+        }
+
+        @Override
+        public String toString() {
+            return "strings(maxBytes " + maxBytes + ")";
         }
 
         @Override
@@ -314,6 +329,11 @@ public abstract class ItemSelector<T> implements Serializable {
         Bytes(BytesOf<T> item, int maxBytes) {
             this.item = item;
             this.maxBytes = maxBytes;
+        }
+
+        @Override
+        public String toString() {
+            return "bytes(maxBytes " + maxBytes + ")";
         }
 
         @Override

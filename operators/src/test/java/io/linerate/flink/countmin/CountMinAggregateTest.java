@@ -213,7 +213,8 @@ class CountMinAggregateTest {
         assertThatThrownBy(() -> queries().memory(1024, 2).queryItem(null).build()).hasMessage("queryItem must be set");
         assertThatThrownBy(() -> queries().memory(1024, 2).queryScope(null).build()).hasMessage("queryScope must be set");
         assertThatThrownBy(() -> queries().memory(1024, 2).queryItem(ItemSelector.longs(q -> 1L)).build())
-                .hasMessageStartingWith("queryItem must select the same kind of item");
+                .hasMessage("queryItem must select the same kind of item (longs, strings, bytes or 5-tuples) as item,"
+                        + " got queryItem longs and item strings(maxBytes 64)");
         assertThatThrownBy(() -> queries().errors(2, 0.1).build()).hasMessage("epsilon must be in (0, 1), got 2.0");
     }
 
@@ -237,6 +238,20 @@ class CountMinAggregateTest {
                 .hasMessage("items[2] ((,null)) is rejected by queryItem: item is null");
         assertThat(cm.estimatesOf(windowed, Types.STRING, QUERY_ITEM, List.of(Tuple2.of("", "a")), Streams.QUERY))
                 .isNotNull();
+    }
+
+    /** A watch list hashed by another kind of selector than the updates could never match: refused, naming both. */
+    @Test
+    void aWatchListOfAnotherItemKindIsRefusedNamingBothKinds() {
+        CountMinAggregate<Tuple3<String, String, Long>> cm = aggregate().memory(1024, 2).build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        WindowedStream<Tuple3<String, String, Long>, String, TimeWindow> windowed = env
+                .fromData(List.of(Tuple3.of("s", "a", 1L)), Streams.UPDATE).keyBy(u -> u.f0, Types.STRING)
+                .window(TumblingEventTimeWindows.of(Duration.ofSeconds(1)));
+        assertThatThrownBy(() -> cm.estimatesOf(windowed, Types.STRING, ItemSelector.<Long>longs(x -> x), List.of(1L),
+                Types.LONG)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("queryItem must select the same kind of item (longs, strings, bytes or 5-tuples) as item,"
+                        + " got queryItem longs and item strings(maxBytes 64)");
     }
 
     /** A GlobalWindow ends at Long.MAX_VALUE: its reported end does not wrap to Long.MIN_VALUE. */
