@@ -38,6 +38,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -364,16 +365,22 @@ class OperatorDocSnippetsTest {
                 cm.estimatesOf(minutes, byLink.getKeyType(), ItemSelector.fiveTuples(t -> t), watchList,
                         FiveTupleTypeInfo.INSTANCE);   // watchList: a List<FiveTuple> (FiveTuple is Serializable)
 
+        DataStream<String> totals = minutes.aggregate(cm,
+                (String link, TimeWindow w, Iterable<CountMinSketch> in, Collector<String> out) ->
+                        out.collect(link + " " + w.getStart() + " N=" + in.iterator().next().totalWeight()),
+                cm.accumulatorType(), Types.STRING);
+
         List<String> all = new ArrayList<>();
         tagged(sketches.map(s -> s.scope + " " + s.sketch.width() + "x" + s.sketch.depth() + " " + s.sketch.totalWeight())
                         .returns(Types.STRING), "S")
                 .union(tagged(bare.map(s -> s.totalWeight()).returns(Types.LONG), "C"),
                         tagged(watched.map(w -> w.scope + " " + w.estimate + " " + w.totalWeight).returns(Types.STRING), "W"),
                         tagged(clean.getSideOutput(cm.malformed(packets.getType())).map(r -> r.reason)
-                                .returns(Types.STRING), "B"))
+                                .returns(Types.STRING), "B"),
+                        tagged(totals, "T"))
                 .executeAndCollect("cma").forEachRemaining(all::add);
         assertThat(all).containsExactlyInAnyOrder("S a 2039x4 15", "S b 2039x4 7", "C 15", "C 7", "W a 15 15",
-                "W b 0 7", "B weight must be ≥ 0, got -1");
+                "W b 0 7", "B weight must be ≥ 0, got -1", "T a 0 N=15", "T b 0 N=7");
     }
 
     // ---- dedup.md
