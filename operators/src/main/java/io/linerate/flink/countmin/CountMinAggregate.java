@@ -62,6 +62,7 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
         this.sizing = sizing;
     }
 
+    /** A builder; the item and one of errors or memory are required (see {@link Builder}). */
     public static <T> Builder<T> builder() {
         return new Builder<>();
     }
@@ -210,6 +211,7 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
         return Rejected.tag(recordType);
     }
 
+    /** The sketch's shape (width, depth, seed, indexing, conservative) and its ε, δ and bytes per window. */
     public CountMinSizing sizing() {
         return sizing;
     }
@@ -226,6 +228,7 @@ public final class CountMinAggregate<T> implements AggregateFunction<T, CountMin
         private Builder() {
         }
 
+        /** What is counted: the item of each record (required). */
         public Builder<T> item(ItemSelector<T> item) {
             this.item = item;
             return this;

@@ -41,9 +41,11 @@ public final class CountMinEstimate<K, Q> {
     /** N, the total weight the scope's sketch has taken (saturating at {@code Long.MAX_VALUE}). */
     public long totalWeight;
 
+    /** For Flink's POJO serializer. */
     public CountMinEstimate() {
     }
 
+    /** The answer to {@code query} in {@code scope}. */
     public CountMinEstimate(K scope, Q query, long estimate, double errorBound, long totalWeight) {
         this.scope = scope;
         this.query = query;

@@ -55,6 +55,10 @@ public final class CountMinQueries<T, Q, K> {
     /** Default of {@link Builder#stateCacheBytes}: 64 MiB per parallel instance of the operator. */
     public static final long DEFAULT_STATE_CACHE_BYTES = 64L << 20;
 
+    /**
+     * A builder; scope (with its type), item, queryScope, queryItem and one of errors or memory are required
+     * (see {@link Builder}).
+     */
     public static <T, Q, K> Builder<T, Q, K> builder() {
         return new Builder<>();
     }
@@ -91,18 +95,22 @@ public final class CountMinQueries<T, Q, K> {
         return new OutputTag<>(CountMinQueryFunction.MALFORMED_QUERIES, Rejected.typeInfo(queryType));
     }
 
+    /** The scope (Flink key) of an update. */
     public KeySelector<T, K> scope() {
         return scope;
     }
 
+    /** The scope (Flink key) of a query: the same key space as {@link #scope()}. */
     public KeySelector<Q, K> queryScope() {
         return queryScope;
     }
 
+    /** Type information of the scope key. */
     public TypeInformation<K> scopeType() {
         return scopeType;
     }
 
+    /** The sketch's shape (width, depth, seed, indexing, conservative) and its ε, δ and bytes per key. */
     public CountMinSizing sizing() {
         return sizing;
     }

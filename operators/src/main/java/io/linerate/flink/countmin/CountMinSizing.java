@@ -136,18 +136,22 @@ public final class CountMinSizing implements Serializable {
         return indexing;
     }
 
+    /** w: counters per row. */
     public int width() {
         return width;
     }
 
+    /** d: rows. */
     public int depth() {
         return depth;
     }
 
+    /** The hash seed, kept in every sketch image. */
     public long seed() {
         return seed;
     }
 
+    /** Whether updates are conservative (Estan and Varghese). */
     public boolean conservative() {
         return conservative;
     }

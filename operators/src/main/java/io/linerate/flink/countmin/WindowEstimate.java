@@ -19,18 +19,29 @@ import java.util.Objects;
  */
 public final class WindowEstimate<K, Q> {
 
+    /** The key (scope) the window belongs to. */
     public K scope;
+    /** Start of the window, epoch ms, inclusive ({@code Long.MIN_VALUE} for windows other than time windows). */
     public long windowStart;
+    /** End of the window, epoch ms, exclusive (the window's max timestamp + 1). */
     public long windowEnd;
     /** The watched item, as listed. */
     public Q item;
+    /** The estimate â: never below the item's true weight in the window. */
     public long estimate;
+    /**
+     * ε·N: â exceeds the true weight by more than this with probability at most e<sup>−d</sup>;
+     * {@code Long.MAX_VALUE} (no bound) once N has saturated.
+     */
     public double errorBound;
+    /** N, the window's total weight for the scope (saturating at {@code Long.MAX_VALUE}). */
     public long totalWeight;
 
+    /** For Flink's POJO serializer. */
     public WindowEstimate() {
     }
 
+    /** The estimate of {@code item} in {@code scope}'s window {@code [windowStart, windowEnd)}. */
     public WindowEstimate(K scope, long windowStart, long windowEnd, Q item, long estimate, double errorBound,
                           long totalWeight) {
         this.scope = scope;

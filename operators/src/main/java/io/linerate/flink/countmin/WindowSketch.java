@@ -21,14 +21,20 @@ import java.util.Objects;
  */
 public final class WindowSketch<K> {
 
+    /** The key (scope) the window belongs to. */
     public K scope;
+    /** Start of the window, epoch ms, inclusive ({@code Long.MIN_VALUE} for windows other than time windows). */
     public long windowStart;
+    /** End of the window, epoch ms, exclusive (the window's max timestamp + 1). */
     public long windowEnd;
+    /** The window's sketch: the window operator's accumulator itself, not a copy (see count-min.md). */
     public CountMinSketch sketch;
 
+    /** For Flink's POJO serializer. */
     public WindowSketch() {
     }
 
+    /** A sketch of {@code scope} over {@code [windowStart, windowEnd)}. */
     public WindowSketch(K scope, long windowStart, long windowEnd, CountMinSketch sketch) {
         this.scope = scope;
         this.windowStart = windowStart;

@@ -166,6 +166,7 @@ public final class DedupSizing implements Serializable {
         return spanMillis;
     }
 
+    /** Distinct items per second per key the generations are sized for. */
     public double expectedRate() {
         return expectedRate;
     }
@@ -185,18 +186,22 @@ public final class DedupSizing implements Serializable {
         return fppPerGeneration;
     }
 
+    /** Bits of each generation's blocked Bloom filter. */
     public long bitsPerGeneration() {
         return bitsPerGeneration;
     }
 
+    /** k: bits each item sets in its block of a generation's filter. */
     public int hashCount() {
         return hashCount;
     }
 
+    /** Bits per block of the filters (one cache line). */
     public int blockBits() {
         return blockBits;
     }
 
+    /** The hash seed of every generation. */
     public long seed() {
         return seed;
     }

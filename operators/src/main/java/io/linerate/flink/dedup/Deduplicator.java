@@ -90,6 +90,7 @@ public final class Deduplicator<T, K> implements Serializable {
         this.stateCacheBytes = b.stateCacheBytes;
     }
 
+    /** A builder; scope, item, horizon, the time (event or processing), expectedRate and fpp are required. */
     public static <T, K> Builder<T, K> builder() {
         return new Builder<>();
     }
@@ -155,10 +156,12 @@ public final class Deduplicator<T, K> implements Serializable {
                 Objects.requireNonNull(batchType, "batchType"), Objects.requireNonNull(elementType, "elementType"));
     }
 
+    /** The scope (Flink key) selector: a stream given to {@link #function} must be keyed by it. */
     public KeySelector<T, K> scope() {
         return scope;
     }
 
+    /** Whether the horizon runs in event time ({@code eventTime()}) rather than processing time. */
     public boolean isEventTime() {
         return eventTime;
     }

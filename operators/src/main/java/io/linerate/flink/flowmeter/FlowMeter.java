@@ -276,6 +276,7 @@ public final class FlowMeter<T, K> implements Serializable {
     /** The TCP flags of a packet record (0 – 65535; 0 for non-TCP). */
     @FunctionalInterface
     public interface TcpFlagsOf<T> extends Serializable {
+        /** The packet's TCP flags. */
         int tcpFlagsOf(T record);
     }
 

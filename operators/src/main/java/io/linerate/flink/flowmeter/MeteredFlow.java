@@ -24,26 +24,36 @@ public final class MeteredFlow<K> {
 
     /** The scope key (observation point, link) the flow was metered in. */
     public K scope;
+    /** Whether the addresses are IPv6 (all four words) rather than IPv4 (the low words). */
     public boolean ipv6;
+    /** Source address, high 64 bits (0 for IPv4). */
     public long srcHigh;
+    /** Source address, low 64 bits (for IPv4 the 32-bit address, zero-extended). */
     public long srcLow;
+    /** Destination address, high 64 bits (0 for IPv4). */
     public long dstHigh;
+    /** Destination address, low 64 bits (for IPv4 the 32-bit address, zero-extended). */
     public long dstLow;
+    /** Source port, as the packet selector gave it. */
     public int srcPort;
+    /** Destination port, as the packet selector gave it. */
     public int dstPort;
+    /** IP protocol number (6 TCP, 17 UDP, ...). */
     public int protocol;
     /** Packets in this record. */
     public long packets;
     /** Bytes in this record (saturating at {@code Long.MAX_VALUE}). */
     public long bytes;
-    /** Smallest and largest packet timestamp of this record. */
+    /** Smallest packet timestamp of this record. */
     public long firstTimestamp;
+    /** Largest packet timestamp of this record. */
     public long lastTimestamp;
     /** OR of the TCP flags of the record's packets. */
     public int tcpFlags;
     /** Why the record was exported. */
     public ExportReason reason;
 
+    /** For Flink's POJO serializer. */
     public MeteredFlow() {
     }
 

@@ -14,6 +14,7 @@ import java.util.Objects;
 @FunctionalInterface
 public interface PacketSelector<T> extends Serializable {
 
+    /** Hands {@code record}'s 5-tuple to {@code sink}, through exactly one of its methods. */
     void select(T record, FiveTupleSink sink);
 
     /**

@@ -18,12 +18,16 @@ import org.apache.flink.api.java.typeutils.PojoTypeInfo;
  */
 public final class HeavyHitterAlert<K> {
 
-    /** Threshold kinds. */
+    /** {@link #kind} of an alert from {@code alertAtWeight}: the estimate reached a fixed weight. */
     public static final String ABSOLUTE = "absolute";
+    /** {@link #kind} of an alert from {@code alertAtFraction}: the estimate reached a fraction of the interval's weight. */
     public static final String FRACTION = "fraction";
 
+    /** The scope key. */
     public K key;
+    /** Start of the alert interval, epoch ms, inclusive. */
     public long windowStart;
+    /** End of the alert interval, epoch ms, exclusive. */
     public long windowEnd;
     /** Event time of the record that made the estimate cross the threshold. */
     public long timestamp;
@@ -38,6 +42,7 @@ public final class HeavyHitterAlert<K> {
     /** {@link #ABSOLUTE} or {@link #FRACTION}. */
     public String kind;
 
+    /** For Flink's POJO serializer. */
     public HeavyHitterAlert() {
     }
 

@@ -210,18 +210,22 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
                 item.keyKind().toString(), seed);
     }
 
+    /** Counters (Space-Saving) or candidates (CM-heap) per sub-window tracker, as given or derived in {@code build()}. */
     public int capacity() {
         return capacity;
     }
 
+    /** The window's length (the slide when tumbling). */
     public Duration windowSize() {
         return Duration.ofMillis(windowMillis);
     }
 
+    /** The slide between window starts, and so the length of a sub-window (the window size when tumbling). */
     public Duration slide() {
         return Duration.ofMillis(slideMillis);
     }
 
+    /** n = windowSize / slide: the sub-windows a window is made of (1 when tumbling). */
     public int subWindows() {
         return subWindows;
     }
@@ -236,14 +240,17 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         return maxOpenSubWindows;
     }
 
+    /** k: how many top items a report ranks. */
     public int k() {
         return k;
     }
 
+    /** φ: a report lists every item that may weigh at least φ·N. */
     public double phi() {
         return phi;
     }
 
+    /** The tracker kept per sub-window: Space-Saving (the default) or CM-heap. */
     public TrackerKind trackerKind() {
         return tracker;
     }

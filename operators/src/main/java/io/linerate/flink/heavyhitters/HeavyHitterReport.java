@@ -45,6 +45,7 @@ public final class HeavyHitterReport<K> {
     /** Top-k and possible heavy hitters, heaviest first. */
     public List<ReportedItem> items = new ArrayList<>();
 
+    /** An empty report, for Flink's POJO serializer. */
     public HeavyHitterReport() {
     }
 

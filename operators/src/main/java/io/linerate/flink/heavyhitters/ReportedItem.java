@@ -23,9 +23,11 @@ public final class ReportedItem {
     /** Whether {@code upperBound ≥ φ·N}: reported as a possible heavy hitter, not only as one of the top k. */
     public boolean heavy;
 
+    /** For Flink's POJO serializer. */
     public ReportedItem() {
     }
 
+    /** An item as a report lists it. */
     public ReportedItem(String item, long estimate, long lowerBound, long upperBound, boolean heavy) {
         this.item = item;
         this.estimate = estimate;

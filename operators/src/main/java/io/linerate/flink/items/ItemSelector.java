@@ -113,24 +113,28 @@ public abstract class ItemSelector<T> implements Serializable {
     /** A {@code long} item of a record. */
     @FunctionalInterface
     public interface LongOf<T> extends Serializable {
+        /** The record's item. */
         long itemOf(T record);
     }
 
     /** A 5-tuple item of a record. */
     @FunctionalInterface
     public interface TupleOf<T> extends Serializable {
+        /** The record's item; a null item, or an exception thrown here, makes the record malformed. */
         FiveTuple itemOf(T record);
     }
 
     /** A string item of a record. */
     @FunctionalInterface
     public interface TextOf<T> extends Serializable {
+        /** The record's item; a null item, or an exception thrown here, makes the record malformed. */
         CharSequence itemOf(T record);
     }
 
     /** A byte-string item of a record; the operator does not keep the array. */
     @FunctionalInterface
     public interface BytesOf<T> extends Serializable {
+        /** The record's item; a null item, or an exception thrown here, makes the record malformed. */
         byte[] itemOf(T record);
     }
 

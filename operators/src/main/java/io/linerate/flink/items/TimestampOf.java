@@ -9,5 +9,6 @@ import java.io.Serializable;
 @FunctionalInterface
 public interface TimestampOf<T> extends Serializable {
 
+    /** The record's (or element's) event time, epoch ms. */
     long timestampOf(T record);
 }

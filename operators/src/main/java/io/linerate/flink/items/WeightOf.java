@@ -9,6 +9,7 @@ import java.io.Serializable;
 @FunctionalInterface
 public interface WeightOf<T> extends Serializable {
 
+    /** The record's weight, ≥ 0. */
     long weightOf(T record);
 
     /** Every record weighs 1 (count packets or events). */

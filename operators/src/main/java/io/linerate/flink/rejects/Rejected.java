@@ -33,9 +33,11 @@ public final class Rejected<T> {
     /** Why it was rejected, naming the field and the limit. */
     public String reason;
 
+    /** For Flink's POJO serializer. */
     public Rejected() {
     }
 
+    /** {@code record}, rejected for {@code reason}. */
     public Rejected(T record, String reason) {
         this.record = record;
         this.reason = reason;
