@@ -40,41 +40,55 @@ public interface BloomFilter {
     /** The hasher (and so the seed) this filter derives its indexes with. */
     ItemHasher hasher();
 
+    /** Adds {@code item}; {@code true} if the filter changed (the item was certainly absent before). */
     default boolean put(long item) {
         long h1 = hasher().hash(item);
         return put(h1, ItemHasher.h2(h1));
     }
 
+    /**
+     * Adds the item made of {@code length} bytes of {@code bytes} from {@code offset}; {@code true} if the filter
+     * changed.
+     */
     default boolean put(byte[] bytes, int offset, int length) {
         long h1 = hasher().hash(bytes, offset, length);
         return put(h1, ItemHasher.h2(h1));
     }
 
+    /**
+     * Adds the item {@code chars}, hashed over its UTF-16 code units (so not the same item as its UTF-8 bytes);
+     * {@code true} if the filter changed.
+     */
     default boolean put(CharSequence chars) {
         long h1 = hasher().hash(chars);
         return put(h1, ItemHasher.h2(h1));
     }
 
+    /** Adds the flow key {@code tuple}; {@code true} if the filter changed. */
     default boolean put(FiveTuple tuple) {
         long h1 = hasher().hash(tuple);
         return put(h1, ItemHasher.h2(h1));
     }
 
+    /** {@code false} if {@code item} was certainly never added; {@code true} if it probably was. */
     default boolean mightContain(long item) {
         long h1 = hasher().hash(item);
         return mightContain(h1, ItemHasher.h2(h1));
     }
 
+    /** As {@link #mightContain(long)}, for the item made of {@code length} bytes of {@code bytes} from {@code offset}. */
     default boolean mightContain(byte[] bytes, int offset, int length) {
         long h1 = hasher().hash(bytes, offset, length);
         return mightContain(h1, ItemHasher.h2(h1));
     }
 
+    /** As {@link #mightContain(long)}, for the item {@code chars} (hashed over its UTF-16 code units). */
     default boolean mightContain(CharSequence chars) {
         long h1 = hasher().hash(chars);
         return mightContain(h1, ItemHasher.h2(h1));
     }
 
+    /** As {@link #mightContain(long)}, for the flow key {@code tuple}. */
     default boolean mightContain(FiveTuple tuple) {
         long h1 = hasher().hash(tuple);
         return mightContain(h1, ItemHasher.h2(h1));

@@ -342,21 +342,25 @@ public final class CountMinSketch {
         return target;
     }
 
+    /** Adds {@code weight} (≥ 0) to {@code item}; N saturates at {@code Long.MAX_VALUE}. */
     public void update(long item, long weight) {
         long h1 = hasher.hash(item);
         update(h1, ItemHasher.h2(h1), weight);
     }
 
+    /** Adds {@code weight} (≥ 0) to the flow key {@code item}. */
     public void update(FiveTuple item, long weight) {
         long h1 = hasher.hash(item);
         update(h1, ItemHasher.h2(h1), weight);
     }
 
+    /** Adds {@code weight} (≥ 0) to the item made of {@code length} bytes of {@code bytes} from {@code offset}. */
     public void update(byte[] bytes, int offset, int length, long weight) {
         long h1 = hasher.hash(bytes, offset, length);
         update(h1, ItemHasher.h2(h1), weight);
     }
 
+    /** Adds {@code weight} (≥ 0) to the item {@code item}, hashed over its UTF-16 code units. */
     public void update(CharSequence item, long weight) {
         long h1 = hasher.hash(item);
         update(h1, ItemHasher.h2(h1), weight);
@@ -379,21 +383,28 @@ public final class CountMinSketch {
         return min();
     }
 
+    /**
+     * The estimate of {@code item}'s weight: never below the truth; above it by more than {@link #errorBound()} with
+     * probability at most {@link #failureProbability(double) failureProbability(epsilon())}.
+     */
     public long estimate(long item) {
         long h1 = hasher.hash(item);
         return estimate(h1, ItemHasher.h2(h1));
     }
 
+    /** As {@link #estimate(long)}, for the flow key {@code item}. */
     public long estimate(FiveTuple item) {
         long h1 = hasher.hash(item);
         return estimate(h1, ItemHasher.h2(h1));
     }
 
+    /** As {@link #estimate(long)}, for the item made of {@code length} bytes of {@code bytes} from {@code offset}. */
     public long estimate(byte[] bytes, int offset, int length) {
         long h1 = hasher.hash(bytes, offset, length);
         return estimate(h1, ItemHasher.h2(h1));
     }
 
+    /** As {@link #estimate(long)}, for the item {@code item} (hashed over its UTF-16 code units). */
     public long estimate(CharSequence item) {
         long h1 = hasher.hash(item);
         return estimate(h1, ItemHasher.h2(h1));
@@ -464,22 +475,27 @@ public final class CountMinSketch {
         totalWeight = saturatingAdd(totalWeight, other.totalWeight);
     }
 
+    /** The seeded hasher every index derives from (for the hash-level {@code update(h1, h2, weight)}). */
     public ItemHasher hasher() {
         return hasher;
     }
 
+    /** w: counters per row. */
     public int width() {
         return width;
     }
 
+    /** d: rows. */
     public int depth() {
         return depth;
     }
 
+    /** How row indexes derive from the item's hash. */
     public RowIndexing indexing() {
         return indexing;
     }
 
+    /** Whether updates are conservative (raise counters only up to the item's new estimate). */
     public boolean isConservative() {
         return conservative;
     }
@@ -522,6 +538,7 @@ public final class CountMinSketch {
         return c;
     }
 
+    /** The versioned, checksummed byte image ({@link #fromByteArray} reads it back; layout in STATE-FORMAT.md). */
     public byte[] toByteArray() {
         return image(null);
     }
