@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -57,13 +58,59 @@ public final class DemoCommand implements Callable<Integer> {
   @Mixin
   private FlinkOptions flink;
 
-  /** The jobs the demo can run. */
-  enum DemoJob { HEAVY_HITTERS, FLOW_METER, DEDUP }
+  /**
+   * The jobs the demo can run, each named on the command line as the job commands are ({@link #cliName()}); the
+   * constant's name in any case ({@code FLOW_METER}, {@code flow_meter}) is accepted too.
+   */
+  enum DemoJob {
+    HEAVY_HITTERS("heavy-hitters"), FLOW_METER("flow-meter"), DEDUP("dedup");
 
-  @Option(names = "--job", paramLabel = "JOB", defaultValue = "HEAVY_HITTERS",
-      description = "The job: HEAVY_HITTERS (packets, live top-k table), FLOW_METER (packets to flow records) or "
-          + "DEDUP (synthetic JSON events with 10%% duplicates; --pcap does not apply) (default: ${DEFAULT-VALUE})")
+    private final String cliName;
+
+    DemoJob(String cliName) {
+      this.cliName = cliName;
+    }
+
+    /** The job command's name, the spelling {@code --help} and the messages use: {@code flow-meter}. */
+    String cliName() {
+      return cliName;
+    }
+
+    @Override
+    public String toString() {
+      return cliName;
+    }
+  }
+
+  /**
+   * Reads {@code --job}: a job command's name ({@code flow-meter}) or the older constant name ({@code FLOW_METER}),
+   * in any case, {@code _} and {@code -} alike; anything else is refused listing the accepted names.
+   */
+  static final class DemoJobConverter implements CommandLine.ITypeConverter<DemoJob> {
+    @Override
+    public DemoJob convert(String value) {
+      String wanted = value.trim().toLowerCase(Locale.ROOT).replace('_', '-');
+      for (DemoJob job : DemoJob.values()) {
+        if (job.cliName().equals(wanted)) {
+          return job;
+        }
+      }
+      throw new CommandLine.TypeConversionException("'" + value + "' is not a job of the demo: use one of "
+          + String.join(", ", Arrays.stream(DemoJob.values()).map(DemoJob::cliName).toList())
+          + " (or HEAVY_HITTERS, FLOW_METER, DEDUP, in any case)");
+    }
+  }
+
+  @Option(names = "--job", paramLabel = "JOB", defaultValue = "heavy-hitters", converter = DemoJobConverter.class,
+      description = "The job: heavy-hitters (packets, live top-k table), flow-meter (packets to flow records) or "
+          + "dedup (synthetic JSON events with 10%% duplicates; --pcap does not apply); HEAVY_HITTERS etc. also work "
+          + "(default: ${DEFAULT-VALUE})")
   private DemoJob jobChoice = DemoJob.HEAVY_HITTERS;
+
+  /** The job {@code --job} chose. */
+  DemoJob jobChoice() {
+    return jobChoice;
+  }
 
   private Duration duration = Duration.ZERO;
   private int rate = 20_000;
@@ -84,8 +131,8 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   @Option(names = "--rate", paramLabel = "PACKETS_PER_SECOND", defaultValue = "20000",
-      description = "Packets (events with --job DEDUP) the feeder writes per second; synthetic event time runs at "
-          + "the same pace; --job DEDUP sizes each tenant's filters for its share of this rate (a quarter, with a "
+      description = "Packets (events with --job dedup) the feeder writes per second; synthetic event time runs at "
+          + "the same pace; --job dedup sizes each tenant's filters for its share of this rate (a quarter, with a "
           + "margin for chance) and refuses a rate whose filters would take more than half the heap "
           + "(default: ${DEFAULT-VALUE})")
   void rate(int value) {
@@ -96,7 +143,7 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   @Option(names = "--window", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
-      description = "Tumbling event-time window of the heavy-hitter reports; --job HEAVY_HITTERS only "
+      description = "Tumbling event-time window of the heavy-hitter reports; --job heavy-hitters only "
           + "(default: ${DEFAULT-VALUE})")
   void window(Duration value) {
     if (value.isNegative() || value.isZero()) {
@@ -110,7 +157,7 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   @Option(names = "--top-k", paramLabel = "K", defaultValue = "10",
-      description = "Flows listed per observation point and window; --job HEAVY_HITTERS only "
+      description = "Flows listed per observation point and window; --job heavy-hitters only "
           + "(default: ${DEFAULT-VALUE})")
   void topK(int value) {
     if (value < 1 || value > 1000) {
@@ -121,7 +168,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--heavy-hitter", paramLabel = "SHARE", defaultValue = "0.2",
       description = "Share of the synthetic packets one injected flow carries from --inject-after on; 0: none; "
-          + "not with --pcap or --job DEDUP (default: ${DEFAULT-VALUE})")
+          + "not with --pcap or --job dedup (default: ${DEFAULT-VALUE})")
   void heavyHitter(double value) {
     if (!(value >= 0 && value < 1)) {
       throw new ParameterException(spec.commandLine(), "--heavy-hitter must be in [0, 1), got " + value);
@@ -131,7 +178,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--inject-after", paramLabel = "DURATION", defaultValue = "20s",
       converter = DurationConverter.class,
-      description = "Event time after which the heavy hitter starts; not with --pcap or --job DEDUP "
+      description = "Event time after which the heavy hitter starts; not with --pcap or --job dedup "
           + "(default: ${DEFAULT-VALUE})")
   void injectAfter(Duration value) {
     if (value.isNegative()) {
@@ -203,14 +250,14 @@ public final class DemoCommand implements Callable<Integer> {
       for (String option : new String[] {"--window", "--top-k"}) {
         if (given.hasMatchedOption(option)) {
           throw new ParameterException(spec.commandLine(), option + " does not apply to --job " + jobChoice
-              + ": it sets the heavy-hitters job's reports (--job HEAVY_HITTERS); leave it out");
+              + ": it sets the heavy-hitters job's reports (--job heavy-hitters); leave it out");
         }
       }
     }
     for (String option : new String[] {"--heavy-hitter", "--inject-after"}) {
       if (given.hasMatchedOption(option) && (jobChoice == DemoJob.DEDUP || !pcaps.isEmpty())) {
         throw new ParameterException(spec.commandLine(), option + " does not apply to "
-            + (jobChoice == DemoJob.DEDUP ? "--job DEDUP (its traffic is JSON events)" : "a --pcap replay")
+            + (jobChoice == DemoJob.DEDUP ? "--job dedup (its traffic is JSON events)" : "a --pcap replay")
             + ": it shapes the synthetic packet traffic only; leave it out");
       }
     }
@@ -247,7 +294,7 @@ public final class DemoCommand implements Callable<Integer> {
       }
     }
     throw new ParameterException(spec.commandLine(), String.format(Locale.ROOT, "--rate %d is too high for --job"
-        + " DEDUP: the demo sizes a filter ring per tenant for its share of --rate (a quarter, with a margin) over"
+        + " dedup: the demo sizes a filter ring per tenant for its share of --rate (a quarter, with a margin) over"
         + " %s, and %d tenants x %,d bytes need %,d MiB of dedup filters, above the limit of %,d MiB (half the"
         + " maximum heap, -Xmx); use --rate %d or less, or a larger -Xmx", rate, DurationConverter.format(DEDUP_HORIZON),
         DEDUP_TENANTS, job.deduplicator().sizing().stateBytesPerKey(), bytes >> 20, limit >> 20, low));

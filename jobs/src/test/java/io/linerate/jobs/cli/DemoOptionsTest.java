@@ -90,7 +90,7 @@ class DemoOptionsTest {
     System.out.println(line);
     assertThat(r.started()).as("started the demo:\n" + r.err()).isZero();
     assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
-    assertThat(line).startsWith("--rate 10000000 is too high for --job DEDUP: ")
+    assertThat(line).startsWith("--rate 10000000 is too high for --job dedup: ")
         .containsPattern("need [\\d,]+ MiB of dedup filters")
         .containsPattern("above the limit of [\\d,]+ MiB")
         .contains("-Xmx")
@@ -102,5 +102,56 @@ class DemoOptionsTest {
     assertThat(demo("--job", "DEDUP", "--rate", Long.toString(max + 1)).exitCode()).isEqualTo(2);
     // the other jobs keep no per-key filter sized by the rate
     assertThat(demo("--rate", "10000000").exitCode()).isZero();
+  }
+
+  /**
+   * {@code --job} takes the job commands' names ({@code flow-meter}, as docs/jobs.md spells them), which --help shows,
+   * and still the constant names in any case; a bad value is refused listing the accepted names. Before, only
+   * {@code FLOW_METER} / {@code flow_meter} passed and {@code flow-meter} failed.
+   */
+  @Test
+  void jobTakesTheJobCommandsNamesAndTheOldSpellings() {
+    String[][] spellings = {
+        {"heavy-hitters", "HEAVY_HITTERS"}, {"flow-meter", "FLOW_METER"}, {"dedup", "DEDUP"},
+        {"Flow-Meter", "FLOW_METER"}, {"FLOW_METER", "FLOW_METER"}, {"flow_meter", "FLOW_METER"},
+        {"heavy_hitters", "HEAVY_HITTERS"}, {"DEDUP", "DEDUP"}};
+    for (String[] s : spellings) {
+      assertThat(chosenJob("--job", s[0])).as(s[0]).hasToString(s[1].toLowerCase(java.util.Locale.ROOT)
+          .replace('_', '-')).isEqualTo(DemoCommand.DemoJob.valueOf(s[1]));
+    }
+    assertThat(chosenJob()).isEqualTo(DemoCommand.DemoJob.HEAVY_HITTERS);
+
+    StringWriter help = new StringWriter();
+    Main.commandLine(true, true).getSubcommands().get("demo").usage(new PrintWriter(help));
+    String jobLine = help.toString().replaceAll("\\s+", " ");
+    assertThat(jobLine).contains("--job=JOB The job: heavy-hitters").contains("(default: heavy-hitters)");
+
+    CommandLine root = Main.commandLine(true, true);
+    StringWriter err = new StringWriter();
+    root.setErr(new PrintWriter(err));
+    root.setOut(new PrintWriter(new StringWriter()));
+    assertThat(root.execute("demo", "--job", "flowmeter")).isEqualTo(2);
+    assertThat(err.toString().lines().findFirst().orElse("")).isEqualTo("Invalid value for option '--job': "
+        + "'flowmeter' is not a job of the demo: use one of heavy-hitters, flow-meter, dedup"
+        + " (or HEAVY_HITTERS, FLOW_METER, DEDUP, in any case)");
+  }
+
+  /** The job {@code demo ARGS} chooses, parsed as {@code Main} registers the command. */
+  private static DemoCommand.DemoJob chosenJob(String... args) {
+    CommandLine root = Main.commandLine(true, true);
+    String[] all = new String[args.length + 1];
+    all[0] = "demo";
+    System.arraycopy(args, 0, all, 1, args.length);
+    root.parseArgs(all);
+    return ((DemoCommand) root.getSubcommands().get("demo").getCommand()).jobChoice();
+  }
+
+  /** The messages about options the chosen job does not use name it as --job takes it. */
+  @Test
+  void refusalsNameTheJobAsTheCommandLineSpellsIt() {
+    Run r = demo("--job", "flow-meter", "--window", "5s");
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+    assertThat(r.err().lines().findFirst().orElse("")).isEqualTo("--window does not apply to --job flow-meter: it "
+        + "sets the heavy-hitters job's reports (--job heavy-hitters); leave it out");
   }
 }

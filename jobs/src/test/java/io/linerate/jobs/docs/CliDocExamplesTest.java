@@ -195,7 +195,7 @@ class CliDocExamplesTest {
 
     @Test
     void cliMdDemoUsage() throws Exception {
-        check("demo --job HEAVY_HITTERS --duration 0s --rate 20000"
+        check("demo --job heavy-hitters --duration 0s --rate 20000"
                 + " --window 10s --top-k 10 --heavy-hitter 0.2 --inject-after 20s --pcap FILE --partitions 2"
                 + " --parallelism 1 --checkpoint-interval 10s --transaction-timeout 10m --state-backend heap"
                 + " --checkpoint-dir file:///tmp/cp");

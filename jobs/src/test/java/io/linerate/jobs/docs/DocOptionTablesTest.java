@@ -239,7 +239,7 @@ class DocOptionTablesTest {
         assertThat(missing).as("options no table of their command's docs lists").isEmpty();
     }
 
-    /** cli.md's demo synopsis, {@code demo [--job HEAVY_HITTERS] ...}, lists every option of {@code demo}. */
+    /** cli.md's demo synopsis, {@code demo [--job heavy-hitters] ...}, lists every option of {@code demo}. */
     @Test
     void demoSynopsisListsEveryOption() throws IOException {
         List<String> lines = lines("docs/cli.md");
