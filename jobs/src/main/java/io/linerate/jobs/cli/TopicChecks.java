@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.linerate.jobs.kafka.ClientProperties;
 import io.linerate.jobs.kafka.TopicPreflight;
+import io.linerate.jobs.kafka.WrittenTopics;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import picocli.CommandLine.Model.CommandSpec;
@@ -12,7 +13,8 @@ import picocli.CommandLine.Model.CommandSpec;
 /**
  * The check every job command makes before it submits its job ({@link TopicPreflight}): the input topic exists, the
  * topics the job writes exist (or the broker creates them on a write) and can take what it may write to them;
- * warnings and a refusal on the command's error output.
+ * warnings and a refusal on the command's error output. The feeders check the topic they write the same way
+ * ({@link #allowFeeder}).
  */
 public final class TopicChecks {
 
@@ -45,10 +47,33 @@ public final class TopicChecks {
    * ({@link TopicPreflight#brokerMustAnswer}).
    */
   public static boolean allow(CommandSpec spec, JobLauncher job, JobTopics topics, boolean jobRunsHere) {
+    return allow(spec, new TopicPreflight(adminConfig(job, topics), TopicPreflight.DEFAULT_TIMEOUT)
+        .brokerMustAnswer(jobRunsHere), job.writtenTopics(topics), "the job is not submitted");
+  }
+
+  /**
+   * The check a feeder ({@code generate}, {@code replay}) makes before it writes to {@code topic}: that it exists,
+   * or that the broker will create it on the first write (a warning). Without it a missing topic on a broker that
+   * does not create topics held the feeder's producer for {@code max.block.ms} (60 s) before it failed. The admin
+   * client takes {@code kafka}'s properties the feeder's producer takes ({@link KafkaOptions#feederProducerProperties}),
+   * so it reaches the cluster the producer reaches.
+   *
+   * @return whether the feeder may write: false if the topic does not exist and the broker will not create it
+   */
+  public static boolean allowFeeder(CommandSpec spec, KafkaOptions kafka, String topic) {
+    TopicPreflight preflight = new TopicPreflight(ClientProperties.adminConfig(kafka.bootstrapServers(),
+        kafka.feederProducerProperties()), TopicPreflight.DEFAULT_TIMEOUT);
+    return allow(spec, preflight, WrittenTopics.ofFeeder(spec.name()).topic("input", topic), "nothing is written");
+  }
+
+  /**
+   * Runs {@code preflight} on {@code written}; prints each warning ("warning: …") and a refusal
+   * ("COMMAND: {@code refusal}: …") to {@code spec}'s error output, and says whether the command may go on.
+   */
+  private static boolean allow(CommandSpec spec, TopicPreflight preflight, WrittenTopics written, String refusal) {
     PrintWriter err = spec.commandLine().getErr();
     try {
-      for (String warning : new TopicPreflight(adminConfig(job, topics), TopicPreflight.DEFAULT_TIMEOUT)
-          .brokerMustAnswer(jobRunsHere).check(job.writtenTopics(topics))) {
+      for (String warning : preflight.check(written)) {
         err.println("warning: " + warning);
       }
       return true;
@@ -56,7 +81,7 @@ public final class TopicChecks {
       for (String warning : e.warnings()) {
         err.println("warning: " + warning);
       }
-      err.println(spec.name() + ": the job is not submitted: " + e.getMessage());
+      err.println(spec.name() + ": " + refusal + ": " + e.getMessage());
       return false;
     } finally {
       err.flush();

@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Main;
+import io.linerate.jobs.cli.TopicChecks;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -186,6 +187,9 @@ public final class GenerateCommand implements Callable<Integer> {
                     + " when its last packet is due, so at --rate %s each waits %.1f s; lower --batch-size for a"
                     + " steadier flow%n", batchSize, rate, batchSize / rate);
             spec.commandLine().getErr().flush();
+        }
+        if (!TopicChecks.allowFeeder(spec, kafka, kafka.inputTopic())) {
+            return 1;
         }
         out.println("generate: " + traffic.description() + " to " + kafka.inputTopic() + " on "
                 + kafka.bootstrapServers());

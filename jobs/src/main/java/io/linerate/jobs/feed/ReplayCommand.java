@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Main;
+import io.linerate.jobs.cli.TopicChecks;
 import io.linerate.jobs.cli.Terminals;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -108,6 +109,9 @@ public final class ReplayCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PcapReplay replay = replay();
+        if (!TopicChecks.allowFeeder(spec, kafka, kafka.inputTopic())) {
+            return 1;
+        }
         out.println("replay: " + replay.description() + " to " + kafka.inputTopic() + " on " + kafka.bootstrapServers());
         try (StopOnSignal stop = new StopOnSignal("linerate-replay-stop")) {
             FeedSummary summary = replay.run(kafka.bootstrapServers(), kafka.inputTopic(),

@@ -4,7 +4,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 
-import org.apache.commons.text.similarity.LevenshteinDistance;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 
@@ -21,7 +20,11 @@ import org.apache.kafka.clients.admin.ConfigEntry;
  *       {@code message.max.bytes}): a warning saying so, or a refusal if that {@code max.message.bytes} could not take
  *       the job's largest record. If false, the producer waits for the topic ({@code max.block.ms}) and fails the job
  *       on its first write, again on every restart: a refusal. If the broker's configs cannot be read, a warning.
+ *       A feeder's topic ({@link WrittenTopics#ofFeeder}) is judged the same way; its producer would wait
+ *       {@code max.block.ms} (60 s by default) and then fail.
  * </ul>
+ * Both name the existing topics whose names are close (same letters ignoring case, or at most {@link #MAX_EDITS}
+ * edits away): a typo is the likely cause.
  */
 final class MissingTopics {
 
@@ -41,9 +44,7 @@ final class MissingTopics {
 
   /** The refusal of a missing input topic {@code topic}. */
   static String input(String topic, TopicSurvey survey) {
-    List<String> close = similar(topic, survey.names());
-    String suggestion = close.isEmpty() ? ""
-        : " Topics with a close name: " + String.join(", ", close.stream().map(n -> "'" + n + "'").toList()) + ".";
+    String suggestion = closeNames(topic, survey);
     return "input topic '" + topic + "' does not exist on " + survey.servers() + ": Flink's Kafka source would fail "
         + "to find its partitions (\"Failed to get metadata for topics [" + topic + "]\") and the job would restart "
         + "without end (a broker's auto.create.topics.enable does not create a topic that is only read)."
@@ -58,31 +59,38 @@ final class MissingTopics {
   static void written(WrittenTopics written, String topic, TopicSurvey survey, List<String> refused,
       List<String> warnings) {
     String missing = written.describe(topic) + " does not exist on " + survey.servers();
+    String writer = written.feeder() == null ? "the job" : written.feeder();
+    String close = closeNames(topic, survey);
     Config broker = survey.broker();
     ConfigEntry autoCreate = broker == null ? null : broker.get(AUTO_CREATE);
     if (autoCreate == null || autoCreate.value() == null) {
       String why = broker == null ? survey.whyNoBroker() : survey.brokerName() + " does not show " + AUTO_CREATE;
-      warnings.add(missing + " (yet), and whether the broker creates it on the job's first write to it is not known ("
-          + why + "): its configs (max.message.bytes, message.timestamp.*) are not checked before the job runs.");
+      warnings.add(missing + " (yet), and whether the broker creates it on " + writer + "'s first write to it is not "
+          + "known (" + why + ")" + (written.feeder() == null ? ": its configs (max.message.bytes, "
+          + "message.timestamp.*) are not checked before the job runs." : ".") + close);
       return;
     }
     if (!Boolean.parseBoolean(autoCreate.value().trim())) {
+      String consequence = written.feeder() == null
+          ? "the job's sink would wait for it (max.block.ms) and fail the job on its first write to it (\"Topic "
+              + topic + " not present in metadata\"), again on every restart."
+          : writer + "'s producer would wait for it (max.block.ms, 60 s by default) and then fail (\"Topic " + topic
+              + " not present in metadata\").";
       refused.add(missing + ", and the broker does not create topics on a write (" + AUTO_CREATE + " false, "
-          + brokerSource(autoCreate) + " on " + survey.brokerName() + "): the job's sink would wait for it "
-          + "(max.block.ms) and fail the job on its first write to it (\"Topic " + topic + " not present in "
-          + "metadata\"), again on every restart. Create it first: " + create(topic, survey.servers()) + ".");
+          + brokerSource(autoCreate) + " on " + survey.brokerName() + "): " + consequence + close
+          + " Create it first: " + create(topic, survey.servers()) + ".");
       return;
     }
     ConfigEntry maxBytes = broker.get(MESSAGE_MAX_BYTES);
     Long limit = maxBytes == null || maxBytes.value() == null ? null : Long.valueOf(maxBytes.value().trim());
-    String created = "the broker will create it on the job's first write to it (" + AUTO_CREATE + " true on "
+    String created = "the broker will create it on " + writer + "'s first write to it (" + AUTO_CREATE + " true on "
         + survey.brokerName() + ") with the broker's defaults";
     if (limit != null && limit < written.largestRecordBytes()) {
       long largest = written.largestRecordBytes();
       refused.add(missing + " (yet): " + created + ", max.message.bytes " + limit + " among them (" + MESSAGE_MAX_BYTES
-          + ", " + brokerSource(maxBytes) + "), " + TopicPreflight.belowLargest(written, limit) + " Create it first "
-          + "with a limit of at least " + largest + " (" + create(topic, survey.servers()) + " --config "
-          + "max.message.bytes=" + largest + "), or lower the sinks' max.request.size to at most " + limit
+          + ", " + brokerSource(maxBytes) + "), " + TopicPreflight.belowLargest(written, limit) + close
+          + " Create it first with a limit of at least " + largest + " (" + create(topic, survey.servers())
+          + " --config max.message.bytes=" + largest + "), or lower the sinks' max.request.size to at most " + limit
           + " (the job then dead-letters or refuses what could be larger).");
       return;
     }
@@ -90,7 +98,14 @@ final class MissingTopics {
     warnings.add(missing + " (yet): " + created + ": " + NUM_PARTITIONS + " "
         + (partitions == null ? "unknown" : partitions.value()) + ", max.message.bytes "
         + (limit == null ? "unknown (" + MESSAGE_MAX_BYTES + " not shown)" : limit + " (" + MESSAGE_MAX_BYTES + ")")
-        + ". To choose them, create it first: " + create(topic, survey.servers()) + ".");
+        + "." + close + " To choose them, create it first: " + create(topic, survey.servers()) + ".");
+  }
+
+  /** " Topics with a close name: 'a', 'b'." for the existing topics close to {@code topic}; empty if none. */
+  private static String closeNames(String topic, TopicSurvey survey) {
+    List<String> close = similar(topic, survey.names());
+    return close.isEmpty() ? ""
+        : " Topics with a close name: " + String.join(", ", close.stream().map(n -> "'" + n + "'").toList()) + ".";
   }
 
   /** The command that creates {@code topic}. */
@@ -115,9 +130,35 @@ final class MissingTopics {
         .limit(MAX_SUGGESTIONS).toList();
   }
 
-  /** The edit (Levenshtein) distance of {@code a} and {@code b}, or {@code max + 1} once it must exceed {@code max}. */
+  /**
+   * The edit (Levenshtein) distance of {@code a} and {@code b}: single-character inserts, deletes and replacements;
+   * {@code max + 1} once it must exceed {@code max}. Written here rather than taken from commons-text: the feeders run
+   * this check from the job jar, which holds no commons-text (Flink provides it on a cluster).
+   */
   static int edits(String a, String b, int max) {
-    int d = new LevenshteinDistance(max).apply(a, b); // -1: above the threshold
-    return d < 0 ? max + 1 : d;
+    if (Math.abs(a.length() - b.length()) > max) {
+      return max + 1;
+    }
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      int rowMin = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int replace = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(replace, Math.min(previous[j], current[j - 1]) + 1);
+        rowMin = Math.min(rowMin, current[j]);
+      }
+      if (rowMin > max) { // every later row is at least this row's minimum
+        return max + 1;
+      }
+      int[] swap = previous;
+      previous = current;
+      current = swap;
+    }
+    return Math.min(previous[b.length()], max + 1);
   }
 }

@@ -52,6 +52,9 @@ import org.slf4j.LoggerFactory;
  * <p>A check that cannot be made (no {@code Describe} or {@code DescribeConfigs} permission, a missing written topic
  * when the broker's configs cannot be read, no answer within the timeout, a broker that cannot be reached) is a
  * warning, not a failure: the job runs as without the check.
+ *
+ * <p>The feeders check the topic they write the same way ({@link WrittenTopics#ofFeeder}): only whether it exists,
+ * and if not, whether the broker will create it on their first write.
  */
 public final class TopicPreflight {
 
@@ -168,6 +171,11 @@ public final class TopicPreflight {
       if (survey.exists(topic) == Boolean.FALSE) {
         if (written.topics().contains(topic)) {
           MissingTopics.written(written, topic, survey, refused, warnings);
+        }
+      } else if (written.feeder() != null) { // a feeder's topics: only whether they exist
+        if (survey.exists(topic) == null) {
+          warnings.add("whether " + written.describe(topic) + " exists is not checked before " + written.feeder()
+              + " writes to it: " + survey.whyUnknown(topic));
         }
       } else if (survey.config(topic) == null) {
         warnings.add(notChecked(topic, survey.whyNoConfig(topic)));

@@ -29,7 +29,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * What one admin session learnt of the cluster before a job is submitted, for {@link TopicPreflight}: which topics
  * exist ({@code DescribeTopics}), the configs of those it describes ({@code DescribeConfigs}), and only when they are
  * needed, a broker's configs (a topic the job writes is missing: does the broker create it?) and the names of the
- * topics (the input is missing: which names are close? and is it among them after all, created a moment ago?). The first three requests go out together; every answer is
+ * topics (a topic is missing: which names are close? and is the input among them after all, created a moment ago?). The first three requests go out together; every answer is
  * awaited until one deadline, {@code timeout} after the start. What could not be learnt is kept with the reason.
  */
 final class TopicSurvey {
@@ -96,14 +96,16 @@ final class TopicSurvey {
         s.configsUnknown.put(r.name(), s.noAnswer());
       }
     }
-    if (written.stream().anyMatch(t -> s.exists(t) == Boolean.FALSE)) {
+    boolean writtenMissing = written.stream().anyMatch(t -> s.exists(t) == Boolean.FALSE);
+    if (writtenMissing) {
       s.readBroker(admin, nodes, deadline, millis);
     }
-    if (input != null && s.exists(input) == Boolean.FALSE) {
+    boolean inputMissing = input != null && s.exists(input) == Boolean.FALSE;
+    if (inputMissing || writtenMissing) {
       s.readNames(admin, deadline, millis);
-      if (s.names.contains(input)) { // created just before: a broker that answered may not have known it yet
-        s.exists.put(input, true);
-      }
+    }
+    if (inputMissing && s.names.contains(input)) { // created just before: a broker that answered may not have known it
+      s.exists.put(input, true);
     }
     return s;
   }
@@ -201,7 +203,7 @@ final class TopicSurvey {
     return brokerUnknown;
   }
 
-  /** The names of the topics the client may see (asked only if the input is missing; empty if not answered). */
+  /** The names of the topics the client may see (asked only if a topic is missing; empty if not answered). */
   Set<String> names() {
     return names;
   }

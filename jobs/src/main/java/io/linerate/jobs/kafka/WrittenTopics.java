@@ -24,11 +24,13 @@ public final class WrittenTopics {
   private final String input;
   private final int largestRecordBytes;
   private final String largestRecordSource;
+  private final String feeder;
 
-  private WrittenTopics(String input, int largestRecordBytes, String largestRecordSource) {
+  private WrittenTopics(String input, int largestRecordBytes, String largestRecordSource, String feeder) {
     this.input = input;
     this.largestRecordBytes = largestRecordBytes;
     this.largestRecordSource = largestRecordSource;
+    this.feeder = feeder;
   }
 
   /**
@@ -39,12 +41,22 @@ public final class WrittenTopics {
    */
   public static WrittenTopics of(String input, Map<String, String> sinkProperties) {
     return new WrittenTopics(Objects.requireNonNull(input, "input"), JsonTopics.maxRecordBytes(sinkProperties),
-        JsonTopics.recordLimits(sinkProperties));
+        JsonTopics.recordLimits(sinkProperties), null);
   }
 
   /** Nothing written: nothing to check (a job that does not say what it writes). */
   public static WrittenTopics none() {
-    return new WrittenTopics(null, 0, "");
+    return new WrittenTopics(null, 0, "", null);
+  }
+
+  /**
+   * Topics the producer of the feeder {@code command} ({@code generate}, {@code replay}) writes; add them with
+   * {@link #topic}. Nothing is read, so there is no input to check, and no record size is compared with the topics'
+   * limits: a feeder's records are batches far below them, and its producer refuses a record too large for the topic
+   * at once, where a missing topic makes it wait ({@code max.block.ms}). Messages name {@code command} as the writer.
+   */
+  public static WrittenTopics ofFeeder(String command) {
+    return new WrittenTopics(null, 0, "", Objects.requireNonNull(command, "command"));
   }
 
   /** Adds {@code topic}, written as {@code role} (e.g. "output"); a topic with several roles is named with all. */
@@ -76,7 +88,12 @@ public final class WrittenTopics {
     return Collections.unmodifiableSet(keepingInputTimestamps);
   }
 
-  /** The topic the job reads; null for {@link #none()}. */
+  /** The feeder command that writes the topics ({@link #ofFeeder}), or null when a job writes them. */
+  public String feeder() {
+    return feeder;
+  }
+
+  /** The topic the job reads; null for {@link #none()} and {@link #ofFeeder}. */
   public String input() {
     return input;
   }

@@ -128,6 +128,19 @@ class JarContentsIT {
       assertThat(packet.srcPort()).isEqualTo(5353);
       assertThat(packet.dstPort()).isEqualTo(53);
       assertThat(packet.protocol()).isEqualTo(17);
+
+      // a topic that does not exist (the embedded broker does not create topics): the topic check, close names
+      // included, runs from the job jar too (it holds no commons-text and no Flink) and refuses before the
+      // producer's 60 s max.block.ms
+      long start = System.nanoTime();
+      Run missing = java(tmp, List.of("-jar", JAR.toString(), "generate", "--bootstrap-servers",
+          kafka.bootstrapServers(), "--input-topic", "generatd", "--count", "10"));
+      double seconds = (System.nanoTime() - start) / 1e9;
+      assertThat(missing.exitCode).as(missing.toString()).isEqualTo(1);
+      assertThat(missing.err).as(missing.toString()).contains("generate: nothing is written: input topic "
+          + "'generatd' does not exist on " + kafka.bootstrapServers()).contains("Topics with a close name: 'generated'.")
+          .doesNotContain("Exception");
+      assertThat(seconds).as("generate to a missing topic took %.1f s", seconds).isLessThan(45);
     } finally {
       deleteTree(tmp);
     }

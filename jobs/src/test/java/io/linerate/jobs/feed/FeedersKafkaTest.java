@@ -554,6 +554,49 @@ class FeedersKafkaTest {
         assertThat(err.toString()).contains("replay: no packet was sent: all 30 records of the capture were skipped");
     }
 
+    /**
+     * generate and replay to a topic that does not exist, on a broker that does not create topics on a write (the
+     * embedded broker's auto.create.topics.enable=false): refused at once (exit code 1) naming the topic, the broker
+     * setting, an existing topic with a close name and the command that creates it; nothing is written and no topic
+     * is created. Before, the producer waited max.block.ms (60 s) and then failed with "Topic … not present in
+     * metadata" (the test's timeout fails that).
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(50)
+    void aMissingTopicTheBrokerWillNotCreateIsRefusedBeforeAnythingIsWritten() throws Exception {
+        KAFKA.broker().createTopic("fc-packets", 1);
+        Path pcap = dir.resolve("missing.pcap");
+        Captures.writePcap(pcap, Captures.packets(3, 1_700_000_000_000_000L, 1000), 0);
+        String[][] commands = {
+            {"generate", "--bootstrap-servers", KAFKA.bootstrapServers(), "--input-topic", "fc-pakets", "--count", "10"},
+            {"replay", "--bootstrap-servers", KAFKA.bootstrapServers(), "--input-topic", "fc-pakets", pcap.toString()}};
+        for (String[] args : commands) {
+            StringWriter err = new StringWriter();
+            StringWriter out = new StringWriter();
+            var cl = Main.commandLine();
+            cl.setErr(new PrintWriter(err));
+            cl.setOut(new PrintWriter(out));
+            long start = System.nanoTime();
+            int code = cl.execute(args);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            assertThat(code).as(args[0] + ": " + err).isEqualTo(1);
+            assertThat(err.toString()).as(args[0]).startsWith(args[0] + ": nothing is written: input topic 'fc-pakets'"
+                    + " does not exist on " + KAFKA.bootstrapServers() + ", and the broker does not create topics on a"
+                    + " write (auto.create.topics.enable false, set on the broker on broker ")
+                    .contains(args[0] + "'s producer would wait for it (max.block.ms, 60 s by default) and then fail")
+                    .contains("Topics with a close name: 'fc-packets'.")
+                    .contains("Create it first: kafka-topics.sh --bootstrap-server " + KAFKA.bootstrapServers()
+                            + " --create --topic fc-pakets --partitions N.")
+                    .doesNotContain("failed");
+            assertThat(seconds).as(args[0] + " took %.1f s", seconds).isLessThan(30);
+        }
+        try (var admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of("bootstrap.servers", KAFKA.bootstrapServers()))) {
+            assertThat(admin.listTopics().names().get(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .contains("fc-packets").doesNotContain("fc-pakets");
+        }
+    }
+
     // ------------------------------------------------------------------ replay corner cases
 
     /**

@@ -72,4 +72,27 @@ class TopicPreflightAutoCreateTest {
         .isInstanceOf(TopicPreflight.TopicsRefused.class)
         .hasMessageStartingWith("input topic 'aci-in' does not exist on " + KAFKA.bootstrapServers());
   }
+
+  /**
+   * generate to a topic that does not exist, on a broker that creates topics on a write: a warning naming the
+   * broker's defaults the topic gets (and an existing topic with a close name), then it writes as before.
+   */
+  @Test
+  void aFeederWritingAMissingTopicTheBrokerCreatesIsWarnedAndWrites() throws Exception {
+    KAFKA.broker().createTopic("acf-packets", 1);
+    java.io.StringWriter err = new java.io.StringWriter();
+    picocli.CommandLine cl = io.linerate.jobs.cli.Main.commandLine();
+    cl.setErr(new java.io.PrintWriter(err));
+    cl.setOut(new java.io.PrintWriter(new java.io.StringWriter()));
+    int code = cl.execute("generate", "--bootstrap-servers", KAFKA.bootstrapServers(), "--input-topic", "acf-packet",
+        "--count", "2000", "--batch-size", "100");
+    assertThat(code).as(err.toString()).isZero();
+    assertThat(err.toString()).startsWith("warning: input topic 'acf-packet' does not exist on "
+            + KAFKA.bootstrapServers() + " (yet): the broker will create it on generate's first write to it "
+            + "(auto.create.topics.enable true on broker ")
+        .contains("with the broker's defaults: num.partitions 3, max.message.bytes 600000 (message.max.bytes). "
+            + "Topics with a close name: 'acf-packets'. To choose them, create it first: kafka-topics.sh")
+        .doesNotContain("nothing is written");
+    assertThat(TopicReader.readAllValues(KAFKA.bootstrapServers(), "acf-packet", true)).hasSize(20);
+  }
 }
