@@ -55,6 +55,12 @@ public final class DedupView extends TopicView {
     return redraws.due();
   }
 
+  /** A change the redraw interval held back: {@link #printFinal} shows it. */
+  @Override
+  protected boolean unshownChange() {
+    return redraws.pending();
+  }
+
   /** Takes one record of {@code topic}; returns whether it counted as a first occurrence or a duplicate. */
   public boolean accept(String topic, String value) {
     JsonNode n;

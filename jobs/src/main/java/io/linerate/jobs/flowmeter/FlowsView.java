@@ -64,6 +64,12 @@ public final class FlowsView extends TopicView {
     return redraws.due();
   }
 
+  /** A change the redraw interval held back: {@link #printFinal} shows it. */
+  @Override
+  protected boolean unshownChange() {
+    return redraws.pending();
+  }
+
   /** Takes one record of the topic; returns whether it is a flow record (others are counted as skipped). */
   public boolean accept(String json) {
     JsonNode n;

@@ -74,6 +74,15 @@ public final class TopKView extends TopicView {
     return changed;
   }
 
+  /**
+   * Nothing: the heavy-hitters job's drain prints the last window's table itself
+   * ({@link HeavyHittersJob#drain(io.linerate.jobs.local.JobTopics, long, Duration, PrintStream)}), and this view shows
+   * every newer report as it arrives (no redraw is held back).
+   */
+  @Override
+  public void printFinal(PrintStream out) {
+  }
+
   /** Takes one record of the topic; returns whether it is a report newer than the one kept for its scope. */
   public boolean accept(String json) {
     JsonNode n;

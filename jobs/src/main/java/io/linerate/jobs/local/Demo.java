@@ -264,10 +264,11 @@ public final class Demo {
     started.push(() -> stopFeeder(feed, feederThread));
     out.println(duration.isZero() ? "running until Ctrl-C" : "running for " + duration.toSeconds() + " s (or until Ctrl-C)");
 
-    JobStatus status;
-    try (LiveView view = job.liveView(topics, terminal)) {
-      status = watch(flink, jobId, feed, view);
+    LiveView view = job.liveView(topics, terminal);
+    if (view != null) {
+      started.push(view); // open until the teardown: after the drain it prints its final frame
     }
+    JobStatus status = watch(flink, jobId, feed, view);
     if (terminal) {
       out.println();
     }
@@ -309,6 +310,9 @@ public final class Demo {
         draining = !stopping();
       }
       drained = draining && job.drain(topics, feed, drainTimeout, out);
+      if (view != null && !stopping()) {
+        view.printFinal(out); // what the drain waited for; a Ctrl-C interrupts its reads as it does the drain's
+      }
     } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
       out.println("stopped while draining: not waiting for the job's output (uncommitted output is aborted)");
       return new Result(feed.sentCount(), status, false, true, null);

@@ -23,6 +23,11 @@ public final class RedrawThrottle {
     this.changed |= changed;
   }
 
+  /** Whether a change has not been shown yet (not {@link #due()} so far). */
+  public boolean pending() {
+    return changed;
+  }
+
   /** Whether to show the view now; if so, it counts as shown. */
   public boolean due() {
     long now = System.nanoTime();

@@ -52,6 +52,35 @@ public abstract class TopicView implements LiveView {
     linesDrawn = print(out, render(), terminal, linesDrawn);
   }
 
+  /** How long {@link #printFinal} reads at most to reach the output committed when it is called. */
+  static final Duration FINAL_READ = Duration.ofSeconds(10);
+
+  /**
+   * Reads the output committed up to now (the end offsets when called; at most {@link #FINAL_READ}) and prints the
+   * view as a new block, after a blank line, if a {@link #poll} found a change due or {@link #unshownChange()} says
+   * one is held back.
+   */
+  @Override
+  public void printFinal(PrintStream out) {
+    boolean show = false;
+    if (consumer != null) {
+      long deadline = System.nanoTime() + FINAL_READ.toNanos();
+      Map<TopicPartition, Long> end = consumer.endOffsets(consumer.assignment(), FINAL_READ);
+      while (System.nanoTime() < deadline
+          && end.entrySet().stream().anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
+        show |= poll(Duration.ofMillis(100));
+      }
+    }
+    if (show || unshownChange()) {
+      linesDrawn = print(out, render(), false, Math.max(1, linesDrawn));
+    }
+  }
+
+  /** Whether the view changed since it was last printed, a redraw held back (a {@link RedrawThrottle}'s). */
+  protected boolean unshownChange() {
+    return false;
+  }
+
   /** Closes the consumer, if any; on an interrupted thread too. */
   @Override
   public final void close() {

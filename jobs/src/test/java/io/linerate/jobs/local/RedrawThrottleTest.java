@@ -15,8 +15,10 @@ class RedrawThrottleTest {
     assertThat(hourly.due()).as("nothing changed").isFalse();
     hourly.changed(true);
     assertThat(hourly.due()).as("the first change").isTrue();
+    assertThat(hourly.pending()).as("shown").isFalse();
     hourly.changed(true);
     assertThat(hourly.due()).as("changed, within the interval").isFalse();
+    assertThat(hourly.pending()).as("held back: the demo's final frame shows it").isTrue();
 
     RedrawThrottle quick = new RedrawThrottle(Duration.ofMillis(1));
     quick.changed(true);
