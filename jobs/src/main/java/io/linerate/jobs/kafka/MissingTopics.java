@@ -4,6 +4,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 
+import org.apache.commons.text.similarity.LevenshteinDistance;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 
@@ -132,33 +133,11 @@ final class MissingTopics {
 
   /**
    * The edit (Levenshtein) distance of {@code a} and {@code b}: single-character inserts, deletes and replacements;
-   * {@code max + 1} once it must exceed {@code max}. Written here rather than taken from commons-text: the feeders run
-   * this check from the job jar, which holds no commons-text (Flink provides it on a cluster).
+   * {@code max + 1} once it exceeds {@code max} (commons-text's bounded {@link LevenshteinDistance}, which stops
+   * there).
    */
   static int edits(String a, String b, int max) {
-    if (Math.abs(a.length() - b.length()) > max) {
-      return max + 1;
-    }
-    int[] previous = new int[b.length() + 1];
-    int[] current = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      previous[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      current[0] = i;
-      int rowMin = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int replace = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        current[j] = Math.min(replace, Math.min(previous[j], current[j - 1]) + 1);
-        rowMin = Math.min(rowMin, current[j]);
-      }
-      if (rowMin > max) { // every later row is at least this row's minimum
-        return max + 1;
-      }
-      int[] swap = previous;
-      previous = current;
-      current = swap;
-    }
-    return Math.min(previous[b.length()], max + 1);
+    int distance = new LevenshteinDistance(max).apply(a, b);
+    return distance < 0 ? max + 1 : distance;
   }
 }

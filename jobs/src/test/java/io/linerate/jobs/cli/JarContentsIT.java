@@ -51,14 +51,15 @@ class JarContentsIT {
     for (String wanted : List.of("io/linerate/jobs/cli/Main.class", "io/linerate/jobs/kafka/ExactlyOnceSink.class",
         "io/linerate/flink/", "io/linerate/sketches/", "org/apache/flink/connector/kafka/sink/KafkaSink.class",
         "org/apache/kafka/clients/producer/KafkaProducer.class", "com/fasterxml/jackson/databind/ObjectMapper.class",
-        "picocli/CommandLine.class")) {
+        "picocli/CommandLine.class", "io/linerate/jobs/shaded/commons/text/similarity/LevenshteinDistance.class")) {
       assertThat(entries).as(JAR.getFileName() + " holds " + wanted).anyMatch(e -> e.startsWith(wanted));
     }
     // kafka/ holds the broker's classes (kafka.server.KafkaRaftServer...); kafka-clients has only
     // kafka/kafka-version.properties there
     for (String banned : List.of("kafka/server/", "kafka/", "scala/", "org/apache/flink/runtime/",
         "org/apache/flink/streaming/api/", "org/apache/flink/client/", "org/apache/flink/connector/base/",
-        "org/apache/flink/state/rocksdb/", "org/rocksdb/", "org/apache/logging/", "org/slf4j/impl/", "log4j2.properties")) {
+        "org/apache/flink/state/rocksdb/", "org/rocksdb/", "org/apache/logging/", "org/slf4j/impl/", "log4j2.properties",
+        "org/apache/commons/text/")) {
       List<String> offenders = entries.stream()
           .filter(e -> e.startsWith(banned) && (e.endsWith(".class") || !banned.endsWith("/")))
           .limit(5).collect(Collectors.toList());
@@ -133,7 +134,7 @@ class JarContentsIT {
       assertThat(packet.protocol()).isEqualTo(17);
 
       // a topic that does not exist (the embedded broker does not create topics): the topic check, close names
-      // included, runs from the job jar too (it holds no commons-text and no Flink) and refuses before the
+      // included, runs from the job jar too (no Flink there; its own relocated commons-text) and refuses before the
       // producer's 60 s max.block.ms
       long start = System.nanoTime();
       Run missing = java(tmp, List.of("-jar", JAR.toString(), "generate", "--bootstrap-servers",

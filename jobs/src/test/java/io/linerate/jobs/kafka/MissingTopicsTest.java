@@ -7,8 +7,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The close names of a missing topic: {@link MissingTopics#edits} is the Levenshtein distance, capped at max + 1
- * (computed here since the job jar, where the feeders run this check, holds no commons-text), and
+ * The close names of a missing topic: {@link MissingTopics#edits} is the Levenshtein distance, capped at max + 1,
+ * and
  * {@link MissingTopics#similar} lists the names within two edits or equal ignoring case, closest first.
  */
 class MissingTopicsTest {
