@@ -225,10 +225,7 @@ class CountMinAggregateTest {
     @Test
     void aBadWatchListItemFailsWhenTheJobIsBuiltNamingItsIndex() {
         CountMinAggregate<Tuple3<String, String, Long>> cm = aggregate().memory(1024, 2).build();
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        WindowedStream<Tuple3<String, String, Long>, String, TimeWindow> windowed = env
-                .fromData(List.of(Tuple3.of("s", "a", 1L)), Streams.UPDATE).keyBy(u -> u.f0, Types.STRING)
-                .window(TumblingEventTimeWindows.of(Duration.ofSeconds(1)));
+        WindowedStream<Tuple3<String, String, Long>, String, TimeWindow> windowed = oneSecondWindows();
         assertThatThrownBy(() -> cm.estimatesOf(windowed, Types.STRING, QUERY_ITEM,
                 Arrays.asList(Tuple2.of("", "a"), null), Streams.QUERY))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("items[1] is null");
@@ -244,10 +241,7 @@ class CountMinAggregateTest {
     @Test
     void aWatchListOfAnotherItemKindIsRefusedNamingBothKinds() {
         CountMinAggregate<Tuple3<String, String, Long>> cm = aggregate().memory(1024, 2).build();
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        WindowedStream<Tuple3<String, String, Long>, String, TimeWindow> windowed = env
-                .fromData(List.of(Tuple3.of("s", "a", 1L)), Streams.UPDATE).keyBy(u -> u.f0, Types.STRING)
-                .window(TumblingEventTimeWindows.of(Duration.ofSeconds(1)));
+        WindowedStream<Tuple3<String, String, Long>, String, TimeWindow> windowed = oneSecondWindows();
         assertThatThrownBy(() -> cm.estimatesOf(windowed, Types.STRING, ItemSelector.<Long>longs(x -> x), List.of(1L),
                 Types.LONG)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("queryItem must select the same kind of item (longs, strings, bytes or 5-tuples) as item,"
@@ -300,5 +294,12 @@ class CountMinAggregateTest {
                 .hasMessage("chained downstream operator failed");
         assertThat(side).isEmpty();
         harness.close();
+    }
+
+    /** Tumbling one-second windows of a one-update stream, keyed by scope: what the estimatesOf checks build on. */
+    private static WindowedStream<Tuple3<String, String, Long>, String, TimeWindow> oneSecondWindows() {
+        return StreamExecutionEnvironment.getExecutionEnvironment()
+                .fromData(List.of(Tuple3.of("s", "a", 1L)), Streams.UPDATE).keyBy(u -> u.f0, Types.STRING)
+                .window(TumblingEventTimeWindows.of(Duration.ofSeconds(1)));
     }
 }

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -132,19 +134,10 @@ class FlowMeterWatermarkCadenceTest {
     /** A table that turns over faster than the idle timeout never holds a timed-out flow: no sweep changes it. */
     @Test
     void aTableThatNeverHoldsATimedOutFlowEvictsTheSameWhateverTheCadence() throws Exception {
-        List<Packet> packets = flood(5, 20_000);
-        List<String> first = null;
-        for (int every : CADENCES) {
-            Run r = run(meter(64), packets, every, 101);
+        assertSameRecordsAtEveryCadence(() -> meter(64), flood(5, 20_000), r -> {
             assertThat(r.count(ExportReason.IDLE_TIMEOUT)).as("idle timeouts").isZero();
             assertThat(r.evictions()).as("evictions").isGreaterThan(10_000);
-            if (first == null) {
-                first = sorted(r.records());
-            } else {
-                assertThat(sorted(r.records())).as("records with a watermark every %d packets", every)
-                        .isEqualTo(first);
-            }
-        }
+        });
     }
 
     /**
@@ -154,14 +147,21 @@ class FlowMeterWatermarkCadenceTest {
      */
     @Test
     void withoutEvictionsTheRecordsDoNotDependOnWhereTheWatermarksFall() throws Exception {
-        List<Packet> packets = Packets.churn(3, 20_000, 1);
-        List<String> first = null;
-        for (int every : CADENCES) {
-            Run r = run(meter(4_096), packets, every, 101);
+        assertSameRecordsAtEveryCadence(() -> meter(4_096), Packets.churn(3, 20_000, 1), r -> {
             assertThat(r.evictions()).as("evictions").isZero();
             assertThat(r.count(ExportReason.IDLE_TIMEOUT)).as("idle timeouts").isPositive();
             assertThat(r.count(ExportReason.ACTIVE_TIMEOUT)).as("active timeouts").isPositive();
             assertThat(r.count(ExportReason.FLUSHED)).as("flushed").isPositive();
+        });
+    }
+
+    /** Runs {@code packets} at every cadence, checks each run, and asserts they all give the same sorted records. */
+    private static void assertSameRecordsAtEveryCadence(Supplier<FlowMeter<Packet, String>> meter, List<Packet> packets,
+            Consumer<Run> check) throws Exception {
+        List<String> first = null;
+        for (int every : CADENCES) {
+            Run r = run(meter.get(), packets, every, 101);
+            check.accept(r);
             if (first == null) {
                 first = sorted(r.records());
             } else {
