@@ -349,17 +349,21 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
             return this;
         }
 
-        /** Counters (Space-Saving) or candidates (CM-heap) per sub-window; ≥ max(k, ⌊1/φ⌋ + 1). */
+        /**
+         * Counters (Space-Saving) or candidates (CM-heap) per sub-window; ≥ max(k, ⌊1/φ⌋ + 1). Not with a
+         * {@link #memoryBudget}, which chooses the capacity: {@link #build()} fails naming both.
+         */
         public Builder<T, K> capacity(int capacity) {
             this.capacity = capacity;
-            this.memoryBudget = null;
             return this;
         }
 
-        /** Bytes per sub-window tracker instead of a capacity: the largest tracker that fits. */
+        /**
+         * Bytes per sub-window tracker instead of a capacity: the largest tracker that fits. Not with a
+         * {@link #capacity}: {@link #build()} fails naming both.
+         */
         public Builder<T, K> memoryBudget(long bytes) {
             this.memoryBudget = bytes;
-            this.capacity = null;
             return this;
         }
 
@@ -482,6 +486,11 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
             if (needed > SpaceSaving.MAX_CAPACITY) {
                 throw new IllegalArgumentException("phi must be > 1/" + SpaceSaving.MAX_CAPACITY + " and k ≤ "
                         + SpaceSaving.MAX_CAPACITY + " (the largest capacity), got phi " + phi + ", k " + k);
+            }
+            if (capacity != null && memoryBudget != null) {
+                throw new IllegalArgumentException("set either capacity(m) or memoryBudget(bytes), not both: the"
+                        + " budget chooses the capacity (got capacity " + capacity + " and memoryBudget "
+                        + memoryBudget + ")");
             }
             int width = cmWidth != null ? cmWidth : (int) Math.min(Integer.MAX_VALUE, (long) Math.ceil(2 * Math.E / phi));
             int depth = cmDepth;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.SpaceSaving;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Every configuration error fails in build(), naming the parameter and the limit. */
@@ -43,12 +44,33 @@ class HeavyHitterDetectorBuilderTest {
                         + " sketch's shape (got width 1000, depth 5 and memoryBudget 1048576)");
         var reused = Fixtures.builder().phi(0.01).countMinHeap().memoryBudget(1 << 16);
         HeavyHitterDetector<?, ?> first = reused.build();
-        HeavyHitterDetector<?, ?> byCapacity = reused.capacity(400).build();
-        HeavyHitterDetector<?, ?> fresh = Fixtures.builder().phi(0.01).countMinHeap().capacity(400).build();
-        assertThat(byCapacity.cmWidth).isEqualTo(fresh.cmWidth).isNotEqualTo(first.cmWidth);
-        assertThat(byCapacity.cmDepth).isEqualTo(fresh.cmDepth);
+        HeavyHitterDetector<?, ?> again = reused.build(); // the budget's shape is not written back into the builder
+        HeavyHitterDetector<?, ?> byCapacity = Fixtures.builder().phi(0.01).countMinHeap().capacity(400).build();
+        assertThat(again.cmWidth).isEqualTo(first.cmWidth).isNotEqualTo(byCapacity.cmWidth);
+        assertThat(again.cmDepth).isEqualTo(first.cmDepth);
+        assertThat(again.capacity()).isEqualTo(first.capacity());
         assertThat(Fixtures.builder().phi(0.01).countMinHeap(1000, 5).countMinHeap().memoryBudget(1 << 16).build()
                 .cmWidth).isEqualTo(first.cmWidth);
+    }
+
+    /**
+     * A budget chooses the capacity, so both is a conflict: it failed naming both, as the Count-Min builders' errors
+     * and memory do, rather than the later call silently replacing the earlier (it did, in either order).
+     */
+    @Test
+    void capacityAndMemoryBudgetDoNotMix() {
+        for (boolean cm : new boolean[] {false, true}) {
+            var capacityFirst = Fixtures.builder().phi(0.01).capacity(400).memoryBudget(1 << 20);
+            var budgetFirst = Fixtures.builder().phi(0.01).memoryBudget(1 << 20).capacity(400);
+            for (var builder : List.of(capacityFirst, budgetFirst)) {
+                if (cm) {
+                    builder.countMinHeap();
+                }
+                assertThatThrownBy(builder::build).as("cm %s", cm).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("set either capacity(m) or memoryBudget(bytes), not both: the budget chooses the"
+                                + " capacity (got capacity 400 and memoryBudget 1048576)");
+            }
+        }
     }
 
     @Test
