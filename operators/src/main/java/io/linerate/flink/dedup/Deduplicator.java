@@ -200,6 +200,8 @@ public final class Deduplicator<T, K> implements Serializable {
         private ItemSelector<T> item;
         private Duration horizon;
         private Boolean eventTime;
+        private boolean eventTimeChosen; // each was called: both is a conflict build() names
+        private boolean processingTimeChosen;
         private TimestampOf<T> timestamps;
         private boolean expectedRateSet;
         private double expectedRate;
@@ -238,9 +240,13 @@ public final class Deduplicator<T, K> implements Serializable {
             return this;
         }
 
-        /** Time is the record timestamps and the watermark. */
+        /**
+         * Time is the record timestamps and the watermark. Exclusive with {@link #processingTime()}:
+         * {@link #build()} fails naming both if both are called.
+         */
         public Builder<T, K> eventTime() {
             this.eventTime = true;
+            this.eventTimeChosen = true;
             return this;
         }
 
@@ -254,9 +260,13 @@ public final class Deduplicator<T, K> implements Serializable {
             return this;
         }
 
-        /** Time is the operator's processing time. */
+        /**
+         * Time is the operator's processing time. Exclusive with {@link #eventTime()}: {@link #build()} fails naming
+         * both if both are called.
+         */
         public Builder<T, K> processingTime() {
             this.eventTime = false;
+            this.processingTimeChosen = true;
             return this;
         }
 
@@ -322,6 +332,8 @@ public final class Deduplicator<T, K> implements Serializable {
             require(scope != null, "scope must be set");
             require(item != null, "item must be set");
             require(eventTime != null, "time must be chosen: call eventTime() or processingTime()");
+            require(!(eventTimeChosen && processingTimeChosen),
+                    "set either eventTime() or processingTime(), not both");
             require(timestamps == null || eventTime, "timestamps(..) needs eventTime(), got processingTime()");
             require(horizon != null, "horizon must be set");
             require(!horizon.isNegative() && !horizon.isZero(),

@@ -44,7 +44,9 @@ class DeduplicatorBuilderTest {
                 + "generations=4, expectedRate=100.0, fpp=0.001 need");
         rejects(b -> b.expectedRate(1e9), "items per generation, above the limit");
         rejects(b -> b.expectedRate(3e6), "the state limit of");
-        rejects(b -> b.processingTime().timestamps(r -> r.f2), "timestamps(..) needs eventTime(), got processingTime()");
+        assertThatThrownBy(() -> DedupHarnesses.builder(Duration.ofMinutes(10), 4).processingTime().expectedRate(100)
+                .fpp(0.001).timestamps(r -> r.f2).build())
+                .hasMessage("timestamps(..) needs eventTime(), got processingTime()");
         assertThatThrownBy(() -> Deduplicator.<Tuple3<String, Long, Long>, String>builder()
                 .item(ItemSelector.longs(r -> r.f1)).horizon(Duration.ofSeconds(1)).processingTime()
                 .expectedRate(1).fpp(0.1).build()).hasMessage("scope must be set");
@@ -53,6 +55,22 @@ class DeduplicatorBuilderTest {
                 .expectedRate(1).fpp(0.1).build()).hasMessage("item must be set");
         assertThatThrownBy(() -> DedupHarnesses.builder(Duration.ofSeconds(1), 4).expectedRate(1).fpp(0.1).build())
                 .hasMessage("time must be chosen: call eventTime() or processingTime()");
+    }
+
+    /**
+     * Event and processing time are two choices, not one refining the other: choosing both failed naming both,
+     * whichever came last (before, the later call silently won). The same choice twice is no conflict.
+     */
+    @Test
+    void eventTimeAndProcessingTimeTogetherFailNamingBoth() {
+        String both = "set either eventTime() or processingTime(), not both";
+        assertThatThrownBy(() -> valid().processingTime().build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(both);
+        assertThatThrownBy(() -> DedupHarnesses.builder(Duration.ofMinutes(10), 4).processingTime().eventTime()
+                .expectedRate(100).fpp(0.001).build()).isInstanceOf(IllegalArgumentException.class).hasMessage(both);
+        assertThat(valid().eventTime().build().isEventTime()).isTrue();
+        assertThat(DedupHarnesses.builder(Duration.ofMinutes(10), 4).processingTime().processingTime()
+                .expectedRate(100).fpp(0.001).build().isEventTime()).isFalse();
     }
 
     /** An option never set is named as unset, not reported as the builder's placeholder ("got NaN"). */
