@@ -70,6 +70,8 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
     public static final String ALERT_OUTPUT = "heavy-hitter-alerts";
 
     final KeySelector<T, K> scope;
+    /** The scope key's type information as given, or null: Flink extracts it from the selector. */
+    final TypeInformation<K> scopeType;
     final ItemSelector<T> item;
     final WeightOf<T> weight;
     /** Event time per element, or null: the Flink record's (the batch record's) timestamp. */
@@ -92,6 +94,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
 
     private HeavyHitterDetector(Builder<T, K> b, int capacity, int cmWidth, int cmDepth, int maxOpenSubWindows) {
         this.scope = b.scope;
+        this.scopeType = b.scopeType;
         this.item = b.item;
         this.weight = b.weight;
         this.timestamps = b.timestamps;
@@ -117,12 +120,25 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
      * {@code item} selects.
      */
     public static <T, K> Builder<T, K> builder(KeySelector<T, K> scope, ItemSelector<T> item) {
-        return new Builder<>(Objects.requireNonNull(scope, "scope"), Objects.requireNonNull(item, "item"));
+        return new Builder<>(Objects.requireNonNull(scope, "scope"), null, Objects.requireNonNull(item, "item"));
     }
 
-    /** Applies the operator to {@code input} keyed by the scope selector. */
+    /**
+     * As {@link #builder(KeySelector, ItemSelector)}, with the scope key's type given: for a selector whose key type
+     * Flink cannot extract (a lambda returning a {@code Tuple2} or another generic type fails Flink's {@code keyBy}
+     * with "The generic type parameters of 'Tuple2' are missing"). {@link #apply(DataStream)} and
+     * {@link #applyToBatches} then key by {@code scope} (or the batch scope) with {@code scopeType}, as the dedup and
+     * Count-Min builders' {@code scope(selector, scopeType)} do.
+     */
+    public static <T, K> Builder<T, K> builder(KeySelector<T, K> scope, TypeInformation<K> scopeType,
+            ItemSelector<T> item) {
+        return new Builder<>(Objects.requireNonNull(scope, "scope"), Objects.requireNonNull(scopeType, "scopeType"),
+                Objects.requireNonNull(item, "item"));
+    }
+
+    /** Applies the operator to {@code input} keyed by the scope selector (with the scope type, if given). */
     public SingleOutputStreamOperator<HeavyHitterReport<K>> apply(DataStream<T> input) {
-        return apply(input.keyBy(scope));
+        return apply(scopeType == null ? input.keyBy(scope) : input.keyBy(scope, scopeType));
     }
 
     /** Applies the operator to an already keyed stream (its key must be the scope key). */
@@ -140,7 +156,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
      * Applies the operator to a stream of batch records, each holding several elements of ONE scope (as the packet
      * format carries a batch of packets of one observation point per Kafka record), keyed by {@code batchScope}.
      * Every element of a batch is counted under the batch's scope (the detector's own scope selector is not applied
-     * to elements and not checked). The item, weight and timestamps selectors apply to each element; without
+     * to elements and not checked); a scope type given to the builder is the batch scope's type too. The item, weight and timestamps selectors apply to each element; without
      * {@link Builder#timestamps} every element has the batch record's timestamp.
      *
      * <p>Flink's per-record costs (network serialization, {@code keyBy}, state lookup) are paid once per batch: one
@@ -154,7 +170,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         Objects.requireNonNull(batchScope, "batchScope");
         Objects.requireNonNull(elements, "elements");
         Objects.requireNonNull(elementType, "elementType");
-        KeyedStream<B, K> keyed = batches.keyBy(batchScope);
+        KeyedStream<B, K> keyed = scopeType == null ? batches.keyBy(batchScope) : batches.keyBy(batchScope, scopeType);
         return keyed.transform("heavy-hitters-batches", HeavyHitterReport.typeInfo(keyed.getKeyType()),
                 batchOperator(keyed.getType(), elementType, keyed.getKeyType(), elements));
     }
@@ -283,6 +299,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
     /** Builder of a {@link HeavyHitterDetector}; {@link #build()} validates everything. */
     public static final class Builder<T, K> {
         private final KeySelector<T, K> scope;
+        private final TypeInformation<K> scopeType;
         private final ItemSelector<T> item;
         private WeightOf<T> weight = WeightOf.one();
         private TimestampOf<T> timestamps;
@@ -303,8 +320,9 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         private Integer maxOpenSubWindows;
         private long stateCacheBytes = DEFAULT_STATE_CACHE_BYTES;
 
-        private Builder(KeySelector<T, K> scope, ItemSelector<T> item) {
+        private Builder(KeySelector<T, K> scope, TypeInformation<K> scopeType, ItemSelector<T> item) {
             this.scope = scope;
+            this.scopeType = scopeType;
             this.item = item;
         }
 
