@@ -176,6 +176,13 @@ public final class CountMinHeap implements HeavyHitters {
         updateHashed(sketch.hasher().hash(item), weight);
     }
 
+    /** As {@link HeavyHitters#update(CharSequence, long)}: its UTF-8 bytes; fails for a tracker not of byte strings. */
+    @Override
+    public void update(CharSequence item, long weight) {
+        candidates.kind.requireBytesForText();
+        HeavyHitters.super.update(item, weight);
+    }
+
     @Override
     public void update(byte[] bytes, int offset, int length, long weight) {
         candidates.kind.require(KeyKind.Type.BYTES);

@@ -21,6 +21,21 @@ import java.util.Objects;
  */
 public record HeavyHitter(Object item, long estimate, long lowerBound, long upperBound) {
 
+    /**
+     * A {@code byte[]} item (a tracker of {@link KeyKind#bytes(int)}) decoded as UTF-8, as
+     * {@link HeavyHitters#update(CharSequence, long)} encodes text; bytes that are not valid UTF-8 decode to U+FFFD
+     * (the replacement character) each, as {@code new String(bytes, UTF_8)} does.
+     *
+     * @throws IllegalStateException if the item is not a {@code byte[]} (a {@code Long} or a 5-tuple), naming its type
+     */
+    public String itemAsUtf8() {
+        if (item instanceof byte[] bytes) {
+            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        }
+        throw new IllegalStateException("itemAsUtf8() decodes a byte[] item (a tracker of KeyKind.bytes), this item is a "
+                + item.getClass().getSimpleName() + ": " + item);
+    }
+
     /** Equal items (a {@code byte[]} item by its bytes), estimates and bounds. */
     @Override
     public boolean equals(Object o) {

@@ -19,6 +19,22 @@ public interface HeavyHitters {
     void update(byte[] bytes, int offset, int length, long weight);
 
     /**
+     * Adds {@code weight} (≥ 0) to a text item, counted as its UTF-8 bytes: the same item as those bytes given to
+     * {@link #update(byte[], int, int, long)} (reported as a {@code byte[]}; {@link HeavyHitter#itemAsUtf8()} decodes
+     * it). Unlike {@code CountMinSketch.update(CharSequence, ..)} and the Bloom filters, which hash a string over its
+     * UTF-16 code units, so a string there is not the same item as here. Needs a tracker of
+     * {@link KeyKind#bytes(int)} whose {@code maxBytes} holds the encoded length (a string of n chars takes up to
+     * 3n bytes); another key kind fails with an {@link IllegalArgumentException} naming it. Encodes into a new array
+     * per call (the {@code byte[]} overload does not allocate).
+     *
+     * @throws IllegalArgumentException for a tracker of another key kind, or an encoding longer than maxBytes
+     */
+    default void update(CharSequence item, long weight) {
+        byte[] utf8 = item.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        update(utf8, 0, utf8.length, weight);
+    }
+
+    /**
      * The (at most) {@code k} items with the largest guaranteed weights (lower bounds, count − error), heaviest
      * first; ties by the larger estimate.
      */

@@ -82,6 +82,14 @@ public final class KeyKind {
         throw new IllegalArgumentException("key kind id must be 0, 1 or 2, got " + id);
     }
 
+    /** For {@code update(CharSequence, ..)}: text is counted as its UTF-8 bytes, so only a byte-string tracker takes it. */
+    void requireBytesForText() {
+        if (type != Type.BYTES) {
+            throw new IllegalArgumentException("update(CharSequence) counts a string as its UTF-8 bytes and needs a"
+                    + " tracker of KeyKind.bytes(maxBytes); this tracker keeps " + this + " keys");
+        }
+    }
+
     void require(Type expected) {
         if (type != expected) {
             throw new IllegalArgumentException("this tracker keeps " + this + " keys, not " + expected);

@@ -153,6 +153,13 @@ public final class SpaceSaving implements HeavyHitters {
         updateHashed(hasher.hash(item), weight);
     }
 
+    /** As {@link HeavyHitters#update(CharSequence, long)}: its UTF-8 bytes; fails for a tracker not of byte strings. */
+    @Override
+    public void update(CharSequence item, long weight) {
+        items.kind.requireBytesForText();
+        HeavyHitters.super.update(item, weight);
+    }
+
     @Override
     public void update(byte[] bytes, int offset, int length, long weight) {
         items.kind.require(KeyKind.Type.BYTES);

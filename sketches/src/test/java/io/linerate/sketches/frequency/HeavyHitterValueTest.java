@@ -35,4 +35,15 @@ class HeavyHitterValueTest {
         FiveTuple flow = FiveTuple.ipv4(1, 2, 3, 4, 6);
         assertThat(new HeavyHitter(flow, 2, 1, 2)).isEqualTo(new HeavyHitter(FiveTuple.ipv4(1, 2, 3, 4, 6), 2, 1, 2));
     }
+
+    @Test
+    void aByteItemDecodesAsUtf8() {
+        SpaceSaving ss = SpaceSaving.withCapacity(KeyKind.bytes(32), 10, 1);
+        byte[] text = "zürich – 東京".getBytes(StandardCharsets.UTF_8);
+        ss.update(text, 0, text.length, 2);
+        assertThat(ss.topK(1).get(0).itemAsUtf8()).isEqualTo("zürich – 東京");
+        assertThatThrownBy(() -> new HeavyHitter(7L, 2, 1, 2).itemAsUtf8())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("itemAsUtf8() decodes a byte[] item (a tracker of KeyKind.bytes), this item is a Long: 7");
+    }
 }
