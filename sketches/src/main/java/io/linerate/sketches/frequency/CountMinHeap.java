@@ -191,7 +191,7 @@ public final class CountMinHeap implements HeavyHitters {
     }
 
     private void updateHashed(long h1, long weight) {
-        HeavyHitters.checkWeight(weight);
+        TrackerArguments.checkWeight(weight);
         long estimate = sketch.updateAndEstimate(h1, ItemHasher.h2(h1), weight);
         lastItemHash = h1;
         lastEstimate = estimate;
@@ -244,7 +244,7 @@ public final class CountMinHeap implements HeavyHitters {
      * @throws IllegalArgumentException if φ is not in (0, 1), as {@link #heavyHitters(double)} would
      */
     public boolean isComplete(double phi) {
-        HeavyHitters.checkPhi(phi);
+        TrackerArguments.checkPhi(phi);
         // φN > bound compared exactly: in doubles, φN rounded above a bound equal to it once N passed 2^53
         return java.math.BigDecimal.valueOf(phi).multiply(java.math.BigDecimal.valueOf(sketch.totalWeight()))
                 .compareTo(java.math.BigDecimal.valueOf(unmonitoredBound)) > 0;
@@ -269,7 +269,7 @@ public final class CountMinHeap implements HeavyHitters {
 
     @Override
     public List<HeavyHitter> heavyHitters(double phi) {
-        HeavyHitters.checkPhi(phi);
+        TrackerArguments.checkPhi(phi);
         return refreshed(HeavyHitters.ceilPhiN(phi, sketch.totalWeight())); // exact, as SpaceSaving's
     }
 

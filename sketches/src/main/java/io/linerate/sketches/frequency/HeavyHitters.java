@@ -89,18 +89,6 @@ public interface HeavyHitters {
      */
     HeavyHitters copy();
 
-    static void checkWeight(long weight) {
-        if (weight < 0) {
-            throw new IllegalArgumentException("weight must be ≥ 0, got " + weight);
-        }
-    }
-
-    static void checkPhi(double phi) {
-        if (!(phi > 0 && phi < 1)) {
-            throw new IllegalArgumentException("phi must be in (0, 1), got " + phi);
-        }
-    }
-
     /**
      * ⌈φ·N⌉ computed exactly (φ in (0, 1), N ≥ 0), so that a weight c is ≥ φ·N exactly when c ≥ this. In doubles,
      * φ·N is off by up to a few units once N passes 2<sup>53</sup> (N and the product both rounded), and a count c

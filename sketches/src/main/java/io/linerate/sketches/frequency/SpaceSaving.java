@@ -168,7 +168,7 @@ public final class SpaceSaving implements HeavyHitters {
     }
 
     private void updateHashed(long h1, long weight) {
-        HeavyHitters.checkWeight(weight);
+        TrackerArguments.checkWeight(weight);
         totalWeight = add(totalWeight, weight);
         lastItemHash = h1;
         int s = items.find(h1);
@@ -226,7 +226,7 @@ public final class SpaceSaving implements HeavyHitters {
 
     @Override
     public List<HeavyHitter> heavyHitters(double phi) {
-        HeavyHitters.checkPhi(phi);
+        TrackerArguments.checkPhi(phi);
         long threshold = HeavyHitters.ceilPhiN(phi, totalWeight); // exact: c ≥ threshold ⇔ c ≥ φN
         List<HeavyHitter> out = new ArrayList<>();
         for (int s : items.slotsByCountDescending()) {
