@@ -277,7 +277,7 @@ final class PacketDecoder {
                     skip(SkipReason.TRUNCATED);
                     return;
                 }
-                if (protocol == ICMP) {
+                if (isIcmp(protocol)) {
                     dstPort = be16(b, l4);
                 } else {
                     srcPort = be16(b, l4);
@@ -383,7 +383,7 @@ final class PacketDecoder {
                     skip(SkipReason.TRUNCATED);
                     return;
                 }
-                if (next == ICMPV6) {
+                if (isIcmp(next)) {
                     dstPort = be16(b, q);
                 } else {
                     srcPort = be16(b, q);
@@ -402,6 +402,15 @@ final class PacketDecoder {
         delivered++;
         visitor.ipv6(ts, be64(b, p + 8), be64(b, p + 16), be64(b, p + 24), be64(b, p + 32),
                 srcPort, dstPort, next, flags, (int) Math.min(ipLength, Integer.MAX_VALUE));
+    }
+
+    /**
+     * ICMP or ICMPv6, in either IP version: type and code (the 2 bytes {@link #transportBytesNeeded} asks for) give
+     * the destination port. (ICMP in IPv6 and ICMPv6 in IPv4 are unusual, but reading them as ports would read 2 bytes
+     * past what was checked.)
+     */
+    private static boolean isIcmp(int protocol) {
+        return protocol == ICMP || protocol == ICMPV6;
     }
 
     /**
