@@ -32,7 +32,11 @@ public final class DeadLetterReplay {
      */
     public static ProducerRecord<byte[], byte[]> record(byte[] json) {
         JsonNode d = parse(json);
-        return record(d, d.path("topic").asText(), d.path("partition").asInt());
+        JsonNode partition = d.path("partition");
+        if (!partition.canConvertToInt() || partition.asInt() < 0) {
+            throw new IllegalArgumentException("the dead letter's partition must be an int >= 0, got " + partition);
+        }
+        return record(d, d.path("topic").asText(), partition.asInt());
     }
 
     /**
@@ -57,19 +61,26 @@ public final class DeadLetterReplay {
                         + " (over the deserializer's limits): it cannot be replayed exactly");
             }
         }
-        byte[] value = d.path("value_length").asInt() < 0 ? null : base64(d, "value_base64");
-        byte[] key = d.path("key_length").asInt() < 0 ? null : base64(d, "key_base64");
+        byte[] value = d.path("value_length").asInt() < 0 ? null : base64(d, "value_base64", at);
+        byte[] key = d.path("key_length").asInt() < 0 ? null : base64(d, "key_base64", at);
         List<Header> headers = new ArrayList<>();
+        int i = 0;
         for (JsonNode h : d.path("headers")) {
             headers.add(new RecordHeader(h.path("key").asText(), h.path("value_base64").isNull() ? null
-                    : base64(h, "value_base64")));
+                    : base64(h, "value_base64", at + " headers[" + i + "]")));
+            i++;
         }
         long timestamp = d.path("timestamp").asLong(-1);
         return new ProducerRecord<>(topic, partition, timestamp < 0 ? null : timestamp, key, value, headers);
     }
 
-    private static byte[] base64(JsonNode n, String field) {
-        return Base64.getDecoder().decode(n.path(field).asText());
+    private static byte[] base64(JsonNode n, String field, String where) {
+        try {
+            return Base64.getDecoder().decode(n.path(field).asText());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("the dead letter of " + where + ": " + field + " is not base64 ("
+                    + e.getMessage() + ")", e);
+        }
     }
 
     private static JsonNode parse(byte[] json) {

@@ -88,4 +88,30 @@ class DeadLetterReplayTest {
         assertThatThrownBy(() -> DeadLetterReplay.record(bytes("{\"type\":\"rejected\"}")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a dead letter");
     }
+
+    /** A damaged letter is refused naming the field: bad base64 (value, key, a header) or a partition below 0. */
+    @Test
+    void aDamagedLetterIsRefusedNamingTheField() {
+        String head = "{\"type\":\"dead_letter\",\"topic\":\"packets\",\"partition\":%s,\"offset\":7,"
+                + "\"timestamp\":-1,\"reason\":\"bad\",\"error_offset\":0,\"value_length\":1,"
+                + "\"value_truncated\":false,\"value_base64\":\"%s\",\"key_length\":1,\"key_truncated\":false,"
+                + "\"key_base64\":\"%s\",\"headers_truncated\":false,\"headers\":[{\"key\":\"h\","
+                + "\"value_base64\":\"%s\"}]}";
+        assertThat(DeadLetterReplay.record(bytes(head.formatted("0", "AQ==", "Ag==", "Aw=="))).value())
+                .containsExactly(1);
+        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(head.formatted("0", "A?==", "Ag==", "Aw=="))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("the dead letter of packets-0@7: value_base64 is not base64");
+        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(head.formatted("0", "AQ==", "*", "Aw=="))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key_base64 is not base64");
+        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(head.formatted("0", "AQ==", "Ag==", "%%"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("packets-0@7 headers[0]: value_base64 is not base64");
+        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(head.formatted("-1", "AQ==", "Ag==", "Aw=="))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the dead letter's partition must be an int >= 0, got -1");
+        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(head.formatted("\"x\"", "AQ==", "Ag==", "Aw=="))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the dead letter's partition must be an int >= 0, got \"x\"");
+    }
 }
