@@ -308,6 +308,9 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         private int k = DEFAULT_K;
         private double phi = DEFAULT_PHI;
         private TrackerKind tracker = TrackerKind.SPACE_SAVING;
+        /** The first tracker call ({@code spaceSaving()}, {@code countMinHeap(..)}) and a later different one. */
+        private String trackerChoice;
+        private String trackerConflict;
         private Integer capacity;
         private Long memoryBudget;
         private Integer cmWidth;
@@ -385,8 +388,9 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
             return this;
         }
 
-        /** Space-Saving per sub-window (the default). */
+        /** Space-Saving per sub-window (the default). Not with a {@code countMinHeap}: {@link #build()} fails. */
         public Builder<T, K> spaceSaving() {
+            choose("spaceSaving()");
             this.tracker = TrackerKind.SPACE_SAVING;
             return this;
         }
@@ -397,6 +401,7 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
          * budget affords.
          */
         public Builder<T, K> countMinHeap() {
+            choose("countMinHeap()");
             this.tracker = TrackerKind.COUNT_MIN_HEAP;
             this.cmWidth = null;
             this.cmDepth = DEFAULT_CM_DEPTH;
@@ -408,10 +413,22 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
          * which chooses the shape).
          */
         public Builder<T, K> countMinHeap(int width, int depth) {
+            choose("countMinHeap(" + width + ", " + depth + ")");
             this.tracker = TrackerKind.COUNT_MIN_HEAP;
             this.cmWidth = width;
             this.cmDepth = depth;
             return this;
+        }
+
+        /**
+         * Notes a tracker choice; a second, different one is remembered for {@link #build()} to refuse: the last call
+         * would otherwise silently undo the first (countMinHeap() after countMinHeap(w, d) resets the shape).
+         */
+        private void choose(String choice) {
+            if (trackerChoice != null && !trackerChoice.equals(choice) && trackerConflict == null) {
+                trackerConflict = "set one tracker, once: got " + trackerChoice + " and " + choice;
+            }
+            trackerChoice = choice;
         }
 
         /** Hash seed of the trackers (every sub-window uses the same, so they merge). */
@@ -504,6 +521,9 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
             if (needed > SpaceSaving.MAX_CAPACITY) {
                 throw new IllegalArgumentException("phi must be > 1/" + SpaceSaving.MAX_CAPACITY + " and k ≤ "
                         + SpaceSaving.MAX_CAPACITY + " (the largest capacity), got phi " + phi + ", k " + k);
+            }
+            if (trackerConflict != null) {
+                throw new IllegalArgumentException(trackerConflict);
             }
             if (capacity != null && memoryBudget != null) {
                 throw new IllegalArgumentException("set either capacity(m) or memoryBudget(bytes), not both: the"

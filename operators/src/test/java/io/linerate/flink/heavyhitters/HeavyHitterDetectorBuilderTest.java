@@ -49,8 +49,24 @@ class HeavyHitterDetectorBuilderTest {
         assertThat(again.cmWidth).isEqualTo(first.cmWidth).isNotEqualTo(byCapacity.cmWidth);
         assertThat(again.cmDepth).isEqualTo(first.cmDepth);
         assertThat(again.capacity()).isEqualTo(first.capacity());
-        assertThat(Fixtures.builder().phi(0.01).countMinHeap(1000, 5).countMinHeap().memoryBudget(1 << 16).build()
-                .cmWidth).isEqualTo(first.cmWidth);
+    }
+
+    /**
+     * A second, different tracker call would silently undo the first (countMinHeap() after countMinHeap(w, d) reset
+     * the shape, spaceSaving() after either dropped the CM-heap): build() fails naming both; the same call twice builds.
+     */
+    @Test
+    void twoDifferentTrackerChoicesFailNamingBoth() {
+        assertThatThrownBy(() -> Fixtures.builder().phi(0.01).countMinHeap(1000, 5).countMinHeap().build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("set one tracker, once: got countMinHeap(1000, 5) and countMinHeap()");
+        assertThatThrownBy(() -> Fixtures.builder().phi(0.01).countMinHeap().spaceSaving().build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("set one tracker, once: got countMinHeap() and spaceSaving()");
+        assertThat(Fixtures.builder().phi(0.01).countMinHeap(1000, 5).countMinHeap(1000, 5).build().cmWidth)
+                .isEqualTo(1000);
+        assertThat(Fixtures.builder().phi(0.01).spaceSaving().spaceSaving().build().trackerKind())
+                .isEqualTo(TrackerKind.SPACE_SAVING);
     }
 
     /**
