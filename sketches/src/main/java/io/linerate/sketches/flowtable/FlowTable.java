@@ -1880,6 +1880,7 @@ public final class FlowTable {
         long capacity;
         InsertionScheme scheme = InsertionScheme.SECOND_CHANCE;
         int levels = 4;
+        boolean levelsSet; // levels(d) was called: it must then agree with the length of alphas or buckets
         double[] alphas;
         int[] buckets;
         int stashCapacity = TableLayout.DEFAULT_STASH;
@@ -1912,30 +1913,38 @@ public final class FlowTable {
             return this;
         }
 
-        /** Number of sub-tables d (3, 4 or 5 for Table 5.1's sizes); default 4. */
+        /**
+         * Number of sub-tables d (3, 4 or 5 for Table 5.1's sizes); default 4, or the length of {@link #alphas} or
+         * {@link #buckets}. With either of those it must equal their length: {@link #build()} fails naming both.
+         */
         public Builder levels(int d) {
             if (d < 1 || d > TableLayout.MAX_LEVELS) {
                 throw new IllegalArgumentException("levels must be in [1, " + TableLayout.MAX_LEVELS + "], got " + d);
             }
             this.levels = d;
+            this.levelsSet = true;
             return this;
         }
 
-        /** Explicit α<sub>i</sub> (buckets per flow of each sub-table) instead of Table 5.1's. */
+        /**
+         * Explicit α<sub>i</sub> (buckets per flow of each sub-table) instead of Table 5.1's; the number of sub-tables
+         * is their count. Not with {@link #buckets}: {@link #build()} fails naming both.
+         */
         public Builder alphas(double... alphas) {
             if (alphas.length < 1 || alphas.length > TableLayout.MAX_LEVELS) {
                 throw new IllegalArgumentException("alphas must name 1 to " + TableLayout.MAX_LEVELS
                         + " sub-tables, got " + alphas.length);
             }
             this.alphas = alphas.clone();
-            this.levels = alphas.length;
             return this;
         }
 
-        /** Explicit bucket counts per sub-table (e.g. 40000, 10000, 5000, 2500, 2500), overriding alphas. */
+        /**
+         * Explicit bucket counts per sub-table (e.g. 40000, 10000, 5000, 2500, 2500) instead of capacity × α; the
+         * number of sub-tables is their count. Not with {@link #alphas}: {@link #build()} fails naming both.
+         */
         public Builder buckets(int... buckets) {
             this.buckets = buckets.clone();
-            this.levels = buckets.length;
             return this;
         }
 
@@ -2041,9 +2050,14 @@ public final class FlowTable {
         }
 
         TableLayout layout() {
-            // buckets(..) and alphas(..) set levels to their length: a differing levels was set after them
+            if (alphas != null && buckets != null) {
+                throw new IllegalArgumentException("set either alphas(..) or buckets(..), not both: each gives every"
+                        + " sub-table's size (got alphas " + java.util.Arrays.toString(alphas) + " and buckets "
+                        + java.util.Arrays.toString(buckets) + ")");
+            }
+            // levels, called before or after them, must agree with the sub-tables that buckets or alphas name
             int given = buckets != null ? buckets.length : alphas != null ? alphas.length : levels;
-            if (given != levels) {
+            if (levelsSet && given != levels) {
                 throw new IllegalArgumentException("levels " + levels + " disagrees with the " + given + " sub-tables"
                         + " that " + (buckets != null ? "buckets" : "alphas") + " gave; set one of them");
             }

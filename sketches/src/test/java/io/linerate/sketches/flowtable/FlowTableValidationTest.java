@@ -74,6 +74,24 @@ class FlowTableValidationTest {
         assertThat(table().buckets(10, 5, 5).levels(3).build().layout().levels()).isEqualTo(3);
     }
 
+    /** Two ways of sizing the sub-tables, or a levels they contradict, fail naming both whatever the order. */
+    @Test
+    void alphasWithBucketsOrADisagreeingLevelsFailNamingBoth() {
+        String both = "set either alphas(..) or buckets(..), not both: each gives every sub-table's size (got alphas"
+                + " [0.5, 0.3, 0.2] and buckets [10, 5, 5])";
+        assertThatThrownBy(() -> table().alphas(0.5, 0.3, 0.2).buckets(10, 5, 5).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(both);
+        assertThatThrownBy(() -> table().buckets(10, 5, 5).alphas(0.5, 0.3, 0.2).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(both);
+        assertThatThrownBy(() -> table().buckets(10, 5, 5).alphas(0.5, 0.3, 0.2).plan())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(both);
+        // levels set before them, to another count, was silently replaced by their length
+        rejects(() -> table().levels(3).buckets(10, 5, 5, 5).build(), "levels 3", "4 sub-tables", "buckets");
+        rejects(() -> table().levels(5).alphas(0.5, 0.3, 0.2).build(), "levels 5", "3 sub-tables", "alphas");
+        assertThat(table().levels(3).alphas(0.5, 0.3, 0.2).build().layout().levels()).isEqualTo(3);
+        assertThat(table().alphas(0.5, 0.3).build().layout().levels()).isEqualTo(2);
+    }
+
     /** Each range's own limits are accepted: only what lies beyond them is refused. */
     @Test
     void theLimitsThemselvesAreAccepted() {
