@@ -305,6 +305,9 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
         private TimestampOf<T> timestamps;
         private Duration window = DEFAULT_WINDOW;
         private Duration slide = DEFAULT_WINDOW;
+        /** The last window call ({@code tumbling(..)} or {@code sliding(..)}), and the first of the other kind. */
+        private String windowChoice;
+        private String windowConflict;
         private int k = DEFAULT_K;
         private double phi = DEFAULT_PHI;
         private TrackerKind tracker = TrackerKind.SPACE_SAVING;
@@ -344,18 +347,40 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
             return this;
         }
 
-        /** Tumbling event-time windows of {@code size} (default 1 minute), aligned to the epoch. */
+        /**
+         * Tumbling event-time windows of {@code size} (default 1 minute), aligned to the epoch. Not with
+         * {@link #sliding}: {@link #build()} fails naming both.
+         */
         public Builder<T, K> tumbling(Duration size) {
+            chooseWindow("tumbling(" + size + ")");
             this.window = size;
             this.slide = size;
             return this;
         }
 
-        /** Sliding windows of {@code size} every {@code slide}; {@code size} must be a multiple of {@code slide}. */
+        /**
+         * Sliding windows of {@code size} every {@code slide}; {@code size} must be a multiple of {@code slide}. Not
+         * with {@link #tumbling}: {@link #build()} fails naming both.
+         */
         public Builder<T, K> sliding(Duration size, Duration slide) {
+            chooseWindow("sliding(" + size + ", " + slide + ")");
             this.window = size;
             this.slide = slide;
             return this;
+        }
+
+        /**
+         * Notes a window call; one of the other kind (tumbling after sliding or the reverse) is remembered for
+         * {@link #build()} to refuse, where the last call would silently replace the first. The same kind again
+         * replaces the window, as any setter called twice.
+         */
+        private void chooseWindow(String choice) {
+            if (windowChoice != null && windowConflict == null
+                    && windowChoice.startsWith("tumbling") != choice.startsWith("tumbling")) {
+                windowConflict = "set either tumbling(size) or sliding(size, slide), not both (got " + windowChoice
+                        + " and " + choice + ")";
+            }
+            windowChoice = choice;
         }
 
         /** Report the top {@code k} items of each window (default {@value #DEFAULT_K}). */
@@ -494,6 +519,9 @@ public final class HeavyHitterDetector<T, K> implements Serializable {
 
         /** Validates the configuration; throws {@link IllegalArgumentException} naming the parameter and limit. */
         public HeavyHitterDetector<T, K> build() {
+            if (windowConflict != null) {
+                throw new IllegalArgumentException(windowConflict);
+            }
             long windowMs = millisOf(window, "windowSize");
             long slideMs = millisOf(slide, "slide");
             if (windowMs % slideMs != 0) {

@@ -35,6 +35,29 @@ class HeavyHitterDetectorBuilderTest {
                 .hasMessageStartingWith("windowSize must be at most 9223372036854775807 ms, got PT");
     }
 
+    /**
+     * tumbling(..) after sliding(..), or the reverse, silently replaced the first window: build() fails naming both;
+     * the same kind twice replaces the window, as any setter called twice.
+     */
+    @Test
+    void tumblingAndSlidingTogetherFailNamingBoth() {
+        assertThatThrownBy(() -> Fixtures.builder().sliding(Duration.ofMinutes(5), Duration.ofMinutes(1))
+                .tumbling(Duration.ofMinutes(1)).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("set either tumbling(size) or sliding(size, slide), not both (got sliding(PT5M, PT1M) and"
+                        + " tumbling(PT1M))");
+        assertThatThrownBy(() -> Fixtures.builder().tumbling(Duration.ofMinutes(1))
+                .sliding(Duration.ofMinutes(5), Duration.ofMinutes(1)).tumbling(Duration.ofMinutes(2)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("set either tumbling(size) or sliding(size, slide), not both (got tumbling(PT1M) and"
+                        + " sliding(PT5M, PT1M))");
+        assertThat(Fixtures.builder().tumbling(Duration.ofMinutes(1)).tumbling(Duration.ofMinutes(2)).build()
+                .windowSize()).isEqualTo(Duration.ofMinutes(2));
+        var twice = Fixtures.builder().sliding(Duration.ofMinutes(5), Duration.ofMinutes(1))
+                .sliding(Duration.ofMinutes(4), Duration.ofMinutes(2)).build();
+        assertThat(twice.windowSize()).isEqualTo(Duration.ofMinutes(4));
+        assertThat(twice.slide()).isEqualTo(Duration.ofMinutes(2));
+    }
+
     /** A budget chooses the CM-heap's shape: an explicit shape as well is an error, and building twice is the same. */
     @Test
     void aMemoryBudgetAndAnExplicitSketchShapeDoNotMix() {

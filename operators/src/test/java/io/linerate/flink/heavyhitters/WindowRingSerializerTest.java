@@ -196,7 +196,8 @@ class WindowRingSerializerTest {
                 .isCompatibleAsIs()).isTrue();
         assertThat(old.restoreSerializer()).isEqualTo(new WindowRingSerializer(shape(base())));
 
-        assertIncompatible(old, base().tumbling(Duration.ofSeconds(3)), "slideMillis: 1000 -> 3000",
+        assertIncompatible(old, Fixtures.builder().tumbling(Duration.ofSeconds(3)).phi(0.05).capacity(60),
+                "slideMillis: 1000 -> 3000",
                 "subWindows: 3 -> 1");
         assertIncompatible(old, base().sliding(Duration.ofSeconds(6), Duration.ofSeconds(1)), "subWindows: 3 -> 6");
         assertIncompatible(old, base().countMinHeap(128, 3), "tracker: SPACE_SAVING -> COUNT_MIN_HEAP",
