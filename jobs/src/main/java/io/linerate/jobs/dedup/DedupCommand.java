@@ -56,7 +56,7 @@ public final class DedupCommand implements Callable<Integer> {
   private String timestampField = "timestamp";
   private JsonEventFormat.EpochUnit epochUnit = JsonEventFormat.EpochUnit.MILLISECONDS;
   private String scopeField;
-  private String constantScope = DedupJob.DEFAULT_SCOPE;
+  private String constantScope; // null: not given (the builder's default, DedupJob.DEFAULT_SCOPE)
   private Duration horizon = Duration.ofMinutes(10);
   private double expectedRate = 1_000;
   private double fpp = 0.001;
@@ -110,8 +110,10 @@ public final class DedupCommand implements Callable<Integer> {
     scopeField = value.isBlank() ? null : value.trim();
   }
 
-  @Option(names = "--scope", paramLabel = "NAME", defaultValue = DedupJob.DEFAULT_SCOPE,
-      description = "The scope of every event when there is no --scope-field (default: ${DEFAULT-VALUE})")
+  // no defaultValue: picocli would pass it on every run, and the builder refuses a constant scope with a scope field
+  @Option(names = "--scope", paramLabel = "NAME",
+      description = "The scope of every event when there is no --scope-field; not with --scope-field (default: "
+          + DedupJob.DEFAULT_SCOPE + ")")
   void constantScope(String value) {
     constantScope = text("--scope", value);
   }
@@ -222,13 +224,21 @@ public final class DedupCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--output-format raw needs a --dead-letter-topic other than "
           + "the output and duplicates topics (raw events carry no type field to tell them from dead letters)");
     }
+    if (scopeField != null && constantScope != null) {
+      throw new ParameterException(spec.commandLine(), "set either --scope-field or --scope, not both: the scope field"
+          + " gives each event's scope (got --scope-field " + scopeField + " and --scope " + constantScope + ")");
+    }
     try {
-      return kafka.applyTo(DedupJob.builder()).keyFields(keyFields).weightField(weightField).timestampField(timestampField)
-          .epochUnit(epochUnit).scopeField(scopeField).constantScope(constantScope).horizon(horizon)
+      DedupJob.Builder builder = kafka.applyTo(DedupJob.builder()).keyFields(keyFields).weightField(weightField)
+          .timestampField(timestampField).epochUnit(epochUnit).scopeField(scopeField).horizon(horizon)
           .expectedRate(expectedRate).fpp(fpp).generations(generations).seed(seed).stateCacheBytes(stateCache)
           .duplicatesTopic(duplicatesTopic)
           .outputFormat(outputFormat).outOfOrderness(outOfOrderness).idleness(idleness).bounded(bounded)
-          .transactionTimeout(flink.transactionTimeout()).jobName(flink.jobName()).build();
+          .transactionTimeout(flink.transactionTimeout()).jobName(flink.jobName());
+      if (constantScope != null) {
+        builder.constantScope(constantScope);
+      }
+      return builder.build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), option(e.getMessage()) + ": " + e.getMessage());
     }

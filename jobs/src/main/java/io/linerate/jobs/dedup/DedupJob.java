@@ -111,6 +111,11 @@ public final class DedupJob implements JobLauncher {
     return format.events();
   }
 
+  /** How the job reads an event and its scope. */
+  ScopedEventFormat format() {
+    return format;
+  }
+
   /** The operator this job runs (its sizing: {@code deduplicator().sizing()}). */
   public Deduplicator<ScopedEvent, String> deduplicator() {
     return deduplicator;
@@ -296,6 +301,7 @@ public final class DedupJob implements JobLauncher {
     private JsonEventFormat.EpochUnit epochUnit = JsonEventFormat.EpochUnit.MILLISECONDS;
     private String scopeField;
     private String constantScope = DEFAULT_SCOPE;
+    private boolean constantScopeSet; // constantScope(..) was called: with a scopeField it would be ignored
     private Duration horizon = Duration.ofMinutes(10);
     private double expectedRate = 1_000;
     private double fpp = 0.001;
@@ -348,15 +354,22 @@ public final class DedupJob implements JobLauncher {
       return this;
     }
 
-    /** Where the scope is (e.g. {@code tenant}); default none: every event in {@link #constantScope}. */
+    /**
+     * Where the scope is (e.g. {@code tenant}); default none (null): every event in {@link #constantScope}. Not with
+     * a {@link #constantScope}: {@link #build()} fails naming both.
+     */
     public Builder scopeField(String location) {
       this.scopeField = location;
       return this;
     }
 
-    /** The scope of every event when there is no scope field; default {@value DedupJob#DEFAULT_SCOPE}. */
+    /**
+     * The scope of every event when there is no scope field; default {@value DedupJob#DEFAULT_SCOPE}. Not with a
+     * {@link #scopeField}, which gives each event's scope: {@link #build()} fails naming both.
+     */
     public Builder constantScope(String scope) {
       this.constantScope = Objects.requireNonNull(scope, "constantScope");
+      this.constantScopeSet = true;
       return this;
     }
 
@@ -415,6 +428,10 @@ public final class DedupJob implements JobLauncher {
     public DedupJob build() {
       if (timestampField == null) {
         throw new IllegalArgumentException("timestampField must be set: the dedup job runs in event time");
+      }
+      if (scopeField != null && constantScopeSet) {
+        throw new IllegalArgumentException("set either scopeField or constantScope, not both: the scope field gives"
+            + " each event's scope (got scopeField '" + scopeField + "' and constantScope '" + constantScope + "')");
       }
       if (duplicatesTopic != null && duplicatesTopic.isBlank()) {
         throw new IllegalArgumentException("duplicatesTopic must not be blank, got '" + duplicatesTopic + "'");

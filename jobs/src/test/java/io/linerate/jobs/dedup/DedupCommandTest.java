@@ -1,5 +1,6 @@
 package io.linerate.jobs.dedup;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -42,6 +43,41 @@ class DedupCommandTest {
     new CommandLine(twice).parseArgs("--key-field", "a", "--key-field", "/a");
     org.assertj.core.api.Assertions.assertThatThrownBy(twice::job)
         .hasMessage("--key-field: keyField names one field twice: \"a\" and \"/a\"");
+  }
+
+  /**
+   * A scope field and a constant scope exclude each other (the constant was silently ignored): the builder and the
+   * command refuse both, naming both; each alone reaches the job, and neither gives every event the default scope.
+   */
+  @Test
+  void aScopeFieldAndAConstantScopeExcludeEachOther() throws Exception {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> DedupJob.builder().scopeField("tenant").constantScope("all").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("set either scopeField or constantScope, not both: the scope field gives each event's scope"
+            + " (got scopeField 'tenant' and constantScope 'all')");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> DedupJob.builder().constantScope("all").scopeField("tenant").build())
+        .hasMessageStartingWith("set either scopeField or constantScope, not both");
+    DedupCommand both = new DedupCommand();
+    new CommandLine(both).parseArgs("--scope-field", "tenant", "--scope", "all");
+    org.assertj.core.api.Assertions.assertThatThrownBy(both::job)
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessage("set either --scope-field or --scope, not both: the scope field gives each event's scope"
+            + " (got --scope-field tenant and --scope all)");
+    byte[] event = "{\"id\":\"a\",\"timestamp\":1,\"tenant\":\"t1\"}".getBytes(StandardCharsets.UTF_8);
+    DedupCommand field = new DedupCommand();
+    new CommandLine(field).parseArgs("--scope-field", "tenant");
+    org.assertj.core.api.Assertions.assertThat(field.job().format().decode(event).scope).isEqualTo("t1");
+    DedupCommand constant = new DedupCommand();
+    new CommandLine(constant).parseArgs("--scope", "site-3");
+    org.assertj.core.api.Assertions.assertThat(constant.job().format().decode(event).scope).isEqualTo("site-3");
+    DedupCommand neither = new DedupCommand();
+    new CommandLine(neither).parseArgs();
+    org.assertj.core.api.Assertions.assertThat(neither.job().format().decode(event).scope)
+        .isEqualTo(DedupJob.DEFAULT_SCOPE);
+    org.assertj.core.api.Assertions.assertThat(DedupJob.builder().scopeField(null).constantScope("x").build().format()
+        .decode(event).scope).isEqualTo("x");
   }
 
   /** --job-name reaches the dedup job (its name is its consumer group and transactional id prefix too). */

@@ -44,14 +44,15 @@ class JobBuilderChainsDocTest {
         env.enableCheckpointing(10_000);
         JobTopics topics = new JobTopics("localhost:9092", "events", "unique", "dead-letters");
         DedupJob job = DedupJob.builder().keyField("id").weightField("w").timestampField("ts")
-                .epochUnit(JsonEventFormat.EpochUnit.values()[0]).scopeField("tenant").constantScope("all")
+                .epochUnit(JsonEventFormat.EpochUnit.values()[0]).scopeField("tenant")
                 .horizon(Duration.ofMinutes(10)).expectedRate(1000).fpp(0.001).generations(4).seed(7)
                 .duplicatesTopic("dups").outputFormat(DedupJob.OutputFormat.values()[0])
                 .outOfOrderness(Duration.ofSeconds(2)).idleness(Duration.ofSeconds(30)).bounded(true)
                 .transactionTimeout(Duration.ofMinutes(10)).build();
         job.define(env, topics);
         assertThat(env.getStreamGraph(false).getStreamNodes()).isNotEmpty();
-        DedupJob composite = DedupJob.builder().keyFields(List.of("a", "b")).timestampField("ts").build();
+        DedupJob composite = DedupJob.builder().keyFields(List.of("a", "b")).timestampField("ts")
+                .constantScope("all").build();
         // without duplicatesTopic, duplicates go to the output topic
         assertThat(composite.duplicatesTopic(topics)).isEqualTo("unique");
     }
