@@ -455,7 +455,9 @@ public final class FlowMeter<T, K> implements Serializable {
             require(scope != null, "scope must be set (scope(keySelector, keyType))");
             require(packets != null, "packets must be set (packets(selector) handing over the 5-tuple)");
             require(bytes != null, "bytes must be set (bytes(record -> length))");
-            require(capacity == 0 || memoryBudget == 0, "set capacity or memoryBudget, not both");
+            require(capacity == 0 || memoryBudget == 0, "set either capacity(flows) or memoryBudget(bytes), not both:"
+                    + " the budget chooses the capacity (got capacity " + capacity + " and memoryBudget " + memoryBudget
+                    + ")");
             require(capacity != 0 || memoryBudget != 0, "capacity (flows) or memoryBudget (bytes) must be set");
             long flows = capacity != 0 ? capacity : capacityFor(memoryBudget);
             try {

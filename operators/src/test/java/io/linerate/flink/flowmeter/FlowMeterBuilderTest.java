@@ -25,7 +25,8 @@ class FlowMeterBuilderTest {
         assertThatThrownBy(() -> Packets.meter().build())
                 .hasMessage("capacity (flows) or memoryBudget (bytes) must be set");
         assertThatThrownBy(() -> Packets.meter().capacity(10).memoryBudget(1 << 20).build())
-                .hasMessage("set capacity or memoryBudget, not both");
+                .hasMessage("set either capacity(flows) or memoryBudget(bytes), not both: the budget chooses the"
+                        + " capacity (got capacity 10 and memoryBudget 1048576)");
     }
 
     @Test
