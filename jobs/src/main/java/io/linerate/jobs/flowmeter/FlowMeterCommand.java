@@ -49,6 +49,7 @@ public final class FlowMeterCommand implements Callable<Integer> {
   private FlinkOptions flink;
 
   private long capacity = FlowMeterJob.Builder.DEFAULT_CAPACITY;
+  private boolean capacityGiven; // --capacity was on the command line: with --memory-budget it would be ignored
   private long memoryBudget;
   private Duration idleTimeout = Duration.ofSeconds(15);
   private Duration activeTimeout = Duration.ofMinutes(30);
@@ -63,14 +64,16 @@ public final class FlowMeterCommand implements Callable<Integer> {
   private Duration idleness = Duration.ofSeconds(30);
   private boolean bounded;
 
-  @Option(names = "--capacity", paramLabel = "FLOWS", defaultValue = "100000",
-      description = "Flows each observation point's table holds; ignored with --memory-budget (default: "
-          + "${DEFAULT-VALUE})")
+  // no defaultValue: picocli would call this on every run, and a --capacity given with --memory-budget is refused
+  @Option(names = "--capacity", paramLabel = "FLOWS",
+      description = "Flows each observation point's table holds; not with --memory-budget (default: "
+          + FlowMeterJob.Builder.DEFAULT_CAPACITY + ")")
   void capacity(long value) {
     if (value < 1 || value > 1L << 28) {
       throw new ParameterException(spec.commandLine(), "--capacity must be in [1, 268435456] flows, got " + value);
     }
     capacity = value;
+    capacityGiven = true;
   }
 
   @Option(names = "--memory-budget", paramLabel = "BYTES", defaultValue = "0",
@@ -171,6 +174,10 @@ public final class FlowMeterCommand implements Callable<Integer> {
 
   /** The job these options describe; a builder error is reported as a parameter error. */
   FlowMeterJob job() {
+    if (capacityGiven && memoryBudget > 0) {
+      throw new ParameterException(spec.commandLine(), "set either --capacity or --memory-budget, not both: the budget"
+          + " chooses the capacity (got --capacity " + capacity + " and --memory-budget " + memoryBudget + ")");
+    }
     try {
       FlowMeterJob.Builder b = kafka.applyTo(FlowMeterJob.builder()).idleTimeout(idleTimeout).activeTimeout(activeTimeout)
           .tick(tick).scheme(scheme).overflow(overflow).stashCapacity(stash).stateCacheBytes(stateCache)

@@ -1,6 +1,7 @@
 package io.linerate.jobs.flowmeter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -391,6 +392,28 @@ class JobCommandsTest {
     FlowMeterCommand sameBudget = new FlowMeterCommand();
     new CommandLine(sameBudget).parseArgs("--scheme", "second-chance-2", "--memory-budget", "1m");
     assertThat(set.job().meter().capacity()).isLessThan(sameBudget.job().meter().capacity());
+  }
+
+  /**
+   * --capacity with --memory-budget is refused naming both (the capacity was silently ignored); each alone reaches
+   * the meter, and neither gives the default capacity.
+   */
+  @Test
+  void flowMeterCapacityAndMemoryBudgetExcludeEachOther() {
+    FlowMeterCommand both = new FlowMeterCommand();
+    new CommandLine(both).parseArgs("--capacity", "5000", "--memory-budget", "1m");
+    assertThatThrownBy(both::job).isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessage("set either --capacity or --memory-budget, not both: the budget chooses the capacity (got "
+            + "--capacity 5000 and --memory-budget 1048576)");
+    FlowMeterCommand capacity = new FlowMeterCommand();
+    new CommandLine(capacity).parseArgs("--capacity", "5000");
+    assertThat(capacity.job().meter().capacity()).isEqualTo(5000);
+    FlowMeterCommand budget = new FlowMeterCommand();
+    new CommandLine(budget).parseArgs("--memory-budget", "1m");
+    assertThat(budget.job().meter().capacity()).isBetween(1_000L, 30_000L);
+    FlowMeterCommand neither = new FlowMeterCommand();
+    new CommandLine(neither).parseArgs();
+    assertThat(neither.job().meter().capacity()).isEqualTo(FlowMeterJob.Builder.DEFAULT_CAPACITY);
   }
 
   @Test
