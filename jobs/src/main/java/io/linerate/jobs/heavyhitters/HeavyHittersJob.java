@@ -573,8 +573,8 @@ public final class HeavyHittersJob implements JobLauncher {
         throw new IllegalArgumentException("stateCacheBytes must be >= 0 (0: none), got " + stateCacheBytes);
       }
       if (capacity > 0 && memoryBudget > 0) {
-        throw new IllegalArgumentException("capacity and memoryBudget exclude each other, got capacity " + capacity
-            + " and memoryBudget " + memoryBudget);
+        throw new IllegalArgumentException("set either capacity or memoryBudget, not both: the budget chooses the"
+            + " capacity (got capacity " + capacity + " and memoryBudget " + memoryBudget + ")");
       }
       HeavyHitterDetector.Builder<PacketRecord, Integer> b = HeavyHitterDetector
           .builder(PacketRecord::observationPoint, item.selector())

@@ -131,6 +131,10 @@ class HeavyHittersCommandTest {
     Run notMultiple = run("heavy-hitters", "--window", "10s", "--slide", "3s");
     assertThat(notMultiple.exitCode()).isEqualTo(2);
     assertThat(notMultiple.err()).contains("--window/--slide").contains("multiple");
+    Run both = run("heavy-hitters", "--capacity", "1000", "--memory-budget", "64k");
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.err()).contains("set either capacity or memoryBudget, not both: the budget chooses the capacity"
+        + " (got capacity 1000 and memoryBudget 65536)").contains("--capacity").contains("--memory-budget");
     Run tooSmall = run("heavy-hitters", "--capacity", "5");
     assertThat(tooSmall.exitCode()).isEqualTo(2);
     assertThat(tooSmall.err()).contains("capacity").contains("--capacity");
