@@ -52,7 +52,9 @@ final class SizingOptions implements Serializable {
         boolean byErrors = errorsSet;
         boolean byMemory = memorySet;
         if (byErrors && byMemory) {
-            throw new IllegalArgumentException("set either errors(epsilon, delta) or memory(bytes, depth), not both");
+            throw new IllegalArgumentException("set either errors(epsilon, delta) or memory(bytes, depth), not both:"
+                    + " each gives the sketch's shape (got errors(" + epsilon + ", " + delta + ") and memory(" + bytes
+                    + ", " + depth + "))");
         }
         if (byErrors) {
             return CountMinSizing.fromErrors(epsilon, delta, seed, conservative);

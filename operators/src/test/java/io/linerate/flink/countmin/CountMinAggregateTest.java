@@ -200,11 +200,13 @@ class CountMinAggregateTest {
         assertThatThrownBy(() -> aggregate().memory(4096, 65).build()).hasMessage("depth must be in [1, 64], got 65");
         assertThatThrownBy(() -> aggregate().memory(1L << 40, 4).build()).hasMessageStartingWith("memory bytes must be ≤");
         assertThatThrownBy(() -> aggregate().errors(0.1, 0.1).memory(4096, 2).build())
-                .hasMessage("set either errors(epsilon, delta) or memory(bytes, depth), not both");
+                .hasMessage("set either errors(epsilon, delta) or memory(bytes, depth), not both: each gives the"
+                        + " sketch's shape (got errors(0.1, 0.1) and memory(4096, 2))");
         assertThatThrownBy(() -> aggregate().build()).hasMessageStartingWith("sketch size must be set");
         // values a user passes are never mistaken for "not set"
         assertThatThrownBy(() -> aggregate().errors(0.01, 0.01).memory(-1, -1).build())
-                .hasMessage("set either errors(epsilon, delta) or memory(bytes, depth), not both");
+                .hasMessage("set either errors(epsilon, delta) or memory(bytes, depth), not both: each gives the"
+                        + " sketch's shape (got errors(0.01, 0.01) and memory(-1, -1))");
         assertThatThrownBy(() -> aggregate().memory(-1, -1).build()).hasMessageStartingWith("depth must be in");
         assertThatThrownBy(() -> CountMinAggregate.<String>builder().memory(1024, 2).build())
                 .hasMessage("item must be set");
