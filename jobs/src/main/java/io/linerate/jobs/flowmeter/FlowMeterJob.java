@@ -1,7 +1,10 @@
 package io.linerate.jobs.flowmeter;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import io.linerate.flink.flowmeter.FlowMeter;
 import io.linerate.flink.flowmeter.MeteredFlow;
@@ -141,12 +144,13 @@ public final class FlowMeterJob implements JobLauncher {
     /** Flows per observation point's table when neither {@link #capacity} nor {@link #memoryBudget} is set. */
     public static final long DEFAULT_CAPACITY = 100_000;
 
-    private final FlowMeter.Builder<PacketRecord, Integer> meter = FlowMeter.<PacketRecord>builder()
-        .scope(PacketRecord::observationPoint, Types.INT)
-        .packets(PacketRecord.FIVE_TUPLE)
-        .bytes(PacketRecord.LENGTH)
-        .tcpFlags(PacketRecord.TCP_FLAGS)
-        .timestamps(PacketRecord.TIMESTAMP);
+    /** Takes every setting as it is made, so a value out of range fails in its setter; never built. */
+    private final FlowMeter.Builder<PacketRecord, Integer> checked = meterBuilder();
+    /**
+     * The settings, in order, replayed on a new meter builder by each {@link #build()}: the default capacity that
+     * build gives a builder without capacity or budget does not stay behind to clash with a budget set later.
+     */
+    private final List<Consumer<FlowMeter.Builder<PacketRecord, Integer>>> settings = new ArrayList<>();
     private long capacity;
     private long memoryBudget;
 
@@ -161,39 +165,39 @@ public final class FlowMeterJob implements JobLauncher {
 
     /** Flows each observation point's table is sized for (or {@link #memoryBudget}); default {@value #DEFAULT_CAPACITY}. */
     public Builder capacity(long flows) {
-      meter.capacity(flows);
+      set(b -> b.capacity(flows));
       this.capacity = flows;
       return this;
     }
 
     /** Bytes of each observation point's table: the largest capacity that fits (instead of {@link #capacity}). */
     public Builder memoryBudget(long bytes) {
-      meter.memoryBudget(bytes);
+      set(b -> b.memoryBudget(bytes));
       this.memoryBudget = bytes;
       return this;
     }
 
     /** Export a flow without packets for this long; default 15 s. */
     public Builder idleTimeout(Duration timeout) {
-      meter.idleTimeout(timeout);
+      set(b -> b.idleTimeout(timeout));
       return this;
     }
 
     /** Export (and restart) a flow that lasted this long; default 30 min. */
     public Builder activeTimeout(Duration timeout) {
-      meter.activeTimeout(timeout);
+      set(b -> b.activeTimeout(timeout));
       return this;
     }
 
     /** Period of each observation point's expiry timer (event time); default 1 s. */
     public Builder tick(Duration tick) {
-      meter.tick(tick);
+      set(b -> b.tick(tick));
       return this;
     }
 
     /** Insertion scheme of the tables; default {@link InsertionScheme#SECOND_CHANCE}. */
     public Builder scheme(InsertionScheme scheme) {
-      meter.scheme(scheme);
+      set(b -> b.scheme(scheme));
       return this;
     }
 
@@ -202,13 +206,13 @@ public final class FlowMeterJob implements JobLauncher {
      * {@link OverflowPolicy#EXPORT_NEW}; either way the flow exported early is an {@code evicted} record.
      */
     public Builder overflow(OverflowPolicy overflow) {
-      meter.overflow(overflow);
+      set(b -> b.overflow(overflow));
       return this;
     }
 
     /** Overflow stash entries of each table, searched on every new flow; default 64, at most 65,536. */
     public Builder stashCapacity(int entries) {
-      meter.stashCapacity(entries);
+      set(b -> b.stashCapacity(entries));
       return this;
     }
 
@@ -217,26 +221,43 @@ public final class FlowMeterJob implements JobLauncher {
      * serialized (RocksDB); see {@link FlowMeter.Builder#stateCacheBytes}. Default 64 MiB, 0 for none.
      */
     public Builder stateCacheBytes(long bytes) {
-      meter.stateCacheBytes(bytes);
+      set(b -> b.stateCacheBytes(bytes));
       return this;
     }
 
     /** {@code IPV4_AND_IPV6} (default) or {@code IPV4_ONLY} (smaller slots; IPv6 packets are rejected). */
     public Builder keyFormat(FlowKeyFormat keyFormat) {
-      meter.keyFormat(keyFormat);
+      set(b -> b.keyFormat(keyFormat));
       return this;
     }
 
     /** Hash seed of the tables; default {@link ItemHasher#DEFAULT_SEED}. */
     public Builder seed(long seed) {
-      meter.seed(seed);
+      set(b -> b.seed(seed));
       return this;
+    }
+
+    private static FlowMeter.Builder<PacketRecord, Integer> meterBuilder() {
+      return FlowMeter.<PacketRecord>builder()
+          .scope(PacketRecord::observationPoint, Types.INT)
+          .packets(PacketRecord.FIVE_TUPLE)
+          .bytes(PacketRecord.LENGTH)
+          .tcpFlags(PacketRecord.TCP_FLAGS)
+          .timestamps(PacketRecord.TIMESTAMP);
+    }
+
+    /** Checks a setting at once and keeps it for {@link #build()}. */
+    private void set(Consumer<FlowMeter.Builder<PacketRecord, Integer>> setting) {
+      setting.accept(checked);
+      settings.add(setting);
     }
 
     /** @throws IllegalArgumentException naming the parameter that is out of range */
     public FlowMeterJob build() {
+      FlowMeter.Builder<PacketRecord, Integer> meter = meterBuilder();
+      settings.forEach(setting -> setting.accept(meter));
       if (capacity == 0 && memoryBudget == 0) {
-        capacity(DEFAULT_CAPACITY); // the command's default too
+        meter.capacity(DEFAULT_CAPACITY); // the command's default too
       }
       FlowMeter<PacketRecord, Integer> built = meter.build();
       options.requireDeadLettersFit();

@@ -416,6 +416,25 @@ class JobCommandsTest {
     assertThat(neither.job().meter().capacity()).isEqualTo(FlowMeterJob.Builder.DEFAULT_CAPACITY);
   }
 
+  /**
+   * A builder built once without capacity or budget (so with the default capacity) takes a budget afterwards: the
+   * default used to stay in it and the next build failed as if both had been set.
+   */
+  @Test
+  void aBuilderBuiltWithTheDefaultCapacityTakesABudgetLater() {
+    FlowMeterJob.Builder builder = FlowMeterJob.builder().keyFormat(FlowKeyFormat.IPV4_ONLY);
+    assertThat(builder.build().meter().capacity()).isEqualTo(FlowMeterJob.Builder.DEFAULT_CAPACITY);
+    FlowMeterJob budgeted = builder.memoryBudget(1L << 20).build();
+    assertThat(budgeted.meter().capacity())
+        .isEqualTo(FlowMeterJob.builder().keyFormat(FlowKeyFormat.IPV4_ONLY).memoryBudget(1L << 20).build().meter()
+            .capacity()).isBetween(1_000L, 30_000L);
+    assertThatThrownBy(() -> builder.capacity(5000).build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("set either capacity(flows) or memoryBudget(bytes), not both");
+    // a value out of range still fails in its setter
+    assertThatThrownBy(() -> FlowMeterJob.builder().stashCapacity(-1))
+        .hasMessage("stashCapacity must be in [0, 65536], got -1");
+  }
+
   @Test
   void memoryBudgetResolvesToACapacity() {
     FlowMeterJob job = FlowMeterJob.builder().memoryBudget(1L << 20).keyFormat(FlowKeyFormat.IPV4_ONLY).build();
