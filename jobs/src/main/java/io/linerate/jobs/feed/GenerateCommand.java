@@ -2,12 +2,14 @@ package io.linerate.jobs.feed;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.cli.KafkaOptions;
 import io.linerate.jobs.cli.Main;
 import io.linerate.jobs.cli.TopicChecks;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -139,6 +141,36 @@ public final class GenerateCommand implements Callable<Integer> {
     /** Where progress and the summary go (tests replace it). */
     PrintStream out = System.out;
 
+    /** The options that shape packets only (their help starts "Packets:"). */
+    static final List<String> PACKET_OPTIONS = List.of("--flows", "--skew", "--observation-points", "--batch-size",
+            "--ipv6-share", "--heavy-hitter", "--attack", "--attack-share", "--inject-after");
+    /** The options that shape events only (their help starts "Events:"). */
+    static final List<String> EVENT_OPTIONS = List.of("--duplicate-ratio", "--duplicate-window", "--tenants",
+            "--key-field", "--scope-field", "--timestamp-field");
+
+    /**
+     * Refuses the options of the format not chosen, given on the command line: they would be ignored. Their picocli
+     * defaults are not "given" ({@code hasMatchedOption}), so only what the user typed is refused.
+     */
+    private void refuseOptionsOfTheOtherFormat(SyntheticTraffic.Format chosen) {
+        CommandLine.ParseResult given = spec.commandLine().getParseResult();
+        if (given == null) {
+            return;
+        }
+        boolean packets = chosen == SyntheticTraffic.Format.PACKETS;
+        List<String> ignored = (packets ? EVENT_OPTIONS : PACKET_OPTIONS).stream()
+                .filter(given::hasMatchedOption).toList();
+        if (ignored.isEmpty()) {
+            return;
+        }
+        boolean one = ignored.size() == 1;
+        String chosenFormat = packets ? "packets (--format packets" + (given.hasMatchedOption("--format")
+                ? "" : ", the default") + ")" : "events (--format events)";
+        throw new ParameterException(spec.commandLine(), String.join(", ", ignored) + (one ? " applies" : " apply")
+                + " to " + (packets ? "events only (--format events)" : "packets only (--format packets)")
+                + ", not to " + chosenFormat + ": leave " + (one ? "it" : "them") + " out");
+    }
+
     /** The traffic the options describe; a bad value is a {@link ParameterException} naming its option. */
     SyntheticTraffic traffic() {
         if (progressInterval.isNegative() || progressInterval.isZero()) {
@@ -146,6 +178,7 @@ public final class GenerateCommand implements Callable<Integer> {
                     + DurationConverter.format(progressInterval));
         }
         SyntheticTraffic.Format chosen = FeedCommands.choice(spec, "--format", format, SyntheticTraffic.Format.class);
+        refuseOptionsOfTheOtherFormat(chosen);
         if (chosen == SyntheticTraffic.Format.PACKETS) {
             FeedCommands.requireBatchFits(spec, batchSize, kafka.feederProducerProperties());
         }

@@ -293,6 +293,75 @@ class SyntheticTrafficTest {
         assertThat(zeroInterval.err()).contains("--progress-interval must be > 0s, got 0s").doesNotContain("PT0S");
     }
 
+    /** The generate command as parsed from {@code args} (nothing run). */
+    private static GenerateCommand parseGenerate(String... args) {
+        CommandLine.ParseResult parsed = Main.commandLine().parseArgs(args);
+        return (GenerateCommand) parsed.subcommand().commandSpec().userObject();
+    }
+
+    /**
+     * An option of one record format given for the other would be ignored: refused before anything runs, naming
+     * the option and the format it applies to. The options are found by their help ("Packets: …", "Events: …"),
+     * so a new format-specific option is covered too; the options of both formats are taken by either.
+     */
+    @Test
+    void generateRefusesTheOptionsOfTheOtherFormat() {
+        java.util.Map<String, String> values = java.util.Map.ofEntries(java.util.Map.entry("--flows", "10"),
+            java.util.Map.entry("--skew", "0.5"), java.util.Map.entry("--observation-points", "2"),
+            java.util.Map.entry("--batch-size", "10"), java.util.Map.entry("--ipv6-share", "0.5"),
+            java.util.Map.entry("--heavy-hitter", "0.2"), java.util.Map.entry("--attack", "syn-flood"),
+            java.util.Map.entry("--attack-share", "0.3"), java.util.Map.entry("--inject-after", "1s"),
+            java.util.Map.entry("--duplicate-ratio", "0.2"), java.util.Map.entry("--duplicate-window", "10"),
+            java.util.Map.entry("--tenants", "2"), java.util.Map.entry("--key-field", "k"),
+            java.util.Map.entry("--scope-field", "s"), java.util.Map.entry("--timestamp-field", "t"));
+        List<String> packetOnly = new ArrayList<>();
+        List<String> eventOnly = new ArrayList<>();
+        for (CommandLine.Model.OptionSpec o
+                : Main.commandLine().getSubcommands().get("generate").getCommandSpec().options()) {
+            String help = String.join(" ", o.description());
+            if (help.startsWith("Packets:")) {
+                packetOnly.add(o.longestName());
+            } else if (help.startsWith("Events:")) {
+                eventOnly.add(o.longestName());
+            }
+        }
+        assertThat(packetOnly).hasSize(9);
+        assertThat(eventOnly).hasSize(6);
+        for (String option : packetOnly) {
+            assertThat(values).as(option).containsKey(option);
+            assertThatThrownBy(() -> parseGenerate("generate", "--format", "events", option, values.get(option))
+                    .traffic()).as(option).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessage(option + " applies to packets only (--format packets), not to events (--format events):"
+                    + " leave it out");
+            parseGenerate("generate", option, values.get(option)).traffic(); // taken for packets
+        }
+        for (String option : eventOnly) {
+            assertThat(values).as(option).containsKey(option);
+            assertThatThrownBy(() -> parseGenerate("generate", option, values.get(option)).traffic()).as(option)
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessage(option + " applies to events only (--format events), not to packets (--format packets,"
+                    + " the default): leave it out");
+            assertThatThrownBy(() -> parseGenerate("generate", "--format", "packets", option, values.get(option))
+                    .traffic()).as(option).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessage(option + " applies to events only (--format events), not to packets (--format packets):"
+                    + " leave it out");
+            parseGenerate("generate", "--format", "events", option, values.get(option)).traffic(); // taken for events
+        }
+        // several at once: all named
+        assertThatThrownBy(() -> parseGenerate("generate", "--format", "events", "--flows", "10", "--attack",
+                "port-scan", "--tenants", "2").traffic())
+            .hasMessage("--flows, --attack apply to packets only (--format packets), not to events (--format events):"
+                + " leave them out");
+        // the options of both formats, given explicitly, for either format
+        for (String format : new String[] {"packets", "events"}) {
+            parseGenerate("generate", "--format", format, "--count", "10", "--rate", "5", "--seed", "3", "--clock",
+                "wall", "--start", "now", "--event-rate", "100000", "--progress-interval", "1s").traffic();
+        }
+        Run run = run("generate", "--format", "events", "--skew", "0.5");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).contains("--skew applies to packets only (--format packets), not to events");
+    }
+
     /** generate's progress lines: what the broker acknowledged, its share of --count and its rate, once per interval. */
     @Test
     void generateReportsAcknowledgedUnitsOncePerInterval() {
