@@ -140,6 +140,7 @@ public final class HeavyHittersCommand implements Callable<Integer> {
   private long alertWeight;
   private double alertFraction;
   private long alertMinWindowWeight = HeavyHittersJob.DEFAULT_ALERT_MIN_WINDOW_WEIGHT;
+  private boolean alertMinWindowWeightGiven; // on the command line: without --alert-fraction it would be ignored
 
   @Option(names = "--alert-weight", order = 10, paramLabel = "WEIGHT", defaultValue = "0",
       description = "Alert as soon as an item's estimate reaches this weight within a window (a slide when sliding); "
@@ -161,13 +162,16 @@ public final class HeavyHittersCommand implements Callable<Integer> {
     alertFraction = value;
   }
 
-  @Option(names = "--alert-min-window-weight", order = 12, paramLabel = "WEIGHT", defaultValue = "1000",
-      description = "Fraction alerts wait until the window weighs this much (default: ${DEFAULT-VALUE})")
+  // no defaultValue: picocli would call this on every run, and a weight given without --alert-fraction is refused
+  @Option(names = "--alert-min-window-weight", order = 12, paramLabel = "WEIGHT",
+      description = "Fraction alerts wait until the window weighs this much; only with --alert-fraction (default: "
+          + HeavyHittersJob.DEFAULT_ALERT_MIN_WINDOW_WEIGHT + ")")
   void alertMinWindowWeight(long value) {
     if (value < 0) {
       throw new ParameterException(spec.commandLine(), "--alert-min-window-weight must be >= 0, got " + value);
     }
     alertMinWindowWeight = value;
+    alertMinWindowWeightGiven = true;
   }
 
   @Option(names = "--out-of-orderness", order = 13, paramLabel = "DURATION", defaultValue = "5s",
@@ -211,6 +215,11 @@ public final class HeavyHittersCommand implements Callable<Integer> {
 
   /** The job as the options describe it; an invalid combination fails naming the option. */
   public HeavyHittersJob job() {
+    if (alertMinWindowWeightGiven && alertFraction == 0) {
+      throw new ParameterException(spec.commandLine(), "--alert-min-window-weight applies to fraction alerts only "
+          + "(--alert-fraction), which are off: set --alert-fraction or leave it out (got --alert-min-window-weight "
+          + alertMinWindowWeight + ")");
+    }
     kafka.requireNotInput("--alerts-topic", alertsTopic);
     kafka.applyTo(job);
     job.alertsTopic(alertsTopic).bounded(bounded).alertAtWeight(alertWeight)

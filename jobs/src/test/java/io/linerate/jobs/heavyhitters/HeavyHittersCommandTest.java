@@ -140,6 +140,29 @@ class HeavyHittersCommandTest {
     assertThat(tooSmall.err()).contains("capacity").contains("--capacity");
   }
 
+  /**
+   * --alert-min-window-weight only delays fraction alerts: without --alert-fraction (or with 0, off) it would be
+   * ignored, so it is refused naming both options; with a fraction it is taken.
+   */
+  @Test
+  void alertMinWindowWeightWithoutAlertFractionIsRefused() {
+    for (String[] args : new String[][] {{"--alert-min-window-weight", "5000"},
+        {"--alert-min-window-weight", "5000", "--alert-fraction", "0"},
+        {"--alert-min-window-weight", "1000", "--alert-weight", "100"}}) {
+      assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> parse(args).job())).as(String.join(" ", args))
+          .isInstanceOf(CommandLine.ParameterException.class)
+          .hasMessage("--alert-min-window-weight applies to fraction alerts only (--alert-fraction), which are off:"
+              + " set --alert-fraction or leave it out (got --alert-min-window-weight " + args[1] + ")");
+    }
+    Run r = run("heavy-hitters", "--alert-min-window-weight", "5000");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err().lines().findFirst().orElse("")).contains("--alert-min-window-weight applies to fraction "
+        + "alerts only (--alert-fraction)");
+    parse("--alert-fraction", "0.2", "--alert-min-window-weight", "5000").job();
+    parse("--alert-fraction", "0.2").job(); // the default minimum applies
+    parse().job();
+  }
+
   /** --memory-budget takes the size suffixes --state-cache and the flow meter's --memory-budget take. */
   @Test
   void memoryBudgetTakesSizeSuffixes() {
