@@ -171,6 +171,28 @@ public final class GenerateCommand implements Callable<Integer> {
                 + ", not to " + chosenFormat + ": leave " + (one ? "it" : "them") + " out");
     }
 
+    /**
+     * Refuses, among the packet options given, those with nothing to act on: {@code --attack-share} without an
+     * {@code --attack}, {@code --inject-after} with neither an attack nor a {@code --heavy-hitter}. Both would be
+     * ignored (the share is 0 without an attack).
+     */
+    private void refuseOptionsWithNothingToShape() {
+        CommandLine.ParseResult given = spec.commandLine().getParseResult();
+        if (given == null) {
+            return;
+        }
+        boolean noAttack = "none".equalsIgnoreCase(attack.trim());
+        if (given.hasMatchedOption("--attack-share") && noAttack) {
+            throw new ParameterException(spec.commandLine(), "--attack-share applies to an injected attack only, and "
+                    + "--attack is none: set --attack syn-flood|port-scan or leave --attack-share out");
+        }
+        if (given.hasMatchedOption("--inject-after") && noAttack && heavyHitter == 0) {
+            throw new ParameterException(spec.commandLine(), "--inject-after says when the heavy hitter and the attack "
+                    + "begin, and there is neither (--heavy-hitter 0, --attack none): set one or leave --inject-after "
+                    + "out");
+        }
+    }
+
     /** The traffic the options describe; a bad value is a {@link ParameterException} naming its option. */
     SyntheticTraffic traffic() {
         if (progressInterval.isNegative() || progressInterval.isZero()) {
@@ -179,6 +201,7 @@ public final class GenerateCommand implements Callable<Integer> {
         }
         SyntheticTraffic.Format chosen = FeedCommands.choice(spec, "--format", format, SyntheticTraffic.Format.class);
         refuseOptionsOfTheOtherFormat(chosen);
+        refuseOptionsWithNothingToShape();
         if (chosen == SyntheticTraffic.Format.PACKETS) {
             FeedCommands.requireBatchFits(spec, batchSize, kafka.feederProducerProperties());
         }

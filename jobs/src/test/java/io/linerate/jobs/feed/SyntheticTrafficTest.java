@@ -333,7 +333,12 @@ class SyntheticTrafficTest {
                     .traffic()).as(option).isInstanceOf(CommandLine.ParameterException.class)
                 .hasMessage(option + " applies to packets only (--format packets), not to events (--format events):"
                     + " leave it out");
-            parseGenerate("generate", option, values.get(option)).traffic(); // taken for packets
+            // taken for packets (with what the option acts on: an attack for its share, something to inject)
+            List<String> args = new ArrayList<>(List.of("generate", option, values.get(option)));
+            if (option.equals("--attack-share") || option.equals("--inject-after")) {
+                args.addAll(List.of("--attack", "port-scan"));
+            }
+            parseGenerate(args.toArray(String[]::new)).traffic();
         }
         for (String option : eventOnly) {
             assertThat(values).as(option).containsKey(option);
@@ -360,6 +365,21 @@ class SyntheticTrafficTest {
         Run run = run("generate", "--format", "events", "--skew", "0.5");
         assertThat(run.code()).isEqualTo(2);
         assertThat(run.err()).contains("--skew applies to packets only (--format packets), not to events");
+    }
+
+    /** A packet option with nothing to act on is refused naming what it needs; with it, it is taken. */
+    @Test
+    void generateRefusesAnAttackShareWithoutAttackAndAnInjectionTimeWithNothingToInject() {
+        assertThatThrownBy(() -> parseGenerate("generate", "--attack-share", "0.3").traffic())
+            .isInstanceOf(CommandLine.ParameterException.class)
+            .hasMessage("--attack-share applies to an injected attack only, and --attack is none: set --attack "
+                + "syn-flood|port-scan or leave --attack-share out");
+        assertThatThrownBy(() -> parseGenerate("generate", "--inject-after", "5s").traffic())
+            .isInstanceOf(CommandLine.ParameterException.class)
+            .hasMessage("--inject-after says when the heavy hitter and the attack begin, and there is neither "
+                + "(--heavy-hitter 0, --attack none): set one or leave --inject-after out");
+        parseGenerate("generate", "--attack", "syn-flood", "--attack-share", "0.3", "--inject-after", "5s").traffic();
+        parseGenerate("generate", "--heavy-hitter", "0.2", "--inject-after", "5s").traffic();
     }
 
     /** generate's progress lines: what the broker acknowledged, its share of --count and its rate, once per interval. */
