@@ -11,7 +11,6 @@ import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.linerate.jobs.cli.Terminals;
 import io.linerate.jobs.format.OutputJson;
 import io.linerate.jobs.local.RedrawThrottle;
 import io.linerate.jobs.local.TopicView;
@@ -30,7 +29,6 @@ public final class FlowsView extends TopicView {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final int rows;
   private final RedrawThrottle redraws;
   private final Map<String, long[]> perScope = new TreeMap<>(TopicView::compareScopes); // records, packets, bytes
   private final Map<String, Long> perReason = new TreeMap<>();
@@ -39,9 +37,8 @@ public final class FlowsView extends TopicView {
   private long skipped;
 
   private FlowsView(Builder b) {
-    super(b.terminal, b.bootstrapServers, "linerate-flows-view", b.topic);
-    this.rows = b.rows;
-    this.redraws = new RedrawThrottle(b.interval != null ? b.interval : Duration.ofSeconds(b.terminal ? 1 : 10));
+    super(b, "linerate-flows-view");
+    this.redraws = new RedrawThrottle(b.interval != null ? b.interval : Duration.ofSeconds(inPlace() ? 1 : 10));
   }
 
   /** A view of the flows in {@code topic} on {@code bootstrapServers}. */
@@ -157,30 +154,15 @@ public final class FlowsView extends TopicView {
   }
 
   /** Options of a {@link FlowsView}. */
-  public static final class Builder {
-    private final String bootstrapServers;
-    private final String topic;
-    private int rows = 10;
-    private boolean terminal = Terminals.standardOutput();
+  public static final class Builder extends TopicView.Builder<Builder> {
     private Duration interval;
 
     private Builder(String bootstrapServers, String topic) {
-      this.bootstrapServers = bootstrapServers;
-      this.topic = topic;
+      super(bootstrapServers, topic);
     }
 
-    /** Lines of largest flows (default 10). */
-    public Builder rows(int rows) {
-      if (rows < 1) {
-        throw new IllegalArgumentException("rows must be >= 1, got " + rows);
-      }
-      this.rows = rows;
-      return this;
-    }
-
-    /** Redraw in place with ANSI escapes (default: whether a console is attached). */
-    public Builder terminal(boolean terminal) {
-      this.terminal = terminal;
+    @Override
+    protected Builder self() {
       return this;
     }
 

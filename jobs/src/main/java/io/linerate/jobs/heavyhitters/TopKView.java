@@ -1,6 +1,5 @@
 package io.linerate.jobs.heavyhitters;
 
-import io.linerate.jobs.cli.Terminals;
 import io.linerate.jobs.local.TopicView;
 
 import java.io.PrintStream;
@@ -40,14 +39,12 @@ public final class TopKView extends TopicView {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final int rows;
   private final Map<String, Report> latest = new TreeMap<>(TopicView::compareScopes);
   private long alertsSeen;
   private long skipped;
 
   private TopKView(Builder b) {
-    super(b.terminal, b.bootstrapServers, "linerate-top-k-view", b.topic);
-    this.rows = b.rows;
+    super(b, "linerate-top-k-view");
   }
 
   /** A view of {@code topic} on {@code bootstrapServers}. */
@@ -189,29 +186,14 @@ public final class TopKView extends TopicView {
   }
 
   /** Options of a {@link TopKView}. */
-  public static final class Builder {
-    private final String bootstrapServers;
-    private final String topic;
-    private int rows = 10;
-    private boolean terminal = Terminals.standardOutput();
+  public static final class Builder extends TopicView.Builder<Builder> {
 
     private Builder(String bootstrapServers, String topic) {
-      this.bootstrapServers = bootstrapServers;
-      this.topic = topic;
+      super(bootstrapServers, topic);
     }
 
-    /** Item lines per observation point (default 10). */
-    public Builder rows(int rows) {
-      if (rows < 1) {
-        throw new IllegalArgumentException("rows must be >= 1, got " + rows);
-      }
-      this.rows = rows;
-      return this;
-    }
-
-    /** Redraw in place with ANSI escapes (default: whether a console is attached). */
-    public Builder terminal(boolean terminal) {
-      this.terminal = terminal;
+    @Override
+    protected Builder self() {
       return this;
     }
 

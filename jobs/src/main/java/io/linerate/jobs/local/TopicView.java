@@ -1,5 +1,6 @@
 package io.linerate.jobs.local;
 
+import io.linerate.jobs.cli.Terminals;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +26,8 @@ public abstract class TopicView implements LiveView {
   private final boolean terminal;
   private final KafkaConsumer<byte[], String> consumer; // null: offline
   private int linesDrawn;
+  /** Lines of the view's table, as its {@link Builder#rows} says. */
+  protected final int rows;
 
   /**
    * @param terminal redraw in place with ANSI escapes, else print blocks
@@ -33,6 +36,56 @@ public abstract class TopicView implements LiveView {
   protected TopicView(boolean terminal, String bootstrapServers, String clientId, String... topics) {
     this.terminal = terminal;
     this.consumer = bootstrapServers == null ? null : committedFromBeginning(bootstrapServers, clientId, topics);
+    this.rows = 0;
+  }
+
+  /** A view of one topic with the options of {@code b}; {@code clientId} names its consumer. */
+  protected TopicView(Builder<?> b, String clientId) {
+    this.terminal = b.terminal;
+    this.consumer = b.bootstrapServers == null ? null
+        : committedFromBeginning(b.bootstrapServers, clientId, b.topic);
+    this.rows = b.rows;
+  }
+
+  /** Whether the view redraws in place (a terminal) or prints blocks. */
+  protected final boolean inPlace() {
+    return terminal;
+  }
+
+  /**
+   * The options every table view of one topic takes: the broker and topic (none for an offline view, fed by hand),
+   * the table's lines and whether it redraws in place. A view's builder adds its own.
+   *
+   * @param <B> the view's builder, returned by the setters so a chain reaches its own options
+   */
+  public abstract static class Builder<B extends Builder<B>> {
+    final String bootstrapServers;
+    final String topic;
+    int rows = 10;
+    boolean terminal = Terminals.standardOutput();
+
+    protected Builder(String bootstrapServers, String topic) {
+      this.bootstrapServers = bootstrapServers;
+      this.topic = topic;
+    }
+
+    /** Lines of the table: the largest flows, or the items per observation point (default 10). */
+    public B rows(int rows) {
+      if (rows < 1) {
+        throw new IllegalArgumentException("rows must be >= 1, got " + rows);
+      }
+      this.rows = rows;
+      return self();
+    }
+
+    /** Redraw in place with ANSI escapes (default: whether a console is attached). */
+    public B terminal(boolean terminal) {
+      this.terminal = terminal;
+      return self();
+    }
+
+    /** This builder, as its own type. */
+    protected abstract B self();
   }
 
   /** The records that arrived, waiting at most {@code timeout} for the first. */
