@@ -1,6 +1,7 @@
 package io.linerate.jobs.cli;
 
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.Map;
 
 import io.linerate.jobs.kafka.ClientProperties;
@@ -47,8 +48,13 @@ public final class TopicChecks {
    * ({@link TopicPreflight#brokerMustAnswer}).
    */
   public static boolean allow(CommandSpec spec, JobLauncher job, JobTopics topics, boolean jobRunsHere) {
-    return allow(spec, new TopicPreflight(adminConfig(job, topics), TopicPreflight.DEFAULT_TIMEOUT)
-        .brokerMustAnswer(jobRunsHere), job.writtenTopics(topics), "the job is not submitted");
+    return allow(spec, job, topics, jobRunsHere, TopicPreflight.DEFAULT_TIMEOUT);
+  }
+
+  /** As {@link #allow(CommandSpec, JobLauncher, JobTopics, boolean)}, waiting at most {@code timeout} for the broker. */
+  static boolean allow(CommandSpec spec, JobLauncher job, JobTopics topics, boolean jobRunsHere, Duration timeout) {
+    return allow(spec, new TopicPreflight(adminConfig(job, topics), timeout).brokerMustAnswer(jobRunsHere),
+        job.writtenTopics(topics), "the job is not submitted");
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -12,6 +13,7 @@ import io.linerate.jobs.dedup.DedupJob;
 import io.linerate.jobs.flowmeter.FlowMeterJob;
 import io.linerate.jobs.heavyhitters.HeavyHittersJob;
 import io.linerate.jobs.kafka.KafkaBrokerExtension;
+import io.linerate.jobs.kafka.TopicPreflight;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.configuration.Configuration;
@@ -100,6 +102,12 @@ class TopicChecksTest {
     }
   }
 
+  /**
+   * How long the two tests below wait for a broker that does not answer: the commands wait
+   * {@link TopicPreflight#DEFAULT_TIMEOUT} (10 s), which would make these tests 20 s of the jobs module's time.
+   */
+  private static final Duration NO_ANSWER_WAIT = Duration.ofSeconds(1);
+
   /** A broker that cannot be reached: the input's existence is not checked, a warning, and the job may run. */
   @Test
   @Timeout(60)
@@ -109,7 +117,8 @@ class TopicChecksTest {
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err));
     JobTopics topics = new JobTopics("127.0.0.1:" + port, "packets", "flows", "dead-letters");
-    assertThat(TopicChecks.allow(cl.getCommandSpec(), FlowMeterJob.builder().capacity(1_024).build(), topics))
+    assertThat(TopicChecks.allow(cl.getCommandSpec(), FlowMeterJob.builder().capacity(1_024).build(), topics, false,
+        NO_ANSWER_WAIT))
         .as(err.toString()).isTrue();
     assertThat(err.toString()).startsWith("warning: whether input topic 'packets' exists is not checked before the "
         + "job runs: no answer from 127.0.0.1:" + port)
@@ -129,10 +138,11 @@ class TopicChecksTest {
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err));
     JobTopics topics = new JobTopics("127.0.0.1:" + port, "packets", "flows", "dead-letters");
-    assertThat(TopicChecks.allow(cl.getCommandSpec(), FlowMeterJob.builder().capacity(1_024).build(), topics, true))
+    assertThat(TopicChecks.allow(cl.getCommandSpec(), FlowMeterJob.builder().capacity(1_024).build(), topics, true,
+        NO_ANSWER_WAIT))
         .as(err.toString()).isFalse();
     assertThat(err.toString()).contains("flow-meter: the job is not submitted: the broker does not answer here (no "
-        + "answer from 127.0.0.1:" + port + " within PT10S), and the job would run in this JVM");
+        + "answer from 127.0.0.1:" + port + " within PT1S), and the job would run in this JVM");
   }
 
   /** A port nothing listens on: opened, then closed again. */
