@@ -147,6 +147,8 @@ public final class GenerateCommand implements Callable<Integer> {
     /** The options that shape events only (their help starts "Events:"). */
     static final List<String> EVENT_OPTIONS = List.of("--duplicate-ratio", "--duplicate-window", "--tenants",
             "--key-field", "--scope-field", "--timestamp-field");
+    /** The options of the event clock only: the wall clock stamps the time when generated. */
+    static final List<String> EVENT_CLOCK_OPTIONS = List.of("--start", "--event-rate");
 
     /**
      * Refuses the options of the format not chosen, given on the command line: they would be ignored. Their picocli
@@ -193,6 +195,26 @@ public final class GenerateCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Refuses, with {@code --clock wall}, the options of the event clock given on the command line ({@code --start},
+     * {@code --event-rate}): the wall clock stamps each packet or event with the time it is generated, so they would
+     * be ignored.
+     */
+    private void refuseEventClockOptionsOnTheWallClock(SyntheticTraffic.Clock chosen) {
+        CommandLine.ParseResult given = spec.commandLine().getParseResult();
+        if (given == null || chosen != SyntheticTraffic.Clock.WALL) {
+            return;
+        }
+        List<String> ignored = EVENT_CLOCK_OPTIONS.stream().filter(given::hasMatchedOption).toList();
+        if (ignored.isEmpty()) {
+            return;
+        }
+        boolean one = ignored.size() == 1;
+        throw new ParameterException(spec.commandLine(), String.join(", ", ignored) + (one ? " applies" : " apply")
+                + " to the event clock only (--clock event, the default), not to --clock wall, which stamps each "
+                + "packet or event with the wall clock when it is generated: leave " + (one ? "it" : "them") + " out");
+    }
+
     /** The traffic the options describe; a bad value is a {@link ParameterException} naming its option. */
     SyntheticTraffic traffic() {
         if (progressInterval.isNegative() || progressInterval.isZero()) {
@@ -200,7 +222,9 @@ public final class GenerateCommand implements Callable<Integer> {
                     + DurationConverter.format(progressInterval));
         }
         SyntheticTraffic.Format chosen = FeedCommands.choice(spec, "--format", format, SyntheticTraffic.Format.class);
+        SyntheticTraffic.Clock chosenClock = FeedCommands.choice(spec, "--clock", clock, SyntheticTraffic.Clock.class);
         refuseOptionsOfTheOtherFormat(chosen);
+        refuseEventClockOptionsOnTheWallClock(chosenClock);
         refuseOptionsWithNothingToShape();
         if (chosen == SyntheticTraffic.Format.PACKETS) {
             FeedCommands.requireBatchFits(spec, batchSize, kafka.feederProducerProperties());
@@ -211,7 +235,7 @@ public final class GenerateCommand implements Callable<Integer> {
                     .count(count)
                     .rate(rate)
                     .seed(seed)
-                    .clock(FeedCommands.choice(spec, "--clock", clock, SyntheticTraffic.Clock.class))
+                    .clock(chosenClock)
                     .start(FeedCommands.instant(spec, "--start", start))
                     .eventRate(eventRate)
                     .flows(flows)

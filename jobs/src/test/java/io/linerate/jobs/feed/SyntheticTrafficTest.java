@@ -357,14 +357,50 @@ class SyntheticTrafficTest {
                 "port-scan", "--tenants", "2").traffic())
             .hasMessage("--flows, --attack apply to packets only (--format packets), not to events (--format events):"
                 + " leave them out");
-        // the options of both formats, given explicitly, for either format
+        // the options of both formats, given explicitly, for either format and clock
         for (String format : new String[] {"packets", "events"}) {
             parseGenerate("generate", "--format", format, "--count", "10", "--rate", "5", "--seed", "3", "--clock",
-                "wall", "--start", "now", "--event-rate", "100000", "--progress-interval", "1s").traffic();
+                "event", "--start", "now", "--event-rate", "100000", "--progress-interval", "1s").traffic();
+            parseGenerate("generate", "--format", format, "--count", "10", "--rate", "5", "--seed", "3", "--clock",
+                "wall", "--progress-interval", "1s").traffic();
         }
         Run run = run("generate", "--format", "events", "--skew", "0.5");
         assertThat(run.code()).isEqualTo(2);
         assertThat(run.err()).contains("--skew applies to packets only (--format packets), not to events");
+    }
+
+    /**
+     * With {@code --clock wall} every packet or event is stamped with the wall clock when generated: {@code --start}
+     * and {@code --event-rate} were taken and silently ignored (run against the embedded broker, {@code --clock wall
+     * --start 2020-01-01T00:00:00Z --event-rate 1} wrote packets stamped with the time of the run, as without them).
+     * Now refused naming both options, for either format; taken with the event clock.
+     */
+    @Test
+    void generateRefusesTheEventClockOptionsWithTheWallClock() {
+        for (String format : new String[] {"packets", "events"}) {
+            assertThatThrownBy(() -> parseGenerate("generate", "--format", format, "--clock", "wall", "--start",
+                    "2020-01-01T00:00:00Z").traffic()).as(format).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessage("--start applies to the event clock only (--clock event, the default), not to --clock "
+                    + "wall, which stamps each packet or event with the wall clock when it is generated: leave it out");
+            assertThatThrownBy(() -> parseGenerate("generate", "--format", format, "--clock", "wall", "--event-rate",
+                    "1").traffic()).as(format).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageStartingWith("--event-rate applies to the event clock only (--clock event, the default), "
+                    + "not to --clock wall");
+            assertThatThrownBy(() -> parseGenerate("generate", "--format", format, "--clock", "wall", "--start", "now",
+                    "--event-rate", "1").traffic()).as(format).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageStartingWith("--start, --event-rate apply to the event clock only").hasMessageEndingWith(
+                    ": leave them out");
+            SyntheticTraffic event = parseGenerate("generate", "--format", format, "--clock", "event", "--start",
+                "2020-01-01T00:00:00Z", "--event-rate", "1", "--count", "10").traffic();
+            assertThat(event.start).isEqualTo(1_577_836_800_000L);
+            assertThat(event.eventRate).isEqualTo(1);
+            assertThat(parseGenerate("generate", "--format", format, "--clock", "wall").traffic().clock)
+                .isEqualTo(SyntheticTraffic.Clock.WALL);
+        }
+        Run run = run("generate", "--clock", "wall", "--event-rate", "0.0004");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err()).contains("--event-rate applies to the event clock only (--clock event, the default), "
+            + "not to --clock wall");
     }
 
     /** A packet option with nothing to act on is refused naming what it needs; with it, it is taken. */
