@@ -365,15 +365,20 @@ public final class DemoCommand implements Callable<Integer> {
     if (!pcaps.isEmpty()) {
       return PcapReplay.builder(pcaps).rate(rate).loops(0).build();
     }
-    return SyntheticTraffic.builder()
-        .format(jobChoice == DemoJob.DEDUP ? SyntheticTraffic.Format.EVENTS : SyntheticTraffic.Format.PACKETS)
-        .tenants(DEDUP_TENANTS)
+    SyntheticTraffic.Builder traffic = SyntheticTraffic.builder()
         .count(0)
         .rate(rate)
+        .eventRate(rate)
+        .start(System.currentTimeMillis());
+    // only the settings of the format written: the builder refuses one its format would ignore
+    if (jobChoice == DemoJob.DEDUP) {
+      return traffic.format(SyntheticTraffic.Format.EVENTS)
+          .tenants(DEDUP_TENANTS)
+          .build();
+    }
+    return traffic.format(SyntheticTraffic.Format.PACKETS)
         // a batch is sent when its last packet is due: about ten a second, so a low --rate still flows
         .batchSize(Math.max(1, Math.min(1000, rate / 10)))
-        .eventRate(rate)
-        .start(System.currentTimeMillis())
         .heavyHitterShare(heavyHitter)
         .injectAfter(injectAfter)
         .build();

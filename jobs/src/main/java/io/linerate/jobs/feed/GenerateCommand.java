@@ -142,13 +142,11 @@ public final class GenerateCommand implements Callable<Integer> {
     PrintStream out = System.out;
 
     /** The options that shape packets only (their help starts "Packets:"). */
-    static final List<String> PACKET_OPTIONS = List.of("--flows", "--skew", "--observation-points", "--batch-size",
-            "--ipv6-share", "--heavy-hitter", "--attack", "--attack-share", "--inject-after");
+    static final List<String> PACKET_OPTIONS = List.copyOf(SyntheticTraffic.PACKET_SETTINGS.values());
     /** The options that shape events only (their help starts "Events:"). */
-    static final List<String> EVENT_OPTIONS = List.of("--duplicate-ratio", "--duplicate-window", "--tenants",
-            "--key-field", "--scope-field", "--timestamp-field");
+    static final List<String> EVENT_OPTIONS = List.copyOf(SyntheticTraffic.EVENT_SETTINGS.values());
     /** The options of the event clock only: the wall clock stamps the time when generated. */
-    static final List<String> EVENT_CLOCK_OPTIONS = List.of("--start", "--event-rate");
+    static final List<String> EVENT_CLOCK_OPTIONS = List.copyOf(SyntheticTraffic.EVENT_CLOCK_SETTINGS.values());
 
     /**
      * Refuses the options of the format not chosen, given on the command line: they would be ignored. Their picocli
@@ -230,30 +228,36 @@ public final class GenerateCommand implements Callable<Integer> {
             FeedCommands.requireBatchFits(spec, batchSize, kafka.feederProducerProperties());
         }
         try {
-            return SyntheticTraffic.builder()
-                    .format(FeedCommands.choice(spec, "--format", format, SyntheticTraffic.Format.class))
+            // only what the format and the clock use: the builder refuses a setting they would ignore
+            SyntheticTraffic.Builder traffic = SyntheticTraffic.builder()
+                    .format(chosen)
                     .count(count)
                     .rate(rate)
                     .seed(seed)
-                    .clock(chosenClock)
-                    .start(FeedCommands.instant(spec, "--start", start))
-                    .eventRate(eventRate)
-                    .flows(flows)
-                    .skew(skew)
-                    .observationPoints(observationPoints)
-                    .batchSize(batchSize)
-                    .ipv6Share(ipv6Share)
-                    .heavyHitterShare(heavyHitter)
-                    .attack(FeedCommands.choice(spec, "--attack", attack, SyntheticTraffic.Attack.class))
-                    .attackShare(attackShare)
-                    .injectAfter(injectAfter)
-                    .duplicateRatio(duplicateRatio)
-                    .duplicateWindow(duplicateWindow)
-                    .tenants(tenants)
-                    .keyField(keyField)
-                    .scopeField(scopeField)
-                    .timestampField(timestampField)
-                    .build();
+                    .clock(chosenClock);
+            if (chosenClock == SyntheticTraffic.Clock.EVENT) {
+                traffic.start(FeedCommands.instant(spec, "--start", start))
+                        .eventRate(eventRate);
+            }
+            if (chosen == SyntheticTraffic.Format.PACKETS) {
+                traffic.flows(flows)
+                        .skew(skew)
+                        .observationPoints(observationPoints)
+                        .batchSize(batchSize)
+                        .ipv6Share(ipv6Share)
+                        .heavyHitterShare(heavyHitter)
+                        .attack(FeedCommands.choice(spec, "--attack", attack, SyntheticTraffic.Attack.class))
+                        .attackShare(attackShare)
+                        .injectAfter(injectAfter);
+            } else {
+                traffic.duplicateRatio(duplicateRatio)
+                        .duplicateWindow(duplicateWindow)
+                        .tenants(tenants)
+                        .keyField(keyField)
+                        .scopeField(scopeField)
+                        .timestampField(timestampField);
+            }
+            return traffic.build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -63,6 +63,27 @@ public final class SyntheticTraffic implements Feeder {
     /** The latest event time stamped: 9999-12-31T23:59:59.999Z, the end of {@code --start}'s range and of the jobs' formats. */
     public static final long MAX_EVENT_TIME = 253_402_300_799_999L;
 
+    /** The settings of {@link Format#PACKETS} only, builder method to command-line option, in the options' order. */
+    static final Map<String, String> PACKET_SETTINGS = orderedMap("flows", "--flows", "skew", "--skew",
+            "observationPoints", "--observation-points", "batchSize", "--batch-size", "ipv6Share", "--ipv6-share",
+            "heavyHitterShare", "--heavy-hitter", "attack", "--attack", "attackShare", "--attack-share",
+            "injectAfter", "--inject-after");
+    /** The settings of {@link Format#EVENTS} only, builder method to command-line option, in the options' order. */
+    static final Map<String, String> EVENT_SETTINGS = orderedMap("duplicateRatio", "--duplicate-ratio",
+            "duplicateWindow", "--duplicate-window", "tenants", "--tenants", "keyField", "--key-field",
+            "scopeField", "--scope-field", "timestampField", "--timestamp-field");
+    /** The settings of {@link Clock#EVENT} only (the wall clock ignores them), builder method to option. */
+    static final Map<String, String> EVENT_CLOCK_SETTINGS = orderedMap("start", "--start",
+            "eventRate", "--event-rate");
+
+    private static Map<String, String> orderedMap(String... keysAndValues) {
+        Map<String, String> map = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return java.util.Collections.unmodifiableMap(map);
+    }
+
     private static final Pattern FIELD_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
 
     final Format format;
@@ -217,7 +238,12 @@ public final class SyntheticTraffic implements Feeder {
         return format == Format.PACKETS ? new PacketGenerator(this) : new EventGenerator(this);
     }
 
-    /** Settings; every setter checks its value and names the command-line option in its error. */
+    /**
+     * Settings; every setter checks its value and names the command-line option in its error. A setting the chosen
+     * format or clock would ignore, set explicitly, is refused by {@link #build()} (as {@code generate} refuses its
+     * option), so set only what applies: the packet settings for packets, the event settings for events, start and
+     * event rate for the event clock.
+     */
     public static final class Builder {
         private Format format = Format.PACKETS;
         private long seed = 1;
@@ -241,6 +267,8 @@ public final class SyntheticTraffic implements Feeder {
         private String keyField = "id";
         private String scopeField = "tenant";
         private String timestampField = "ts";
+        /** The settings whose setter was called (not defaults): build() refuses those the format or clock ignores. */
+        private final java.util.Set<String> given = new java.util.HashSet<>();
 
         private Builder() {
         }
@@ -248,6 +276,7 @@ public final class SyntheticTraffic implements Feeder {
         /** {@code --format}: packets (default) or events. */
         public Builder format(Format value) {
             format = java.util.Objects.requireNonNull(value, "--format");
+            given.add("format");
             return this;
         }
 
@@ -279,90 +308,134 @@ public final class SyntheticTraffic implements Feeder {
         /** {@code --clock}: event (default; reproducible) or wall. */
         public Builder clock(Clock value) {
             clock = java.util.Objects.requireNonNull(value, "--clock");
+            given.add("clock");
             return this;
         }
 
-        /** {@code --start}: event time of the first packet or event, epoch ms (default 2026-01-01T00:00:00Z). */
+        /**
+         * {@code --start}: event time of the first packet or event, epoch ms (default 2026-01-01T00:00:00Z). Event
+         * clock only ({@link #build()} refuses it otherwise).
+         */
         public Builder start(long epochMillis) {
             if (epochMillis < 0 || epochMillis > 253_402_300_799_999L) {
                 throw new IllegalArgumentException("--start must be an instant in [1970, 9999], got " + epochMillis);
             }
             start = epochMillis;
+            given.add("start");
             return this;
         }
 
-        /** {@code --event-rate}: packets or events per second of EVENT time (default 10000). */
+        /**
+         * {@code --event-rate}: packets or events per second of EVENT time (default 10000). Event clock
+         * only ({@link #build()} refuses it otherwise).
+         */
         public Builder eventRate(double value) {
             if (!(value > 0 && value <= 1e9)) {
                 throw new IllegalArgumentException("--event-rate must be in (0, 1e9] per second of event time, got "
                         + value);
             }
             eventRate = value;
+            given.add("eventRate");
             return this;
         }
 
-        /** {@code --flows}: flows of the Zipf distribution (default 10000). */
+        /**
+         * {@code --flows}: flows of the Zipf distribution (default 10000). Packets only ({@link #build()} refuses it
+         * otherwise).
+         */
         public Builder flows(int value) {
             if (value < 1 || value > MAX_FLOWS) {
                 throw new IllegalArgumentException("--flows must be in [1, " + MAX_FLOWS + "], got " + value);
             }
             flows = value;
+            given.add("flows");
             return this;
         }
 
-        /** {@code --skew}: the Zipf exponent s, 0 = uniform (default 1.1). */
+        /**
+         * {@code --skew}: the Zipf exponent s, 0 = uniform (default 1.1). Packets only ({@link #build()} refuses it
+         * otherwise).
+         */
         public Builder skew(double value) {
             if (!(value >= 0 && value <= 10)) {
                 throw new IllegalArgumentException("--skew must be in [0, 10], got " + value);
             }
             skew = value;
+            given.add("skew");
             return this;
         }
 
-        /** {@code --observation-points}: observation points 0 .. n−1 the batches go to, round-robin (default 4). */
+        /**
+         * {@code --observation-points}: observation points 0 .. n−1 the batches go to, round-robin (default 4).
+         * Packets only ({@link #build()} refuses it otherwise).
+         */
         public Builder observationPoints(int value) {
             if (value < 1 || value > 65_536) {
                 throw new IllegalArgumentException("--observation-points must be in [1, 65536], got " + value);
             }
             observationPoints = value;
+            given.add("observationPoints");
             return this;
         }
 
-        /** {@code --batch-size}: packets per Kafka record (default 1000). */
+        /**
+         * {@code --batch-size}: packets per Kafka record (default 1000). Packets only ({@link #build()} refuses it
+         * otherwise).
+         */
         public Builder batchSize(int value) {
             if (value < 1 || value > MAX_BATCH_SIZE) {
                 throw new IllegalArgumentException("--batch-size must be in [1, " + MAX_BATCH_SIZE
                         + "] (a record stays under 1 MiB), got " + value);
             }
             batchSize = value;
+            given.add("batchSize");
             return this;
         }
 
-        /** {@code --ipv6-share}: share of the Zipf flows that are IPv6 (default 0). */
+        /**
+         * {@code --ipv6-share}: share of the Zipf flows that are IPv6 (default 0). Packets only ({@link #build()}
+         * refuses it otherwise).
+         */
         public Builder ipv6Share(double value) {
             ipv6Share = share("--ipv6-share", value);
+            given.add("ipv6Share");
             return this;
         }
 
-        /** {@code --heavy-hitter}: share of packets of the injected heavy hitter, 0 = none (default 0). */
+        /**
+         * {@code --heavy-hitter}: share of packets of the injected heavy hitter, 0 = none (default 0). Packets only
+         * ({@link #build()} refuses it otherwise).
+         */
         public Builder heavyHitterShare(double value) {
             heavyHitterShare = share("--heavy-hitter", value);
+            given.add("heavyHitterShare");
             return this;
         }
 
-        /** {@code --attack}: none (default), syn-flood or port-scan. */
+        /**
+         * {@code --attack}: none (default), syn-flood or port-scan. Packets only ({@link #build()} refuses it
+         * otherwise).
+         */
         public Builder attack(Attack value) {
             attack = java.util.Objects.requireNonNull(value, "--attack");
+            given.add("attack");
             return this;
         }
 
-        /** {@code --attack-share}: share of packets of the attack when one is chosen (default 0.1). */
+        /**
+         * {@code --attack-share}: share of packets of the attack when one is chosen (default 0.1). Packets
+         * only ({@link #build()} refuses it otherwise).
+         */
         public Builder attackShare(double value) {
             attackShare = share("--attack-share", value);
+            given.add("attackShare");
             return this;
         }
 
-        /** {@code --inject-after}: event time from the start at which the heavy hitter and the attack begin. */
+        /**
+         * {@code --inject-after}: event time from the start at which the heavy hitter and the attack begin. Packets
+         * only ({@link #build()} refuses it otherwise).
+         */
         public Builder injectAfter(Duration value) {
             if (value == null || value.isNegative()) {
                 throw new IllegalArgumentException("--inject-after must be >= 0s, got " + value);
@@ -372,56 +445,94 @@ public final class SyntheticTraffic implements Feeder {
                         + " ms, got " + value);
             }
             injectAfter = value;
+            given.add("injectAfter");
             return this;
         }
 
-        /** {@code --duplicate-ratio}: share of events that repeat an earlier one, in [0, 1) (default 0.1). */
+        /**
+         * {@code --duplicate-ratio}: share of events that repeat an earlier one, in [0, 1) (default 0.1). Events only
+         * ({@link #build()} refuses it otherwise).
+         */
         public Builder duplicateRatio(double value) {
             if (!(value >= 0 && value < 1)) {
                 throw new IllegalArgumentException("--duplicate-ratio must be in [0, 1), got " + value);
             }
             duplicateRatio = value;
+            given.add("duplicateRatio");
             return this;
         }
 
-        /** {@code --duplicate-window}: a duplicate repeats one of the last n distinct keys (default 10000). */
+        /**
+         * {@code --duplicate-window}: a duplicate repeats one of the last n distinct keys (default 10000). Events only
+         * ({@link #build()} refuses it otherwise).
+         */
         public Builder duplicateWindow(int value) {
             if (value < 1) {
                 throw new IllegalArgumentException("--duplicate-window must be >= 1, got " + value);
             }
             duplicateWindow = value;
+            given.add("duplicateWindow");
             return this;
         }
 
-        /** {@code --tenants}: scopes of the events, {@code tenant-0} .. (default 4). */
+        /**
+         * {@code --tenants}: scopes of the events, {@code tenant-0} .. (default 4). Events only ({@link #build()}
+         * refuses it otherwise).
+         */
         public Builder tenants(int value) {
             if (value < 1 || value > 1_000_000) {
                 throw new IllegalArgumentException("--tenants must be in [1, 1000000], got " + value);
             }
             tenants = value;
+            given.add("tenants");
             return this;
         }
 
-        /** {@code --key-field}: JSON field of the event key (default id). */
+        /**
+         * {@code --key-field}: JSON field of the event key (default id). Events only ({@link #build()} refuses it
+         * otherwise).
+         */
         public Builder keyField(String value) {
             keyField = fieldName("--key-field", value);
+            given.add("keyField");
             return this;
         }
 
-        /** {@code --scope-field}: JSON field of the event's scope (default tenant). */
+        /**
+         * {@code --scope-field}: JSON field of the event's scope (default tenant). Events only ({@link #build()}
+         * refuses it otherwise).
+         */
         public Builder scopeField(String value) {
             scopeField = fieldName("--scope-field", value);
+            given.add("scopeField");
             return this;
         }
 
-        /** {@code --timestamp-field}: JSON field of the event time, epoch ms (default ts). */
+        /**
+         * {@code --timestamp-field}: JSON field of the event time, epoch ms (default ts). Events only ({@link #build()}
+         * refuses it otherwise).
+         */
         public Builder timestampField(String value) {
             timestampField = fieldName("--timestamp-field", value);
+            given.add("timestampField");
             return this;
         }
 
-        /** The traffic; checks the settings against each other. */
+        /**
+         * The traffic; checks the settings against each other. A setting given (its setter called, even with the
+         * default value) that the chosen format or clock ignores is refused, naming it and the format or clock: a
+         * packet setting ({@link SyntheticTraffic#PACKET_SETTINGS}) with {@link Format#EVENTS}, an event
+         * setting ({@link SyntheticTraffic#EVENT_SETTINGS}) with {@link Format#PACKETS}, {@link #start(long)} or
+         * {@link #eventRate(double)} with {@link Clock#WALL}.
+         */
         public SyntheticTraffic build() {
+            refuseIgnored(format == Format.PACKETS ? EVENT_SETTINGS : PACKET_SETTINGS,
+                    format == Format.PACKETS ? "format EVENTS" : "format PACKETS",
+                    "format " + format + (given.contains("format") ? "" : " (the default)"));
+            if (clock == Clock.WALL) {
+                refuseIgnored(EVENT_CLOCK_SETTINGS, "clock EVENT",
+                        "clock WALL, which stamps each packet or event with the wall clock when generated");
+            }
             if (attack != Attack.NONE && heavyHitterShare + attackShare > 1) {
                 throw new IllegalArgumentException("--heavy-hitter + --attack-share must be <= 1, got "
                         + heavyHitterShare + " + " + attackShare);
@@ -445,6 +556,17 @@ public final class SyntheticTraffic implements Feeder {
                         + java.time.Instant.ofEpochMilli(MAX_EVENT_TIME) + " (lower --count or raise --event-rate)");
             }
             return traffic;
+        }
+
+        /** Refuses the {@code settings} given, which apply to {@code appliesTo} only, not to {@code chosen}. */
+        private void refuseIgnored(java.util.Map<String, String> settings, String appliesTo, String chosen) {
+            java.util.List<String> ignored = settings.entrySet().stream().filter(e -> given.contains(e.getKey()))
+                    .map(e -> e.getKey() + " (" + e.getValue() + ")").toList();
+            if (!ignored.isEmpty()) {
+                boolean one = ignored.size() == 1;
+                throw new IllegalArgumentException(String.join(", ", ignored) + (one ? " applies" : " apply") + " to "
+                        + appliesTo + " only, not to " + chosen + ": leave " + (one ? "it" : "them") + " out");
+            }
         }
 
         private static double share(String option, double value) {

@@ -43,8 +43,12 @@ class SyntheticTrafficTest {
     @Test
     void theSameSeedGivesTheSameRecordsAndAnotherSeedOthers() {
         for (SyntheticTraffic.Format format : SyntheticTraffic.Format.values()) {
-            SyntheticTraffic.Builder b = SyntheticTraffic.builder().format(format).count(5000).batchSize(300)
-                    .heavyHitterShare(0.1).attack(SyntheticTraffic.Attack.PORT_SCAN).ipv6Share(0.5);
+            SyntheticTraffic.Builder b = SyntheticTraffic.builder().format(format).count(5000);
+            if (format == SyntheticTraffic.Format.PACKETS) {
+                b.batchSize(300).heavyHitterShare(0.1).attack(SyntheticTraffic.Attack.PORT_SCAN).ipv6Share(0.5);
+            } else {
+                b.duplicateRatio(0.3).tenants(7);
+            }
             List<TrafficSource.Record> a = all(b.seed(42).build());
             List<TrafficSource.Record> again = all(b.seed(42).build());
             List<TrafficSource.Record> other = all(b.seed(43).build());
@@ -401,6 +405,87 @@ class SyntheticTrafficTest {
         assertThat(run.code()).isEqualTo(2);
         assertThat(run.err()).contains("--event-rate applies to the event clock only (--clock event, the default), "
             + "not to --clock wall");
+    }
+
+    /**
+     * The builder refuses a setting given (even at its default value) that the chosen format or clock ignores,
+     * naming it, its option and the format or clock, whatever the order of the calls; what was not set is not
+     * refused. Every setter of the builder is covered: those not of both formats and clocks must be in the lists.
+     */
+    @Test
+    void theBuilderRefusesASettingItsFormatOrClockIgnores() {
+        java.util.Map<String, java.util.function.UnaryOperator<SyntheticTraffic.Builder>> set = java.util.Map.ofEntries(
+            java.util.Map.entry("flows", b -> b.flows(10)), java.util.Map.entry("skew", b -> b.skew(0.5)),
+            java.util.Map.entry("observationPoints", b -> b.observationPoints(2)),
+            java.util.Map.entry("batchSize", b -> b.batchSize(1000)), // the default, set explicitly
+            java.util.Map.entry("ipv6Share", b -> b.ipv6Share(0.5)),
+            java.util.Map.entry("heavyHitterShare", b -> b.heavyHitterShare(0.2)),
+            java.util.Map.entry("attack", b -> b.attack(SyntheticTraffic.Attack.SYN_FLOOD)),
+            java.util.Map.entry("attackShare", b -> b.attackShare(0.3)),
+            java.util.Map.entry("injectAfter", b -> b.injectAfter(java.time.Duration.ofSeconds(1))),
+            java.util.Map.entry("duplicateRatio", b -> b.duplicateRatio(0.2)),
+            java.util.Map.entry("duplicateWindow", b -> b.duplicateWindow(10)),
+            java.util.Map.entry("tenants", b -> b.tenants(4)), // the default, set explicitly
+            java.util.Map.entry("keyField", b -> b.keyField("k")),
+            java.util.Map.entry("scopeField", b -> b.scopeField("s")),
+            java.util.Map.entry("timestampField", b -> b.timestampField("t")),
+            java.util.Map.entry("start", b -> b.start(0)), java.util.Map.entry("eventRate", b -> b.eventRate(1)));
+        List<String> setters = new ArrayList<>();
+        for (java.lang.reflect.Method m : SyntheticTraffic.Builder.class.getDeclaredMethods()) {
+            if (java.lang.reflect.Modifier.isPublic(m.getModifiers())
+                    && m.getReturnType() == SyntheticTraffic.Builder.class) {
+                setters.add(m.getName());
+            }
+        }
+        List<String> ofOneFormatOrClock = new ArrayList<>(SyntheticTraffic.PACKET_SETTINGS.keySet());
+        ofOneFormatOrClock.addAll(SyntheticTraffic.EVENT_SETTINGS.keySet());
+        ofOneFormatOrClock.addAll(SyntheticTraffic.EVENT_CLOCK_SETTINGS.keySet());
+        List<String> ofAll = List.of("format", "seed", "count", "rate", "clock");
+        assertThat(setters).containsExactlyInAnyOrderElementsOf(
+            java.util.stream.Stream.concat(ofAll.stream(), ofOneFormatOrClock.stream()).toList());
+        assertThat(set.keySet()).containsExactlyInAnyOrderElementsOf(ofOneFormatOrClock);
+
+        SyntheticTraffic.Format events = SyntheticTraffic.Format.EVENTS;
+        SyntheticTraffic.Format packets = SyntheticTraffic.Format.PACKETS;
+        SyntheticTraffic.Clock wall = SyntheticTraffic.Clock.WALL;
+        SyntheticTraffic.PACKET_SETTINGS.forEach((setting, option) -> {
+            String refusal = setting + " (" + option + ") applies to format PACKETS only, not to format EVENTS: leave"
+                + " it out";
+            assertThatThrownBy(() -> set.get(setting).apply(SyntheticTraffic.builder().format(events)).build())
+                .as(setting).isInstanceOf(IllegalArgumentException.class).hasMessage(refusal);
+            assertThatThrownBy(() -> set.get(setting).apply(SyntheticTraffic.builder()).format(events).build())
+                .as(setting + ", set before the format").hasMessage(refusal);
+            set.get(setting).apply(SyntheticTraffic.builder()).build();
+            set.get(setting).apply(SyntheticTraffic.builder().format(packets)).clock(wall).build();
+        });
+        SyntheticTraffic.EVENT_SETTINGS.forEach((setting, option) -> {
+            assertThatThrownBy(() -> set.get(setting).apply(SyntheticTraffic.builder()).build()).as(setting)
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(setting + " (" + option + ") applies to"
+                    + " format EVENTS only, not to format PACKETS (the default): leave it out");
+            assertThatThrownBy(() -> set.get(setting).apply(SyntheticTraffic.builder().format(packets)).build())
+                .as(setting).hasMessage(setting + " (" + option + ") applies to format EVENTS only, not to format"
+                    + " PACKETS: leave it out");
+            set.get(setting).apply(SyntheticTraffic.builder().format(events)).clock(wall).build();
+        });
+        SyntheticTraffic.EVENT_CLOCK_SETTINGS.forEach((setting, option) -> {
+            String refusal = setting + " (" + option + ") applies to clock EVENT only, not to clock WALL, which stamps"
+                + " each packet or event with the wall clock when generated: leave it out";
+            for (SyntheticTraffic.Format format : SyntheticTraffic.Format.values()) {
+                assertThatThrownBy(() -> set.get(setting).apply(SyntheticTraffic.builder().format(format).count(1)
+                    .clock(wall)).build()).as(setting + ", " + format).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage(refusal);
+                assertThatThrownBy(() -> set.get(setting).apply(SyntheticTraffic.builder().format(format).count(1))
+                    .clock(wall).build()).as(setting + ", set before the clock").hasMessage(refusal);
+                set.get(setting).apply(SyntheticTraffic.builder().format(format).count(1)).build();
+            }
+        });
+        // several at once: all named
+        assertThatThrownBy(() -> SyntheticTraffic.builder().format(events).batchSize(10).heavyHitterShare(0.1).build())
+            .hasMessage("batchSize (--batch-size), heavyHitterShare (--heavy-hitter) apply to format PACKETS only, not"
+                + " to format EVENTS: leave them out");
+        // nothing set: the defaults of the other format and clock are not refused
+        SyntheticTraffic.builder().format(events).clock(wall).build();
+        SyntheticTraffic.builder().format(packets).clock(wall).build();
     }
 
     /** A packet option with nothing to act on is refused naming what it needs; with it, it is taken. */
