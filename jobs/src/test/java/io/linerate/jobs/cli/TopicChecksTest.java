@@ -113,14 +113,9 @@ class TopicChecksTest {
   @Timeout(60)
   void aBrokerThatCannotBeReachedIsAWarning() throws Exception {
     int port = freePort();
-    CommandLine cl = Main.commandLine().getSubcommands().get("flow-meter");
-    StringWriter err = new StringWriter();
-    cl.setErr(new PrintWriter(err));
-    JobTopics topics = new JobTopics("127.0.0.1:" + port, "packets", "flows", "dead-letters");
-    assertThat(TopicChecks.allow(cl.getCommandSpec(), FlowMeterJob.builder().capacity(1_024).build(), topics, false,
-        NO_ANSWER_WAIT))
-        .as(err.toString()).isTrue();
-    assertThat(err.toString()).startsWith("warning: whether input topic 'packets' exists is not checked before the "
+    Run r = checkFlowMeterAgainst(port, false);
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.err()).startsWith("warning: whether input topic 'packets' exists is not checked before the "
         + "job runs: no answer from 127.0.0.1:" + port)
         .contains("warning: the configs of topic 'flows' (max.message.bytes, message.timestamp.*) are not checked")
         .doesNotContain("not submitted");
@@ -134,15 +129,24 @@ class TopicChecksTest {
   @Timeout(60)
   void aBrokerThatCannotBeReachedIsRefusedForAJobThatRunsHere() throws Exception {
     int port = freePort();
+    Run r = checkFlowMeterAgainst(port, true);
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).contains("flow-meter: the job is not submitted: the broker does not answer here (no "
+        + "answer from 127.0.0.1:" + port + " within PT1S), and the job would run in this JVM");
+  }
+
+  /**
+   * The flow-meter command's topic check against a broker on {@code port} of this host, waiting
+   * {@link #NO_ANSWER_WAIT}: exit code 0 if the job may be submitted, 1 if not, and the check's error output.
+   */
+  private static Run checkFlowMeterAgainst(int port, boolean jobRunsHere) {
     CommandLine cl = Main.commandLine().getSubcommands().get("flow-meter");
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err));
     JobTopics topics = new JobTopics("127.0.0.1:" + port, "packets", "flows", "dead-letters");
-    assertThat(TopicChecks.allow(cl.getCommandSpec(), FlowMeterJob.builder().capacity(1_024).build(), topics, true,
-        NO_ANSWER_WAIT))
-        .as(err.toString()).isFalse();
-    assertThat(err.toString()).contains("flow-meter: the job is not submitted: the broker does not answer here (no "
-        + "answer from 127.0.0.1:" + port + " within PT1S), and the job would run in this JVM");
+    boolean allowed = TopicChecks.allow(cl.getCommandSpec(), FlowMeterJob.builder().capacity(1_024).build(), topics,
+        jobRunsHere, NO_ANSWER_WAIT);
+    return new Run(allowed ? 0 : 1, err.toString());
   }
 
   /** A port nothing listens on: opened, then closed again. */
