@@ -178,8 +178,8 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--inject-after", paramLabel = "DURATION", defaultValue = "20s",
       converter = DurationConverter.class,
-      description = "Event time after which the heavy hitter starts; not with --pcap or --job dedup "
-          + "(default: ${DEFAULT-VALUE})")
+      description = "Event time after which the heavy hitter starts; not with --pcap, --job dedup or "
+          + "--heavy-hitter 0 (default: ${DEFAULT-VALUE})")
   void injectAfter(Duration value) {
     if (value.isNegative()) {
       throw new ParameterException(spec.commandLine(), "--inject-after must be >= 0s, got " + value);
@@ -239,7 +239,8 @@ public final class DemoCommand implements Callable<Integer> {
   /**
    * An option given for what the chosen job or traffic does not have is refused, naming it: --window and --top-k
    * shape the heavy-hitters job only; --heavy-hitter and --inject-after the synthetic packets only (not a --pcap
-   * replay, not the dedup demo's JSON events). Accepted and ignored, they would mislead.
+   * replay, not the dedup demo's JSON events); --inject-after a heavy hitter only (not --heavy-hitter 0). Accepted
+   * and ignored, they would mislead.
    */
   private void refuseOptionsNotUsed() {
     CommandLine.ParseResult given = spec.commandLine().getParseResult();
@@ -260,6 +261,10 @@ public final class DemoCommand implements Callable<Integer> {
             + (jobChoice == DemoJob.DEDUP ? "--job dedup (its traffic is JSON events)" : "a --pcap replay")
             + ": it shapes the synthetic packet traffic only; leave it out");
       }
+    }
+    if (given.hasMatchedOption("--inject-after") && heavyHitter == 0) {
+      throw new ParameterException(spec.commandLine(), "--inject-after does not apply to --heavy-hitter 0: it says"
+          + " when the heavy hitter starts, and there is none; leave it out or set --heavy-hitter above 0");
     }
   }
 
@@ -376,11 +381,13 @@ public final class DemoCommand implements Callable<Integer> {
           .tenants(DEDUP_TENANTS)
           .build();
     }
-    return traffic.format(SyntheticTraffic.Format.PACKETS)
+    traffic.format(SyntheticTraffic.Format.PACKETS)
         // a batch is sent when its last packet is due: about ten a second, so a low --rate still flows
         .batchSize(Math.max(1, Math.min(1000, rate / 10)))
-        .heavyHitterShare(heavyHitter)
-        .injectAfter(injectAfter)
-        .build();
+        .heavyHitterShare(heavyHitter);
+    if (heavyHitter > 0) { // the builder refuses a time to inject nothing (--heavy-hitter 0)
+      traffic.injectAfter(injectAfter);
+    }
+    return traffic.build();
   }
 }

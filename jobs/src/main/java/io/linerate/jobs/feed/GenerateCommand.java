@@ -240,15 +240,22 @@ public final class GenerateCommand implements Callable<Integer> {
                         .eventRate(eventRate);
             }
             if (chosen == SyntheticTraffic.Format.PACKETS) {
+                SyntheticTraffic.Attack chosenAttack =
+                        FeedCommands.choice(spec, "--attack", attack, SyntheticTraffic.Attack.class);
                 traffic.flows(flows)
                         .skew(skew)
                         .observationPoints(observationPoints)
                         .batchSize(batchSize)
                         .ipv6Share(ipv6Share)
                         .heavyHitterShare(heavyHitter)
-                        .attack(FeedCommands.choice(spec, "--attack", attack, SyntheticTraffic.Attack.class))
-                        .attackShare(attackShare)
-                        .injectAfter(injectAfter);
+                        .attack(chosenAttack);
+                // the share and the time only with what they act on (refused above when given without it)
+                if (chosenAttack != SyntheticTraffic.Attack.NONE) {
+                    traffic.attackShare(attackShare);
+                }
+                if (chosenAttack != SyntheticTraffic.Attack.NONE || heavyHitter > 0) {
+                    traffic.injectAfter(injectAfter);
+                }
             } else {
                 traffic.duplicateRatio(duplicateRatio)
                         .duplicateWindow(duplicateWindow)

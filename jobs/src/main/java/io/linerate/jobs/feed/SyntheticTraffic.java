@@ -242,7 +242,8 @@ public final class SyntheticTraffic implements Feeder {
      * Settings; every setter checks its value and names the command-line option in its error. A setting the chosen
      * format or clock would ignore, set explicitly, is refused by {@link #build()} (as {@code generate} refuses its
      * option), so set only what applies: the packet settings for packets, the event settings for events, start and
-     * event rate for the event clock.
+     * event rate for the event clock; an attack share only with an attack, an injection time only with a heavy
+     * hitter or an attack.
      */
     public static final class Builder {
         private Format format = Format.PACKETS;
@@ -424,7 +425,7 @@ public final class SyntheticTraffic implements Feeder {
 
         /**
          * {@code --attack-share}: share of packets of the attack when one is chosen (default 0.1). Packets
-         * only ({@link #build()} refuses it otherwise).
+         * only, and with an {@link #attack(Attack)} other than NONE ({@link #build()} refuses it otherwise).
          */
         public Builder attackShare(double value) {
             attackShare = share("--attack-share", value);
@@ -433,8 +434,9 @@ public final class SyntheticTraffic implements Feeder {
         }
 
         /**
-         * {@code --inject-after}: event time from the start at which the heavy hitter and the attack begin. Packets
-         * only ({@link #build()} refuses it otherwise).
+         * {@code --inject-after}: event time from the start at which the heavy hitter and the attack begin (default
+         * 0s). Packets only, and with a {@link #heavyHitterShare(double)} above 0 or an {@link #attack(Attack)}
+         * other than NONE ({@link #build()} refuses it otherwise).
          */
         public Builder injectAfter(Duration value) {
             if (value == null || value.isNegative()) {
@@ -523,7 +525,9 @@ public final class SyntheticTraffic implements Feeder {
          * default value) that the chosen format or clock ignores is refused, naming it and the format or clock: a
          * packet setting ({@link SyntheticTraffic#PACKET_SETTINGS}) with {@link Format#EVENTS}, an event
          * setting ({@link SyntheticTraffic#EVENT_SETTINGS}) with {@link Format#PACKETS}, {@link #start(long)} or
-         * {@link #eventRate(double)} with {@link Clock#WALL}.
+         * {@link #eventRate(double)} with {@link Clock#WALL}. So is, for packets, a setting given with nothing to act
+         * on, naming what it needs: {@link #attackShare(double)} with attack NONE, {@link #injectAfter(Duration)} with
+         * neither a heavy hitter (share 0) nor an attack.
          */
         public SyntheticTraffic build() {
             refuseIgnored(format == Format.PACKETS ? EVENT_SETTINGS : PACKET_SETTINGS,
@@ -533,6 +537,7 @@ public final class SyntheticTraffic implements Feeder {
                 refuseIgnored(EVENT_CLOCK_SETTINGS, "clock EVENT",
                         "clock WALL, which stamps each packet or event with the wall clock when generated");
             }
+            refuseNothingToActOn();
             if (attack != Attack.NONE && heavyHitterShare + attackShare > 1) {
                 throw new IllegalArgumentException("--heavy-hitter + --attack-share must be <= 1, got "
                         + heavyHitterShare + " + " + attackShare);
@@ -556,6 +561,26 @@ public final class SyntheticTraffic implements Feeder {
                         + java.time.Instant.ofEpochMilli(MAX_EVENT_TIME) + " (lower --count or raise --event-rate)");
             }
             return traffic;
+        }
+
+        /**
+         * Refuses, all named at once, the packet settings given that have nothing to act on: an attack share without
+         * an attack, an injection time with neither a heavy hitter nor an attack (generate refuses their options).
+         */
+        private void refuseNothingToActOn() {
+            java.util.List<String> refused = new java.util.ArrayList<>();
+            if (given.contains("attackShare") && attack == Attack.NONE) {
+                refused.add("attackShare (--attack-share) applies to an injected attack only, and attack (--attack) is"
+                        + " NONE: set attack SYN_FLOOD or PORT_SCAN, or leave attackShare out");
+            }
+            if (given.contains("injectAfter") && attack == Attack.NONE && heavyHitterShare == 0) {
+                refused.add("injectAfter (--inject-after) says when the heavy hitter and the attack begin, and there"
+                        + " is neither (heavyHitterShare (--heavy-hitter) 0, attack (--attack) NONE): set one, or"
+                        + " leave injectAfter out");
+            }
+            if (!refused.isEmpty()) {
+                throw new IllegalArgumentException(String.join("; ", refused));
+            }
         }
 
         /** Refuses the {@code settings} given, which apply to {@code appliesTo} only, not to {@code chosen}. */

@@ -146,6 +146,33 @@ class DemoOptionsTest {
     return ((DemoCommand) root.getSubcommands().get("demo").getCommand()).jobChoice();
   }
 
+  /**
+   * {@code --heavy-hitter 0} runs the synthetic packets without a heavy hitter (the feeder's description, which the
+   * demo prints as its traffic, names none), for both packet jobs; an {@code --inject-after} given with it, a time to
+   * start nothing, is refused naming both options. Before, the demo passed its --inject-after to the generator even
+   * with nothing to inject, which the generator's builder refuses.
+   */
+  @Test
+  void noHeavyHitterRunsWithoutOneAndRefusesAnInjectionTime() {
+    for (String job : new String[] {"heavy-hitters", "flow-meter"}) {
+      Run r = demo("--job", job, "--heavy-hitter", "0");
+      assertThat(r.exitCode()).as(job + "\n" + r.err()).isZero();
+      assertThat(r.started()).isOne();
+      DemoCommand parsed = new DemoCommand(d -> null);
+      new CommandLine(parsed).parseArgs("--job", job, "--heavy-hitter", "0");
+      assertThat(parsed.feeder().description()).startsWith("synthetic packets (").doesNotContain("heavy hitter");
+      DemoCommand heavy = new DemoCommand(d -> null);
+      new CommandLine(heavy).parseArgs("--job", job);
+      assertThat(heavy.feeder().description()).contains("heavy hitter 20.0%");
+
+      r = demo("--job", job, "--heavy-hitter", "0", "--inject-after", "5s");
+      assertThat(r.started()).as(job + " started the demo").isZero();
+      assertThat(r.exitCode()).as(job + "\n" + r.err()).isEqualTo(2);
+      assertThat(r.err().lines().findFirst().orElse("")).isEqualTo("--inject-after does not apply to --heavy-hitter"
+          + " 0: it says when the heavy hitter starts, and there is none; leave it out or set --heavy-hitter above 0");
+    }
+  }
+
   /** The messages about options the chosen job does not use name it as --job takes it. */
   @Test
   void refusalsNameTheJobAsTheCommandLineSpellsIt() {

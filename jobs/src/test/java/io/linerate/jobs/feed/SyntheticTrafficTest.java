@@ -455,8 +455,10 @@ class SyntheticTrafficTest {
                 .as(setting).isInstanceOf(IllegalArgumentException.class).hasMessage(refusal);
             assertThatThrownBy(() -> set.get(setting).apply(SyntheticTraffic.builder()).format(events).build())
                 .as(setting + ", set before the format").hasMessage(refusal);
-            set.get(setting).apply(SyntheticTraffic.builder()).build();
-            set.get(setting).apply(SyntheticTraffic.builder().format(packets)).clock(wall).build();
+            // with an attack, which attackShare and injectAfter need
+            set.get(setting).apply(SyntheticTraffic.builder()).attack(SyntheticTraffic.Attack.SYN_FLOOD).build();
+            set.get(setting).apply(SyntheticTraffic.builder().format(packets)).attack(SyntheticTraffic.Attack.SYN_FLOOD)
+                .clock(wall).build();
         });
         SyntheticTraffic.EVENT_SETTINGS.forEach((setting, option) -> {
             assertThatThrownBy(() -> set.get(setting).apply(SyntheticTraffic.builder()).build()).as(setting)
@@ -486,6 +488,39 @@ class SyntheticTrafficTest {
         // nothing set: the defaults of the other format and clock are not refused
         SyntheticTraffic.builder().format(events).clock(wall).build();
         SyntheticTraffic.builder().format(packets).clock(wall).build();
+    }
+
+    /**
+     * The builder, as generate, refuses an attackShare given without an attack and an injectAfter given with neither
+     * a heavy hitter nor an attack, naming the setting, its option and what it needs, both at once and whatever the
+     * order of the calls; not given, their defaults are never refused; with what they act on, they are taken.
+     */
+    @Test
+    void theBuilderRefusesAnAttackShareWithoutAttackAndAnInjectionTimeWithNothingToInject() {
+        String attackShare = "attackShare (--attack-share) applies to an injected attack only, and attack (--attack)"
+            + " is NONE: set attack SYN_FLOOD or PORT_SCAN, or leave attackShare out";
+        String injectAfter = "injectAfter (--inject-after) says when the heavy hitter and the attack begin, and there"
+            + " is neither (heavyHitterShare (--heavy-hitter) 0, attack (--attack) NONE): set one, or leave injectAfter"
+            + " out";
+        java.time.Duration second = java.time.Duration.ofSeconds(1);
+        assertThatThrownBy(() -> SyntheticTraffic.builder().attackShare(0.3).build())
+            .isInstanceOf(IllegalArgumentException.class).hasMessage(attackShare);
+        assertThatThrownBy(() -> SyntheticTraffic.builder().attackShare(0.1).attack(SyntheticTraffic.Attack.NONE)
+            .heavyHitterShare(0.2).build()).as("the default share, attack NONE given").hasMessage(attackShare);
+        assertThatThrownBy(() -> SyntheticTraffic.builder().injectAfter(second).build())
+            .isInstanceOf(IllegalArgumentException.class).hasMessage(injectAfter);
+        assertThatThrownBy(() -> SyntheticTraffic.builder().heavyHitterShare(0).injectAfter(java.time.Duration.ZERO)
+            .clock(SyntheticTraffic.Clock.WALL).build()).as("the default time, heavy hitter 0 given")
+            .hasMessage(injectAfter);
+        assertThatThrownBy(() -> SyntheticTraffic.builder().injectAfter(second).attackShare(0.5).build())
+            .as("both").hasMessage(attackShare + "; " + injectAfter);
+        // with what they act on, taken; an attack set after them counts as well
+        SyntheticTraffic.builder().attackShare(0.3).injectAfter(second).attack(SyntheticTraffic.Attack.PORT_SCAN).build();
+        SyntheticTraffic.builder().injectAfter(second).heavyHitterShare(0.2).build();
+        SyntheticTraffic.builder().heavyHitterShare(0.2).attack(SyntheticTraffic.Attack.NONE).injectAfter(second).build();
+        // not given: their defaults are not refused
+        SyntheticTraffic.builder().build();
+        SyntheticTraffic.builder().heavyHitterShare(0).attack(SyntheticTraffic.Attack.NONE).build();
     }
 
     /** A packet option with nothing to act on is refused naming what it needs; with it, it is taken. */
