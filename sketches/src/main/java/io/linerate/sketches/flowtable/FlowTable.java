@@ -98,7 +98,6 @@ public final class FlowTable {
     private long summaryFailures;
 
     private FlowTable(Builder b) {
-        this.capacity = b.capacity;
         this.hasher = ItemHasher.seeded(b.seed);
         this.format = b.keyFormat;
         this.keyLongs = format.keyLongs();
@@ -110,12 +109,13 @@ public final class FlowTable {
         this.policy = b.overflowPolicy;
         this.exporter = b.exporter;
         TableLayout layout = b.layout();
+        this.capacity = b.capacity(layout);
         // every size is checked before anything is allocated (the summary and slot states come first)
         MultilevelTable.check(layout, b.scheme);
         // the image limit (2^31 − 9 bytes, 8 per long) keeps the entry array far below a Java array's length too
-        checkImageFits(b.capacity, b.buckets, layout, b.keyFormat, b.userSlots);
+        checkImageFits(capacity, b.buckets, layout, b.keyFormat, b.userSlots);
         long longs = ((long) layout.tableSlots() + layout.stashCapacity() + 1) * stride;
-        this.summary = b.summary ? new TypeSummary(layout, b.capacity, b.seed) : null;
+        this.summary = b.summary ? new TypeSummary(layout, capacity, b.seed) : null;
         this.table = new MultilevelTable(layout, b.scheme, occupants(), summary);
         this.entries = new long[(int) longs];
         this.stashHashes = new long[layout.stashCapacity()];
@@ -192,7 +192,7 @@ public final class FlowTable {
         return new FlowTable(this);
     }
 
-    /** A builder; {@link Builder#capacity} is the one required setting. */
+    /** A builder; {@link Builder#capacity} is the one required setting, unless {@link Builder#buckets} are given. */
     public static Builder builder() {
         return new Builder();
     }
@@ -1023,7 +1023,10 @@ public final class FlowTable {
         return table.size() - table.lazilyDeleted();
     }
 
-    /** The flow count the table was sized for (n of α<sub>i</sub>·n). */
+    /**
+     * The flow count the table was sized for (n of α<sub>i</sub>·n); for a table built from explicit
+     * {@link Builder#buckets} without a capacity, its sub-tables' slots.
+     */
     public long capacity() {
         return capacity;
     }
@@ -1875,7 +1878,10 @@ public final class FlowTable {
 
     // ---------------------------------------------------------------- builder
 
-    /** Settings of a {@link FlowTable}; every one has a default except {@link #capacity}. */
+    /**
+     * Settings of a {@link FlowTable}; every one has a default except {@link #capacity}, which explicit
+     * {@link #buckets} make optional.
+     */
     public static final class Builder {
         long capacity;
         InsertionScheme scheme = InsertionScheme.SECOND_CHANCE;
@@ -1897,7 +1903,11 @@ public final class FlowTable {
         Builder() {
         }
 
-        /** The number of flows n the sub-tables are sized for (α<sub>i</sub>·n buckets each). Required. */
+        /**
+         * The number of flows n the sub-tables are sized for (α<sub>i</sub>·n buckets each). Required unless
+         * {@link #buckets} give the sub-tables' sizes; then it sizes only the {@link #summary} (for at most the
+         * sub-tables' slots, which is also what it is when not set).
+         */
         public Builder capacity(long flows) {
             if (flows < 1 || flows > TableLayout.MAX_SLOTS) {
                 throw new IllegalArgumentException("capacity must be in [1, " + TableLayout.MAX_SLOTS + "] flows, got "
@@ -1941,7 +1951,9 @@ public final class FlowTable {
 
         /**
          * Explicit bucket counts per sub-table (e.g. 40000, 10000, 5000, 2500, 2500) instead of capacity × α; the
-         * number of sub-tables is their count. Not with {@link #alphas}: {@link #build()} fails naming both.
+         * number of sub-tables is their count. Not with {@link #alphas}: {@link #build()} fails naming both. No
+         * {@link #capacity} is needed then: without one, the table's capacity is its sub-tables' slots (buckets ×
+         * the scheme's bucket capacity, stash not counted), the most flows the summary's filters can ever hold.
          */
         public Builder buckets(int... buckets) {
             this.buckets = buckets.clone();
@@ -2030,12 +2042,10 @@ public final class FlowTable {
 
         /** The shape the table would have, without building it ({@link FlowTable#plan()} of the table built). */
         public Plan plan() {
-            if (capacity == 0) {
-                throw new IllegalArgumentException("capacity (flows) must be set");
-            }
             TableLayout layout = layout();
-            checkImageFits(capacity, buckets, layout, keyFormat, userSlots);
-            return new Plan(scheme, layout, keyFormat, userSlots, capacity, seed);
+            long flows = capacity(layout);
+            checkImageFits(flows, buckets, layout, keyFormat, userSlots);
+            return new Plan(scheme, layout, keyFormat, userSlots, flows, seed);
         }
 
         /**
@@ -2043,12 +2053,15 @@ public final class FlowTable {
          * {@link #build} and {@link #plan} refuse a table for which this exceeds {@link ImageWriter#MAX_IMAGE_BYTES}.
          */
         public long fullImageBytes() {
-            if (capacity == 0) {
-                throw new IllegalArgumentException("capacity (flows) must be set");
-            }
             return FlowTable.fullImageBytes(layout(), keyFormat, userSlots);
         }
 
+        /** The capacity set, or with explicit buckets and none set, the sub-tables' slots. */
+        long capacity(TableLayout layout) {
+            return capacity != 0 ? capacity : layout.tableSlots();
+        }
+
+        /** Checks the settings first, then that a capacity is set where no explicit buckets size the sub-tables. */
         TableLayout layout() {
             if (alphas != null && buckets != null) {
                 throw new IllegalArgumentException("set either alphas(..) or buckets(..), not both: each gives every"
@@ -2064,14 +2077,15 @@ public final class FlowTable {
             if (buckets != null) {
                 return TableLayout.of(scheme.bucketCapacity(), stashCapacity, buckets);
             }
+            if (capacity == 0) {
+                throw new IllegalArgumentException("capacity (flows) must be set: it sizes the sub-tables (or give"
+                        + " their bucket counts with buckets(..))");
+            }
             double[] a = alphas != null ? alphas : scheme.defaultAlphas(levels);
             return TableLayout.forItems(capacity, scheme, a, stashCapacity);
         }
 
         public FlowTable build() {
-            if (capacity == 0) {
-                throw new IllegalArgumentException("capacity (flows) must be set");
-            }
             return new FlowTable(this);
         }
     }

@@ -171,7 +171,8 @@ class FlowTableTest {
                     .userSlots(2);
             assertThat(b.plan()).as(scheme.name()).isEqualTo(b.build().plan());
         }
-        assertThatThrownBy(() -> FlowTable.builder().plan()).hasMessage("capacity (flows) must be set");
+        assertThatThrownBy(() -> FlowTable.builder().plan()).hasMessage("capacity (flows) must be set: it sizes the"
+                + " sub-tables (or give their bucket counts with buckets(..))");
     }
 
     private FlowTable.Builder twoSlots(OverflowPolicy policy) {

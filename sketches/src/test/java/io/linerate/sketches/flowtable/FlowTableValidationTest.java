@@ -47,6 +47,44 @@ class FlowTableValidationTest {
         rejects(() -> FlowTable.builder().capacity(MAX).build(), "slots", "limit is " + MAX);
     }
 
+    /**
+     * With explicit buckets, capacity sizes nothing but the summary, whose filters are never sized for more flows
+     * than the sub-tables' slots: without a capacity the table takes those slots as its capacity, so it is the table
+     * a capacity of that many flows (or more) gives. Without buckets, capacity sizes the sub-tables and stays required,
+     * and alphas or levels with buckets are still refused.
+     */
+    @Test
+    void bucketsNeedNoCapacity() {
+        FlowTable.Builder noCapacity = FlowTable.builder().scheme(InsertionScheme.STANDARD_2).buckets(40, 30, 20, 10)
+                .summary(true).keyFormat(FlowKeyFormat.IPV4_ONLY).seed(5);
+        FlowTable t = noCapacity.build();
+        assertThat(t.capacity()).isEqualTo(200);
+        assertThat(noCapacity.plan()).isEqualTo(t.plan());
+        assertThat(noCapacity.fullImageBytes()).isEqualTo(t.plan().fullImageBytes());
+        for (long capacity : new long[] {200, MAX}) {
+            FlowTable.Builder explicit = FlowTable.builder().scheme(InsertionScheme.STANDARD_2).buckets(40, 30, 20, 10)
+                    .summary(true).keyFormat(FlowKeyFormat.IPV4_ONLY).seed(5).capacity(capacity);
+            assertThat(t.memoryBytes()).isEqualTo(explicit.build().memoryBytes());
+        }
+        t.updateIpv4(1, 2, 3, 4, 6, 0, 100, 1);
+        byte[] image = t.toByteArray();
+        FlowTable back = FlowTable.fromByteArray(image, null);
+        assertThat(back.capacity()).isEqualTo(200);
+        assertThat(back.toByteArray()).isEqualTo(image);
+        // without a summary too, and with a stash, which the capacity does not count
+        assertThat(FlowTable.builder().scheme(InsertionScheme.STANDARD).buckets(8, 4).build().capacity()).isEqualTo(12);
+
+        String required = "capacity (flows) must be set: it sizes the sub-tables (or give their bucket counts with"
+                + " buckets(..))";
+        assertThatThrownBy(() -> FlowTable.builder().build()).hasMessage(required);
+        assertThatThrownBy(() -> FlowTable.builder().alphas(0.5, 0.3).build()).hasMessage(required);
+        assertThatThrownBy(() -> FlowTable.builder().levels(3).plan()).hasMessage(required);
+        assertThatThrownBy(() -> FlowTable.builder().fullImageBytes()).hasMessage(required);
+        rejects(() -> FlowTable.builder().alphas(0.5, 0.3).buckets(10, 5).build(), "set either alphas(..) or"
+                + " buckets(..), not both");
+        rejects(() -> FlowTable.builder().buckets(10, 5).levels(3).build(), "levels 3", "2 sub-tables", "buckets");
+    }
+
     @Test
     void levelsAlphasAndBucketsOutOfRange() {
         for (int bad : new int[] {0, -1, 17, Integer.MAX_VALUE}) {
