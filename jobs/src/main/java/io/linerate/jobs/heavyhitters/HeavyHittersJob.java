@@ -506,7 +506,8 @@ public final class HeavyHittersJob implements JobLauncher {
 
     /**
      * Alert when an item reaches {@code fraction} of the (sub-)window's weight so far, once that weight is ≥
-     * {@code minWindowWeight}; fraction 0: off (default).
+     * {@code minWindowWeight}; fraction 0: off (default). With fraction 0 the minimum would be ignored, so
+     * {@link #build()} refuses any other than {@link #DEFAULT_ALERT_MIN_WINDOW_WEIGHT}, naming both settings.
      */
     public Builder alertAtFraction(double fraction, long minWindowWeight) {
       this.alertFraction = fraction;
@@ -562,6 +563,12 @@ public final class HeavyHittersJob implements JobLauncher {
       }
       if (alertMinWindowWeight < 0) {
         throw new IllegalArgumentException("alertMinWindowWeight must be >= 0, got " + alertMinWindowWeight);
+      }
+      if (alertFraction == 0 && alertMinWindowWeight != DEFAULT_ALERT_MIN_WINDOW_WEIGHT) {
+        throw new IllegalArgumentException("alertMinWindowWeight applies to fraction alerts only (alertFraction), which"
+            + " are off: set an alertFraction in (0, 1] or leave alertMinWindowWeight at its default "
+            + DEFAULT_ALERT_MIN_WINDOW_WEIGHT + " (got alertFraction " + alertFraction + " and alertMinWindowWeight "
+            + alertMinWindowWeight + ")");
       }
       if (capacity < 0) {
         throw new IllegalArgumentException("capacity must be >= 0 (0: default), got " + capacity);
