@@ -21,6 +21,8 @@ import java.util.stream.StreamSupport;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.JobManagerOptions;
@@ -40,7 +42,8 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 /**
  * A Flink cluster in this JVM (Flink's {@link MiniCluster}: one JobManager, one TaskManager with {@code slots}
  * task slots) for the demo: REST API and web UI on a free port of 127.0.0.1, every other socket on loopback, and
- * its working files (blobs, the RPC system's jar, RocksDB's files, the web UI's files) in one temporary folder.
+ * its working files (blobs, the RPC system's jar, RocksDB's files in {@code rocksdb/}, the web UI's files) in one
+ * temporary folder.
  * {@link #close()} cancels what still runs, shuts the cluster down and deletes that folder.
  *
  * <pre>{@code
@@ -55,6 +58,18 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 public final class LocalFlink implements AutoCloseable {
 
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * {@code state.backend.rocksdb.localdir} (flink-statebackend-rocksdb's {@code RocksDBOptions.LOCAL_DIRECTORIES},
+   * named here so that this class loads without that jar): where RocksDB's instances live, {@code rocksdb/} in the
+   * cluster's folder. Flink's default, the TaskManager's working directory, adds
+   * {@code minicluster_<32 hex digits>/tm_0/tmp/} (56 characters) to an instance path that is some 140 characters
+   * long already ({@code job_<id>_op_<operator>_<id>__<subtask>__uuid_<uuid>/db}); past 251 characters Flink warns
+   * "RocksDB instance path length exceeds limit" at every start of a keyed operator, seen with a
+   * {@code java.io.tmpdir} as long as macOS's ({@code /var/folders/xx/.../T/}, about 50 characters).
+   */
+  static final ConfigOption<String> ROCKSDB_LOCAL_DIR =
+      ConfigOptions.key("state.backend.rocksdb.localdir").stringType().noDefaultValue();
 
   private final MiniCluster cluster;
   private final Path folder;
@@ -300,6 +315,7 @@ public final class LocalFlink implements AutoCloseable {
       conf.set(TaskManagerOptions.BIND_HOST, loopback);
       conf.set(CoreOptions.TMP_DIRS, folder.toString());
       conf.set(WebOptions.TMP_DIR, folder.resolve("web").toString());
+      conf.set(ROCKSDB_LOCAL_DIR, folder.resolve("rocksdb").toString());
       MiniClusterConfiguration config = new MiniClusterConfiguration.Builder()
           .setConfiguration(conf)
           .setNumTaskManagers(1)

@@ -100,6 +100,55 @@ class LocalFlinkTest {
     assertThat(left.stream().map(Thread::getName).collect(Collectors.toList())).isEmpty();
   }
 
+  /**
+   * With the RocksDB state backend the instances live in the cluster's folder, {@code rocksdb/}, not in the
+   * TaskManager's working directory ({@code minicluster_<32 hex digits>/tm_0/tmp/}, 56 characters more, which
+   * took Flink's instance paths past its limit of 251 characters with a {@code java.io.tmpdir} as long as macOS's).
+   * Why this can fail: the RocksDB directory not set, or not where the folder is.
+   */
+  @Test
+  void keepsRocksDbInstancesInTheRocksdbFolder() throws Exception {
+    Configuration rocksdb = new Configuration();
+    rocksdb.set(org.apache.flink.configuration.StateBackendOptions.STATE_BACKEND, "rocksdb");
+    try (LocalFlink flink = LocalFlink.builder().slots(1).configuration(rocksdb).progress(line -> { }).start()) {
+      StreamExecutionEnvironment env = new StreamExecutionEnvironment(new Configuration());
+      env.fromSequence(1, Long.MAX_VALUE).keyBy(v -> v % 4).map(new CountPerKey()).sinkTo(new DiscardingSink<>());
+      JobID job = flink.submit(env, "keyed");
+      flink.awaitStatus(job, JobStatus.RUNNING, Duration.ofSeconds(60));
+      String prefix = "job_" + job + "_op_";
+      List<Path> instances = new ArrayList<>();
+      awaitCondition(() -> {
+        instances.clear();
+        try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(flink.folder(), 5)) {
+          paths.filter(p -> p.getFileName().toString().startsWith(prefix)).forEach(instances::add);
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+          return false; // a folder went away while walked: look again
+        }
+        return !instances.isEmpty();
+      }, "a RocksDB instance of job " + job);
+      assertThat(instances).allSatisfy(p -> assertThat(p.getParent()).isEqualTo(flink.folder().resolve("rocksdb")));
+      flink.cancel(job, Duration.ofSeconds(60));
+    }
+  }
+
+  /** A count per key in keyed state: the operator has a keyed state backend. */
+  static final class CountPerKey extends org.apache.flink.api.common.functions.RichMapFunction<Long, Long> {
+    private transient org.apache.flink.api.common.state.ValueState<Long> count;
+
+    @Override
+    public void open(org.apache.flink.api.common.functions.OpenContext context) {
+      count = getRuntimeContext().getState(
+          new org.apache.flink.api.common.state.ValueStateDescriptor<>("count", Long.class));
+    }
+
+    @Override
+    public Long map(Long value) throws java.io.IOException {
+      long next = count.value() == null ? 1 : count.value() + 1;
+      count.update(next);
+      return next;
+    }
+  }
+
   /** Waits up to 60 s for {@code condition}. */
   private static void awaitCondition(java.util.function.BooleanSupplier condition, String what)
       throws InterruptedException {
