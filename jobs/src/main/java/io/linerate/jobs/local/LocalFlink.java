@@ -29,6 +29,7 @@ import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsCounts;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
@@ -149,9 +150,15 @@ public final class LocalFlink implements AutoCloseable {
 
   /** Completed checkpoints of the job so far (0 if none or the job is unknown). */
   public long completedCheckpoints(JobID job) {
+    CheckpointStatsCounts counts = checkpointCounts(job);
+    return counts == null ? 0 : counts.getNumberOfCompletedCheckpoints();
+  }
+
+  /** The job's checkpoint counts (completed, failed, in progress), or null if it has no checkpoint statistics. */
+  CheckpointStatsCounts checkpointCounts(JobID job) {
     AccessExecutionGraph graph = get(cluster.getExecutionGraph(job), Duration.ofSeconds(10), "read job " + job);
     CheckpointStatsSnapshot stats = graph.getCheckpointStatsSnapshot();
-    return stats == null ? 0 : stats.getCounts().getNumberOfCompletedCheckpoints();
+    return stats == null ? null : stats.getCounts();
   }
 
   /** Waits for the job to end (bounded jobs) and returns its result. */
@@ -172,6 +179,39 @@ public final class LocalFlink implements AutoCloseable {
       }
     }
     return awaitResult(job, timeout).getApplicationStatus().deriveJobStatus();
+  }
+
+  /**
+   * {@link #cancel}, once none of the job's checkpoints is in progress: waits for that at most
+   * {@code checkpointWait} (or until interrupted), then cancels the job either way. A cancel aborts a checkpoint in
+   * progress, which Flink reports as a failed checkpoint (a warning of its {@code CheckpointFailureManager} with the
+   * stack trace of "Checkpoint Coordinator is suspending"); waiting lets it complete instead, and commit the output
+   * of the transactions it ends. Flink may still trigger the job's next checkpoint in the milliseconds between the
+   * last check and the cancel, so this makes such an abort unlikely, not impossible.
+   */
+  public JobStatus cancelBetweenCheckpoints(JobID job, Duration checkpointWait, Duration timeout) {
+    ensureOpen();
+    boolean interrupted = false;
+    long deadline = System.nanoTime() + checkpointWait.toNanos();
+    while (!status(job).isGloballyTerminalState()) {
+      CheckpointStatsCounts counts = checkpointCounts(job);
+      if (counts == null || counts.getNumberOfInProgressCheckpoints() == 0 || System.nanoTime() - deadline >= 0) {
+        break;
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        interrupted = true; // stop waiting; the job is cancelled all the same
+        break;
+      }
+    }
+    try {
+      return cancel(job, timeout);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /**

@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsCounts;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -101,6 +102,32 @@ class LocalFlinkTest {
   }
 
   /**
+   * Cancelling between checkpoints: the checkpoint in progress (each takes 1 s here, every 2 s) completes first, and
+   * none is aborted, so Flink reports no failed checkpoint (a plain cancel aborts it: 1 failed). Why this can fail:
+   * a cancel that does not wait for the checkpoint in progress.
+   */
+  @Test
+  void cancelsBetweenCheckpointsSoThatNoneIsAborted() throws Exception {
+    Configuration checkpointing = new Configuration();
+    checkpointing.set(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL,
+        Duration.ofSeconds(2));
+    try (LocalFlink flink = LocalFlink.builder().slots(1).progress(line -> { }).start()) {
+      StreamExecutionEnvironment env = new StreamExecutionEnvironment(checkpointing);
+      env.fromSequence(1, Long.MAX_VALUE).map(new SlowSnapshot()).sinkTo(new DiscardingSink<>());
+      JobID job = flink.submit(env, "slow checkpoints");
+      flink.awaitStatus(job, JobStatus.RUNNING, Duration.ofSeconds(60));
+      awaitCondition(() -> flink.checkpointCounts(job) != null
+          && flink.checkpointCounts(job).getNumberOfInProgressCheckpoints() > 0, "a checkpoint in progress");
+
+      assertThat(flink.cancelBetweenCheckpoints(job, Duration.ofSeconds(30), Duration.ofSeconds(60)))
+          .isEqualTo(JobStatus.CANCELED);
+      CheckpointStatsCounts counts = flink.checkpointCounts(job);
+      assertThat(counts.getNumberOfFailedCheckpoints()).as("aborted checkpoints").isZero();
+      assertThat(counts.getNumberOfCompletedCheckpoints()).isGreaterThanOrEqualTo(1);
+    }
+  }
+
+  /**
    * With the RocksDB state backend the instances live in the cluster's folder, {@code rocksdb/}, not in the
    * TaskManager's working directory ({@code minicluster_<32 hex digits>/tm_0/tmp/}, 56 characters more, which
    * took Flink's instance paths past its limit of 251 characters with a {@code java.io.tmpdir} as long as macOS's).
@@ -128,6 +155,25 @@ class LocalFlinkTest {
       }, "a RocksDB instance of job " + job);
       assertThat(instances).allSatisfy(p -> assertThat(p.getParent()).isEqualTo(flink.folder().resolve("rocksdb")));
       flink.cancel(job, Duration.ofSeconds(60));
+    }
+  }
+
+  /** Passes its input on; each snapshot takes 1 s. */
+  static final class SlowSnapshot implements org.apache.flink.api.common.functions.MapFunction<Long, Long>,
+      org.apache.flink.streaming.api.checkpoint.CheckpointedFunction {
+    @Override
+    public Long map(Long value) {
+      return value;
+    }
+
+    @Override
+    public void snapshotState(org.apache.flink.runtime.state.FunctionSnapshotContext context)
+        throws InterruptedException {
+      Thread.sleep(1_000);
+    }
+
+    @Override
+    public void initializeState(org.apache.flink.runtime.state.FunctionInitializationContext context) {
     }
   }
 
