@@ -34,6 +34,12 @@ import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.coordinator.group.GroupCoordinatorConfig;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.AppInfoParser;
 import org.apache.kafka.common.utils.Exit;
@@ -71,6 +77,12 @@ public final class EmbeddedKafka implements KafkaBroker {
   private static final String CONTROLLER_LISTENER = "CONTROLLER";
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The broker's consumer offsets topic, created by {@link #startGroupCoordinator(Duration)}. */
+  public static final String OFFSETS_TOPIC = "__consumer_offsets";
+
+  /** The group {@link #startGroupCoordinator(Duration)} asks the offsets of (none: no group is created). */
+  static final String COORDINATOR_PROBE_GROUP = "linerate-embedded-kafka-probe";
 
   /** The running server; {@code null} while stopped by {@link #restart} or after a failed restart. */
   private volatile KafkaRaftServer server;
@@ -162,6 +174,74 @@ public final class EmbeddedKafka implements KafkaBroker {
   public synchronized void createTopics(int partitions, String... names) {
     ensureOpen();
     TopicCreation.create(admin(), REQUEST_TIMEOUT, partitions, names);
+  }
+
+  /**
+   * Creates the broker's consumer offsets topic ({@value #OFFSETS_TOPIC}) and waits for its group coordinator,
+   * rather than let the first request for a group coordinator have the broker create it, and returns how long that
+   * took (about 0.25 s). The broker creates the topic when a request for a coordinator finds it missing; another such
+   * request after the creation ended but before the broker's metadata holds the topic (the job's second reader at
+   * parallelism 2, or a client's retry: the admin client asks again at once, 16 to 24 times during one creation)
+   * has it create the topic again, and it logs {@code WARN DefaultAutoTopicCreationManager: Auto topic creation
+   * failed for __consumer_offsets with error 'TOPIC_ALREADY_EXISTS'}. Here the admin client creates the topic as
+   * the broker would ({@link #offsetsTopic()}), waits until the broker serves it, and only then asks for the
+   * offsets of an unused group ({@value #COORDINATOR_PROBE_GROUP}: no group is created) until the coordinator
+   * answers. Not part of {@link #start()}: most users of the broker have at most one group client at a time.
+   *
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   * @throws IllegalStateException if the topic cannot be created, or the coordinator does not answer, within
+   *     {@code timeout} (the message says which), or the broker is closed
+   */
+  public synchronized Duration startGroupCoordinator(Duration timeout) {
+    if (timeout.isNegative() || timeout.isZero() || timeout.toMillis() > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("timeout must be > 0 and at most " + Integer.MAX_VALUE + " ms, got " + timeout);
+    }
+    ensureOpen();
+    long begin = System.nanoTime();
+    long deadline = begin + timeout.toNanos();
+    ListTopicsOptions internal = new ListTopicsOptions().listInternal(true);
+    try {
+      if (!admin().listTopics(internal).names().get(timeout.toMillis(), TimeUnit.MILLISECONDS).contains(OFFSETS_TOPIC)) {
+        try {
+          admin().createTopics(List.of(offsetsTopic())).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof TopicExistsException)) { // else a client's request had it created meanwhile
+            throw e;
+          }
+        }
+        // a request for a coordinator before the broker's metadata holds the topic would have it created again
+        TopicCreation.awaitLeaders(admin(), timeout, List.of(OFFSETS_TOPIC));
+      }
+      // the broker knows the topic: this waits for the coordinator to load, without creating the topic again
+      long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+      admin().listConsumerGroupOffsets(COORDINATOR_PROBE_GROUP,
+              new ListConsumerGroupOffsetsOptions().timeoutMs((int) left))
+          .partitionsToOffsetAndMetadata().get(left, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      throw new IllegalStateException("the group coordinator of the embedded Kafka broker on " + bootstrapServers()
+          + " did not start within " + timeout + ": " + cause, cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while starting the group coordinator of the embedded Kafka broker on "
+          + bootstrapServers(), e);
+    }
+    return Duration.ofNanos(System.nanoTime() - begin);
+  }
+
+  /**
+   * {@value #OFFSETS_TOPIC} as the broker creates it on a request for a coordinator (Kafka 4.2's
+   * {@code DefaultAutoTopicCreationManager} with {@code GroupCoordinatorService.groupMetadataTopicConfigs}): the
+   * configured partitions and replication factor, compacted, the producer's compression, the configured segment size.
+   * {@code EmbeddedKafkaLifecycleTest} compares it with the topic the broker creates itself.
+   */
+  private NewTopic offsetsTopic() {
+    GroupCoordinatorConfig group = config.groupCoordinatorConfig();
+    return new NewTopic(OFFSETS_TOPIC, group.offsetsTopicPartitions(), group.offsetsTopicReplicationFactor())
+        .configs(Map.of(
+            TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
+            TopicConfig.COMPRESSION_TYPE_CONFIG, "producer",
+            TopicConfig.SEGMENT_BYTES_CONFIG, Integer.toString(group.offsetsTopicSegmentBytes())));
   }
 
 

@@ -26,7 +26,9 @@ import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * The demo's orchestration: starts an {@link EmbeddedKafka} broker, creates the job's topics, starts a
+ * The demo's orchestration: starts an {@link EmbeddedKafka} broker, creates the job's topics and the broker's
+ * consumer offsets topic (before the job's readers have the broker create it, which made it log a
+ * {@code TOPIC_ALREADY_EXISTS} warning: {@link EmbeddedKafka#startGroupCoordinator}), starts a
  * {@link LocalFlink} cluster, submits the {@link JobLauncher}'s job, starts the {@link Feeder} on a thread of its
  * own, prints progress, and after {@code duration} (or on Ctrl-C: a shutdown hook) stops the feeder, lets the job
  * {@linkplain JobLauncher#drain drain}, cancels it (between two of its checkpoints: {@link #CHECKPOINT_WAIT}), and
@@ -57,6 +59,12 @@ public final class Demo {
    * ({@link LocalFlink#cancelBetweenCheckpoints}); one of the demo's takes well under a second.
    */
   static final Duration CHECKPOINT_WAIT = Duration.ofSeconds(5);
+
+  /**
+   * How long the start waits for the broker's group coordinator ({@link EmbeddedKafka#startGroupCoordinator}); it
+   * takes well under a second.
+   */
+  static final Duration COORDINATOR_TIMEOUT = Duration.ofSeconds(30);
 
   private final JobLauncher job;
   private final Feeder feeder;
@@ -210,7 +218,10 @@ public final class Demo {
     started.push(kafka);
     JobTopics topics = new JobTopics(kafka.bootstrapServers(), INPUT_TOPIC, OUTPUT_TOPIC, DEAD_LETTER_TOPIC);
     kafka.createTopics(partitions, topics.names().toArray(new String[0]));
-    out.printf(Locale.ROOT, "topics %s created (%d partitions each)%n", String.join(", ", topics.names()), partitions);
+    // before the job's readers: their first offset commits had the broker create the offsets topic, racing
+    Duration coordinatorStart = kafka.startGroupCoordinator(COORDINATOR_TIMEOUT);
+    out.printf(Locale.ROOT, "topics %s created (%d partitions each), group coordinator started in %.1f s%n",
+        String.join(", ", topics.names()), partitions, coordinatorStart.toNanos() / 1e9);
     if (stopping()) {
       return new Result(0, JobStatus.CREATED, false, true, null);
     }

@@ -8,12 +8,18 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -80,6 +86,39 @@ class EmbeddedKafkaLifecycleTest {
     assertThatThrownBy(() -> kafka.createTopic("late", 1)).hasMessageContaining("is closed");
   }
 
+  /**
+   * {@code startGroupCoordinator} creates the consumer offsets topic, which the broker's start does not (every test
+   * starts a broker: it stays as fast as it was), creates no consumer group, and refuses a closed broker.
+   */
+  @Test
+  void startGroupCoordinatorCreatesTheOffsetsTopicThatTheStartDoesNot() throws Exception {
+    EmbeddedKafka kafka = EmbeddedKafka.builder().start();
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+      ListTopicsOptions internal = new ListTopicsOptions().listInternal(true);
+      assertThat(admin.listTopics(internal).names().get()).doesNotContain(EmbeddedKafka.OFFSETS_TOPIC);
+
+      Duration took = kafka.startGroupCoordinator(Duration.ofSeconds(30));
+      System.out.println("group coordinator started in " + took.toMillis() + " ms");
+
+      assertThat(admin.listTopics(internal).names().get()).contains(EmbeddedKafka.OFFSETS_TOPIC);
+      assertThat(admin.listGroups().all().get()).as("groups").isEmpty();
+      assertThat(kafka.startGroupCoordinator(Duration.ofSeconds(30))).as("again, once started")
+          .isLessThan(Duration.ofSeconds(5));
+      assertThatThrownBy(() -> kafka.startGroupCoordinator(Duration.ZERO))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeout must be > 0");
+      // the topic as the broker creates it on a request for a coordinator (another broker): same partitions and
+      // topic configs, so that the two ways cannot drift apart with a new Kafka version
+      try (EmbeddedKafka other = EmbeddedKafka.builder().start();
+           Admin otherAdmin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, other.bootstrapServers()))) {
+        otherAdmin.listConsumerGroupOffsets("auto-create").partitionsToOffsetAndMetadata().get();
+        assertThat(offsetsTopicLayout(admin)).isEqualTo(offsetsTopicLayout(otherAdmin)).contains("cleanup.policy=compact");
+      }
+    } finally {
+      kafka.close();
+    }
+    assertThatThrownBy(() -> kafka.startGroupCoordinator(Duration.ofSeconds(1))).hasMessageContaining("is closed");
+  }
+
   @Test
   void startsAgainOnNewPortsWhenAChosenPortWasTaken() throws Exception {
     Set<Thread> before = Thread.getAllStackTraces().keySet();
@@ -130,6 +169,18 @@ class EmbeddedKafkaLifecycleTest {
     assertThatThrownBy(() -> EmbeddedKafka.builder().property("listeners", "PLAINTEXT://0.0.0.0:9092"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("listeners");
+  }
+
+  /** The offsets topic's partitions and its topic-level configs (those not from the broker's defaults). */
+  private static List<String> offsetsTopicLayout(Admin admin) throws Exception {
+    List<String> layout = new ArrayList<>();
+    layout.add("partitions=" + admin.describeTopics(List.of(EmbeddedKafka.OFFSETS_TOPIC)).allTopicNames().get()
+        .get(EmbeddedKafka.OFFSETS_TOPIC).partitions().size());
+    ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, EmbeddedKafka.OFFSETS_TOPIC);
+    admin.describeConfigs(List.of(topic)).all().get().get(topic).entries().stream()
+        .filter(e -> e.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG)
+        .map(e -> e.name() + "=" + e.value()).sorted().forEach(layout::add);
+    return layout;
   }
 
   private static boolean isFree(int port) {
