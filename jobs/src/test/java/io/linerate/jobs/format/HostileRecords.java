@@ -27,8 +27,8 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 
 /**
- * The hostile-bytes harness of {@link RecordFuzzTest}: turns fuzzer bytes into Kafka record values and checks each
- * decoder of untrusted record bytes against its contract.
+ * The hostile-bytes harness of {@link PacketBatchesFuzzTest} and {@link JsonEventsFuzzTest}: turns fuzzer bytes into
+ * Kafka record values and checks each decoder of untrusted record bytes against its contract.
  *
  * <p><b>The contract.</b> A decoder either returns a value or throws {@link MalformedRecordException} with a reason
  * and an offset inside the value (or {@link MalformedRecordException#NO_OFFSET}); anything else (an index out of

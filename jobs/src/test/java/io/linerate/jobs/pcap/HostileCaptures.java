@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * The hostile-bytes harness of {@link CaptureFuzzTest}: turns fuzzer bytes into capture files and frames and checks
- * the capture reader and the frame decoder against their contracts.
+ * The hostile-bytes harness of {@link CaptureFilesFuzzTest} and {@link FramesFuzzTest}: turns fuzzer bytes into capture
+ * files and frames and checks the capture reader and the frame decoder against their contracts.
  *
  * <p><b>Capture files</b> ({@link CaptureReader}: classic pcap, pcapng, either gzip-compressed). Reading any bytes
  * to the end either succeeds or throws {@link PcapFormatException} with a message and an offset of at least 0 (within

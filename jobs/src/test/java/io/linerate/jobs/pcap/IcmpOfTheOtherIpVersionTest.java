@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * ICMP (protocol 1) in an IPv6 packet and ICMPv6 (58) in an IPv4 packet get the ICMP convention too (srcPort 0,
- * dstPort type << 8 | code), from the 2 bytes the capture must hold. Found by {@link CaptureFuzzTest#frames}: the
+ * dstPort type << 8 | code), from the 2 bytes the capture must hold. Found by {@link FramesFuzzTest#frames}: the
  * decoder checked for the 2 bytes of type and code but then read them as 4 bytes of ports, past the captured length:
  * the ports took the next record's bytes, and a record ending at the end of the read buffer (one over 1 MiB) threw
  * {@link IndexOutOfBoundsException} out of the reader.

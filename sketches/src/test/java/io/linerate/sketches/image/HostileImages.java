@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
- * The hostile-bytes harness shared by {@link ImageFuzzTest} (Jazzer) and {@link ImageMutationTest} (a seeded
+ * The hostile-bytes harness shared by {@link ImageFuzzTargets} (Jazzer) and {@link ImageMutationTest} (a seeded
  * deterministic generator): turns arbitrary "fuzzer bytes" into a candidate image of one family and checks the
  * reader's contract on it.
  *

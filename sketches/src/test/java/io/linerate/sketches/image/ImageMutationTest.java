@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Hostile bytes, deterministically: for every image family, {@value #INPUTS} inputs generated from a fixed
  * {@link SplittableRandom} seed are turned into candidate images by {@link HostileImages#image} (mutations of the
  * committed v1 images, most with the CRC32C trailer recomputed) and checked against the reader's contract by
- * {@link HostileImages#check}. The same harness is what {@link ImageFuzzTest} drives with Jazzer; this test is the
+ * {@link HostileImages#check}. The Jazzer targets ({@link ImageFuzzTargets}) drive the same harness; this test is the
  * reproducible part: a failure names the family and the input's index and bytes.
  */
 class ImageMutationTest {
