@@ -83,9 +83,11 @@ public final class JobEnvironment implements AutoCloseable {
   /**
    * Checks the topics the job writes ({@link TopicChecks}), says what runs, runs the job until it ends (a bounded one
    * at the end of its input), says how long it ran, and checks that a bounded run's output is readable
-   * ({@link OutputVisibility}) and not all dead letters ({@link SplitDecoded}'s accumulators). On a cluster in this JVM, Ctrl-C (the JVM's shutdown) first cancels the job and waits
-   * for it, so that its sinks abort their open transactions: left open, each would keep {@code read_committed}
-   * readers of its partition waiting until the transaction timeout, other jobs' output behind it included.
+   * ({@link OutputVisibility}) and not all dead letters ({@link SplitDecoded}'s accumulators: the records of the whole
+   * run, restores from a checkpoint or savepoint included). On a cluster in this JVM, Ctrl-C (the JVM's shutdown)
+   * first cancels the job and waits for it, so that its sinks abort their open transactions: left open, each would
+   * keep {@code read_committed} readers of its partition waiting until the transaction timeout, other jobs' output
+   * behind it included.
    *
    * @return the command's exit code: 0, or 1 if a topic was refused, or a bounded run read only dead letters or its
    *     output is not readable
@@ -115,8 +117,9 @@ public final class JobEnvironment implements AutoCloseable {
     Long deadLetters = result.getAccumulatorResult(SplitDecoded.DEAD_LETTERS);
     out.printf(java.util.Locale.ROOT, "%s: job %s finished after %.1f s%s%n", spec.name(), job.name(),
         (System.nanoTime() - start) / 1e9, values == null || deadLetters == null ? ""
-            : String.format(java.util.Locale.ROOT, ": %,d records read (by its last attempt), %,d of them dead "
-                + "letters (to topic '%s')", values + deadLetters, deadLetters, topics.deadLetter()));
+            : String.format(java.util.Locale.ROOT, ": %,d records read (those before a restore from a checkpoint or "
+                + "savepoint included), %,d of them dead letters (to topic '%s')", values + deadLetters, deadLetters,
+                topics.deadLetter()));
     out.flush();
     if (bounded && values != null && deadLetters != null && values == 0 && deadLetters > 0) {
       spec.commandLine().getErr().println(spec.name() + ": every record read was a dead letter (" + deadLetters

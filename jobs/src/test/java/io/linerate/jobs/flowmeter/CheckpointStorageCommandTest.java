@@ -162,8 +162,9 @@ class CheckpointStorageCommandTest {
     // what runs, and that it ended: the command says both (flow-meter printed neither before)
     assertThat(r.out()).contains("flow-meter: reading topic 'big-in' on " + KAFKA.bootstrapServers()
         + " up to its end offsets at the start; writing output topic 'big-out', dead-letter topic 'big-dead'; "
-        + "Ctrl-C cancels the job").containsPattern("flow-meter: job flow-meter finished after \\d+\\.\\d s: 500 records read \\(by its last "
-            + "attempt\\), 0 of them dead letters \\(to topic 'big-dead'\\)");
+        + "Ctrl-C cancels the job").containsPattern("flow-meter: job flow-meter finished after \\d+\\.\\d s: 500 records read \\(those "
+            + "before a restore from a checkpoint or savepoint included\\), 0 of them dead letters \\(to topic "
+            + "'big-dead'\\)");
     assertThat(java.nio.file.Path.of(line.group(1))).doesNotExist();
   }
 }

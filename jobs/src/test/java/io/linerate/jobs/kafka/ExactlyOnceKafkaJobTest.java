@@ -13,11 +13,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import io.linerate.jobs.format.Decoded;
+import io.linerate.jobs.format.SplitDecoded;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -34,13 +37,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Kafka topic → map → Kafka topic on a MiniCluster with the exactly-once source and sink, a real broker, and one
- * injected failure after a completed checkpoint: the output read back with {@code read_committed} equals the
- * committed input, each record once.
+ * Kafka topic → {@link SplitDecoded} → map → Kafka topic on a MiniCluster with the exactly-once source and sink, a
+ * real broker, and one injected failure after a completed checkpoint: the output read back with
+ * {@code read_committed} equals the committed input, each record once, and so do the records read that the job's
+ * result gives ({@link SplitDecoded}'s accumulators, a job command's summary).
  *
  * <p>Why this can fail: the failure makes the job replay the records after its last checkpoint, so an at-least-once
  * sink would leave duplicates in the output; a source reading uncommitted input would pass the aborted input
- * records on; a sink whose transactions never commit would leave the output empty.
+ * records on; a sink whose transactions never commit would leave the output empty; counts that the restore does not
+ * bring back would give only the records read since it.
  */
 class ExactlyOnceKafkaJobTest {
 
@@ -78,7 +83,9 @@ class ExactlyOnceKafkaJobTest {
         .jobName("eo-test")
         .bounded()
         .fromSource(env, WatermarkStrategy.noWatermarks());
-    DataStream<String> mapped = in.map(new FailOnceAfterCheckpoint()).name("upper-case, fail once");
+    // through SplitDecoded as a job reads its input: its accumulators must count the whole run across the failure
+    DataStream<String> split = SplitDecoded.split(in.map(Decoded::of, Decoded.typeInfo(Types.STRING)), Types.STRING);
+    DataStream<String> mapped = split.map(new FailOnceAfterCheckpoint()).name("upper-case, fail once");
     ExactlyOnceSink.builder(new SimpleStringSchema())
         .bootstrapServers(KAFKA.bootstrapServers())
         .topic(output)
@@ -104,6 +111,11 @@ class ExactlyOnceKafkaJobTest {
         .isGreaterThan(RECORDS);
     readCommitted.sort(null);
     assertThat(readCommitted).containsExactlyElementsOf(expected);
+    // the restarted attempt restored its counts with its source offsets: each input record counted once
+    assertThat(result.<Long>getAccumulatorResult(SplitDecoded.VALUES)).as("values read over the run")
+        .isEqualTo(RECORDS);
+    assertThat(result.<Long>getAccumulatorResult(SplitDecoded.DEAD_LETTERS)).as("dead letters read over the run")
+        .isZero();
   }
 
   private static void writeInput(String topic, List<String> committed, List<String> aborted) {
