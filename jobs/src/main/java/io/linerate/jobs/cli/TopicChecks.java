@@ -53,22 +53,31 @@ public final class TopicChecks {
 
   /** As {@link #allow(CommandSpec, JobLauncher, JobTopics, boolean)}, waiting at most {@code timeout} for the broker. */
   static boolean allow(CommandSpec spec, JobLauncher job, JobTopics topics, boolean jobRunsHere, Duration timeout) {
-    return allow(spec, new TopicPreflight(adminConfig(job, topics), timeout).brokerMustAnswer(jobRunsHere),
+    return allow(spec, new TopicPreflight(adminConfig(job, topics), timeout).brokerMustAnswer(jobRunsHere
+        ? "the job would run in this JVM, whose Kafka clients would wait for it without end" : null),
         job.writtenTopics(topics), "the job is not submitted");
   }
 
   /**
    * The check a feeder ({@code generate}, {@code replay}) makes before it writes to {@code topic}: that it exists,
    * or that the broker will create it on the first write (a warning). Without it a missing topic on a broker that
-   * does not create topics held the feeder's producer for {@code max.block.ms} (60 s) before it failed. The admin
-   * client takes {@code kafka}'s properties the feeder's producer takes ({@link KafkaOptions#feederProducerProperties}),
-   * so it reaches the cluster the producer reaches.
+   * does not create topics held the feeder's producer for {@code max.block.ms} (60 s) before it failed, and so did a
+   * broker that answers nothing, which is refused too ({@link TopicPreflight#brokerMustAnswer}: the producer runs in
+   * this JVM). The admin client takes {@code kafka}'s properties the feeder's producer takes
+   * ({@link KafkaOptions#feederProducerProperties}), so it reaches the cluster the producer reaches.
    *
-   * @return whether the feeder may write: false if the topic does not exist and the broker will not create it
+   * @return whether the feeder may write: false if the topic does not exist and the broker will not create it, or if
+   *     the broker does not answer within {@link TopicPreflight#DEFAULT_TIMEOUT}
    */
   public static boolean allowFeeder(CommandSpec spec, KafkaOptions kafka, String topic) {
+    return allowFeeder(spec, kafka, topic, TopicPreflight.DEFAULT_TIMEOUT);
+  }
+
+  /** As {@link #allowFeeder(CommandSpec, KafkaOptions, String)}, waiting at most {@code timeout} for the broker. */
+  static boolean allowFeeder(CommandSpec spec, KafkaOptions kafka, String topic, Duration timeout) {
     TopicPreflight preflight = new TopicPreflight(ClientProperties.adminConfig(kafka.bootstrapServers(),
-        kafka.feederProducerProperties()), TopicPreflight.DEFAULT_TIMEOUT);
+        kafka.feederProducerProperties()), timeout).brokerMustAnswer(spec.name() + "'s producer would wait for it "
+        + "(max.block.ms, 60 s by default) and then fail");
     return allow(spec, preflight, WrittenTopics.ofFeeder(spec.name()).topic("input", topic), "nothing is written");
   }
 

@@ -68,7 +68,8 @@ public final class TopicPreflight {
 
   private final Map<String, Object> adminProperties;
   private final Duration timeout;
-  private boolean brokerMustAnswer;
+  /** What would happen if the broker answers nothing and the command went on; null: that is only a warning. */
+  private String unansweredConsequence;
 
   /**
    * @param adminProperties the admin client's properties: {@code bootstrap.servers} and the cluster's security
@@ -85,12 +86,16 @@ public final class TopicPreflight {
 
   /**
    * Refuses too when the broker does not answer at all (no admin client, or no topic's existence learnt for want of an
-   * answer): for a job whose Kafka clients run in this JVM (the local cluster of the demo jar), which would otherwise
-   * wait for the broker without end. Elsewhere ({@code flink run}) the cluster may reach a broker the submitting
-   * machine cannot, and that stays a warning (the default).
+   * answer), for a command whose Kafka clients run in this JVM and would only wait for the broker: a job on the local
+   * cluster of the demo jar (without end), a feeder's producer (for {@code max.block.ms}, then fail). Elsewhere
+   * ({@code flink run}) the cluster may reach a broker the submitting machine cannot, and that stays a warning (the
+   * default, {@code null}).
+   *
+   * @param consequence what the command's clients would do without the broker, for the refusal's message (e.g.
+   *     "the job would run in this JVM, whose Kafka clients would wait for it without end"); null for a warning only
    */
-  public TopicPreflight brokerMustAnswer(boolean must) {
-    this.brokerMustAnswer = must;
+  public TopicPreflight brokerMustAnswer(String consequence) {
+    this.unansweredConsequence = consequence;
     return this;
   }
 
@@ -144,11 +149,10 @@ public final class TopicPreflight {
     if (survey != null) {
       judge(written, survey, described, refused, warnings);
     }
-    if (brokerMustAnswer && (survey == null || survey.unanswered())) {
+    if (unansweredConsequence != null && (survey == null || survey.unanswered())) {
       refused.add("the broker does not answer here (" + (survey == null ? "no admin client" : "no answer from "
-          + adminProperties.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) + " within " + timeout) + "), and the "
-          + "job would run in this JVM, whose Kafka clients would wait for it without end: check --bootstrap-servers "
-          + "and that the broker runs");
+          + adminProperties.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) + " within " + timeout) + "), and "
+          + unansweredConsequence + ": check --bootstrap-servers and that the broker runs");
     }
     warnings.forEach(LOG::info); // returned too: the job commands print them as warnings (WARN here printed twice)
     if (!refused.isEmpty()) {

@@ -8,6 +8,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import io.linerate.jobs.dedup.DedupJob;
 import io.linerate.jobs.flowmeter.FlowMeterJob;
@@ -133,6 +134,29 @@ class TopicChecksTest {
     assertThat(r.exitCode()).as(r.err()).isEqualTo(1);
     assertThat(r.err()).contains("flow-meter: the job is not submitted: the broker does not answer here (no "
         + "answer from 127.0.0.1:" + port + " within PT1S), and the job would run in this JVM");
+  }
+
+  /**
+   * A broker that cannot be reached, for a feeder: refused, nothing written (before: a warning, then the producer
+   * waited {@code max.block.ms}, 60 s, and failed).
+   */
+  @Test
+  @Timeout(60)
+  void aBrokerThatCannotBeReachedIsRefusedForAFeeder() throws Exception {
+    int port = freePort();
+    for (List<String> args : List.of(List.of("generate"), List.of("replay", "capture.pcap"))) {
+      String feeder = args.get(0);
+      CommandLine cl = Main.commandLine().parseArgs(Stream.concat(args.stream(), Stream.of("--bootstrap-servers",
+          "127.0.0.1:" + port)).toArray(String[]::new)).subcommand().commandSpec().commandLine();
+      StringWriter err = new StringWriter();
+      cl.setErr(new PrintWriter(err));
+      KafkaOptions kafka = (KafkaOptions) cl.getCommandSpec().mixins().get("kafka").userObject();
+      boolean allowed = TopicChecks.allowFeeder(cl.getCommandSpec(), kafka, "packets", NO_ANSWER_WAIT);
+      assertThat(allowed).as("%s: %s", feeder, err).isFalse();
+      assertThat(err.toString()).as(feeder).contains(feeder + ": nothing is written: the broker does not answer here "
+          + "(no answer from 127.0.0.1:" + port + " within PT1S), and " + feeder + "'s producer would wait for it "
+          + "(max.block.ms, 60 s by default) and then fail: check --bootstrap-servers and that the broker runs");
+    }
   }
 
   /**
