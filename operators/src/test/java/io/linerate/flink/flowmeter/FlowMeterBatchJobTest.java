@@ -70,9 +70,8 @@ class FlowMeterBatchJobTest {
         env.enableCheckpointing(20);
         // batch timestamp = its last packet's (they rise batch after batch); a batch's earlier packets may be
         // behind the watermark (late, metered all the same): within 1 s, far from the 10 s idle timeout
-        DataStream<Batch> source = env.fromData(batches, Harnesses.BATCH)
-                .map(new FailOnceAfterACheckpoint<Batch>(batches.size() / 2, b -> b.lastTimestamp() % 5_000 < 100))
-                .returns(Harnesses.BATCH).setParallelism(1)
+        DataStream<Batch> source = FailOnceAfterACheckpoint.source(env, batches, Harnesses.BATCH, batches.size() / 2,
+                        b -> b.lastTimestamp() % 5_000 < 100)
                 .assignTimestampsAndWatermarks(WatermarkStrategy.<Batch>forMonotonousTimestamps()
                         .withTimestampAssigner((b, previous) -> b.lastTimestamp())).setParallelism(1);
         FlowMeter<Packet, String> meter = Packets.meter().capacity(100).idleTimeout(Duration.ofMillis(IDLE))

@@ -84,11 +84,10 @@ class HeavyHittersBatchJobTest {
         env.setParallelism(2);
         env.enableCheckpointing(50);
         // before the timestamps: a restored source replays its records to the assigner as they were
-        DataStream<Tuple4<String, long[], int[], long[]>> source = env.fromData(input, BATCH).setParallelism(1)
-                // ~5 ms every 200 ms of input (0.1 s in all), and from a quarter of the input on 10 ms per record
-                // until a checkpoint completed (up to 4.5 s): windows are open at the checkpoints and at the failure
-                .map(new FailOnceAfterACheckpoint<Tuple4<String, long[], int[], long[]>>(input.size() / 4,
-                        b -> b.f3[0] % 200 == 0 && b.f0.equals("east"))).returns(BATCH).setParallelism(1)
+        // ~5 ms every 200 ms of input (0.1 s in all), and a quarter of the way in held back until a checkpoint
+        // completed: windows are open at the checkpoints and at the failure
+        DataStream<Tuple4<String, long[], int[], long[]>> source = FailOnceAfterACheckpoint.source(env, input, BATCH,
+                        input.size() / 4, b -> b.f3[0] % 200 == 0 && b.f0.equals("east"))
                 .assignTimestampsAndWatermarks(WatermarkStrategy.<Tuple4<String, long[], int[], long[]>>forMonotonousTimestamps()
                         .withTimestampAssigner((b, ts) -> b.f3[0])).setParallelism(1);
         SingleOutputStreamOperator<HeavyHitterReport<String>> reports =
