@@ -485,13 +485,10 @@ final class MultilevelTable {
                     if (target >= 0) {
                         if ((state[target] & OCCUPIED) == 0) {
                             size++; // the old slot stays counted until it is dropped below
-                        } else {
-                            lazilyDeleted--; // the lazily deleted item in target is overwritten
-                        }
+                        } // else the lazily deleted item in target is overwritten, and its count moves to the old slot
                         occupants.move(slot, target);
                         state[target] = OCCUPIED;
                         state[slot] = DELETED | OCCUPIED; // dropped below; a later item may take it
-                        lazilyDeleted++;
                         moved++;
                         break;
                     }
@@ -519,6 +516,7 @@ final class MultilevelTable {
             }
         }
         stashSize = kept;
+        // every slot marked deleted, before or during the loop, was dropped: nothing reads the count in between
         lazilyDeleted = 0;
         rebuildMoves += moved;
         mayHaveHoles = true; // moved items and dropped deleted ones leave empty slots
