@@ -49,6 +49,18 @@ class FlowTableTimeoutBoundaryTest {
         assertThat(exported).containsExactly("ACTIVE_TIMEOUT 1 packets 2 [1000, 1090]");
     }
 
+    /** docs/flowtable.md: with equal timeouts a one-packet flow ends by IDLE_TIMEOUT (both deadlines at once). */
+    @Test
+    void withEqualTimeoutsAOnePacketFlowEndsIdleAndALongerOneActive() {
+        FlowTable t = twoSlots(2).idleTimeout(100).activeTimeout(100).build();
+        packet(t, 1, 1000);
+        packet(t, 1, 1100); // both deadlines are 1100
+        packet(t, 1, 1150);
+        packet(t, 1, 1300); // idle deadline 1250, active deadline 1200: active came first
+        assertThat(exported).containsExactly("IDLE_TIMEOUT 1 packets 1 [1000, 1000]",
+                "ACTIVE_TIMEOUT 1 packets 2 [1100, 1150]");
+    }
+
     @Test
     void aPacketOneTickBeforeTheIdleDeadlineContinuesTheRecordAndOneAtItStartsANewOne() {
         FlowTable t = twoSlots(2).idleTimeout(100).activeTimeout(1_000_000).build();
