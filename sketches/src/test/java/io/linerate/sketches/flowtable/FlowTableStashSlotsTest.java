@@ -6,6 +6,8 @@ import io.linerate.sketches.hash.FiveTuple;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The stash keeps a copy of each flow's hash and last timestamp beside the entries (docs/flowtable.md, Structure):
@@ -18,8 +20,12 @@ class FlowTableStashSlotsTest {
     private final List<String> exported = new ArrayList<>();
 
     private FlowTable table() {
-        return FlowTable.builder().capacity(4).scheme(InsertionScheme.STANDARD).buckets(1).stashCapacity(3)
-                .idleTimeout(Long.MAX_VALUE).activeTimeout(Long.MAX_VALUE).sweepSlotsPerUpdate(0)
+        return table(FlowKeyFormat.IPV4_AND_IPV6);
+    }
+
+    private FlowTable table(FlowKeyFormat format) {
+        return FlowTable.builder().keyFormat(format).capacity(4).scheme(InsertionScheme.STANDARD).buckets(1)
+                .stashCapacity(3).idleTimeout(Long.MAX_VALUE).activeTimeout(Long.MAX_VALUE).sweepSlotsPerUpdate(0)
                 .exporter(r -> exported.add(r.reason() + " " + r.srcAddress() + " packets " + r.packets())).build();
     }
 
@@ -29,6 +35,20 @@ class FlowTableStashSlotsTest {
 
     private static void packet(FlowTable t, int flow, long timestamp) {
         t.update(key(flow), 0, 10, timestamp);
+    }
+
+    /** An update of a stash flow refreshes its timestamp copy, in the first stash slot too (IPv4 path included). */
+    @ParameterizedTest
+    @EnumSource(FlowKeyFormat.class)
+    void anUpdatedStashFlowIsNoLongerTheLeastRecent(FlowKeyFormat format) {
+        FlowTable t = table(format);
+        for (int flow = 1; flow <= 4; flow++) {
+            t.updateIpv4(flow, 9, 1, 1, 6, 0, 10, flow); // flow 1 in the sub-table, 2, 3, 4 in stash slots 0, 1, 2
+        }
+        t.updateIpv4(2, 9, 1, 1, 6, 0, 10, 10);
+        t.updateIpv4(1, 9, 1, 1, 6, 0, 10, 11);
+        t.updateIpv4(5, 9, 1, 1, 6, 0, 10, 12); // no room: flow 3 (at 3) is the least recently updated
+        assertThat(exported).containsExactly("EVICTED 3 packets 1");
     }
 
     @Test

@@ -171,6 +171,11 @@ class FlowTableTest {
                     .userSlots(2);
             assertThat(b.plan()).as(scheme.name()).isEqualTo(b.build().plan());
         }
+        // a plan names its layout: another stash or other buckets, another plan
+        FlowTable.Builder b = small().capacity(10_000);
+        assertThat(small().capacity(10_000).stashCapacity(65).plan()).isNotEqualTo(b.plan());
+        assertThat(small().capacity(10_000).levels(3).plan().layout()).isNotEqualTo(b.plan().layout());
+        assertThat(b.plan().layout()).isNotEqualTo(null);
         assertThatThrownBy(() -> FlowTable.builder().plan()).hasMessage("capacity (flows) must be set: it sizes the"
                 + " sub-tables (or give their bucket counts with buckets(..))");
     }

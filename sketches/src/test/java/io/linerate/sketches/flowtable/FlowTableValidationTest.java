@@ -1202,6 +1202,24 @@ class FlowTableValidationTest {
     }
 
     /**
+     * A defect in a later stash entry is named as such: the entries before it, a sub-table one and a stash one, each
+     * of one packet and the stash one of 0 bytes (both valid), pass the same checks on the way to it.
+     */
+    @Test
+    void aDefectiveSecondStashEntryIsNamedAfterTheValidEntriesBeforeIt() {
+        FlowTable t = FlowTable.builder().capacity(4).scheme(InsertionScheme.STANDARD).buckets(1).stashCapacity(3)
+                .sweepSlotsPerUpdate(0).build();
+        t.updateIpv4(1, 9, 1, 1, 6, 0, 10, 1); // slot 0, the only sub-table slot
+        t.updateIpv4(2, 9, 1, 1, 6, 0, 0, 2);  // slot 1, the first stash slot: a packet of 0 bytes
+        t.updateIpv4(3, 9, 1, 1, 6, 0, 10, 3); // slot 2
+        byte[] image = t.toByteArray();
+        Layout at = new Layout(image);
+        assertThat(FlowTable.fromByteArray(image, null).toByteArray()).isEqualTo(image);
+        rejectsImage(withLong(image, countersAt(image, at, t, 2) + 24, 4),
+                "image entry in slot 2 has lastTimestamp 4 after the image's now 3");
+    }
+
+    /**
      * The entries at the edges of what the table writes read back: saturated bytes, packets of 0 bytes, timestamps
      * out of order and at both ends of the long range, a record restarted after a timeout, lazily deleted ones.
      * A guard for the entry checks above (it passed before them too): none may refuse a table the writer writes.

@@ -2,6 +2,7 @@ package io.linerate.sketches.flowtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.linerate.sketches.hash.ItemHasher;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,5 +34,23 @@ class RebuildStashTest {
         assertThat(table.levelOf(items.slotOf[2])).isEqualTo(1);
         MultilevelTableThesisTest.checkRebuilt(table, items, new boolean[] {true, false, false}, 2);
         assertThat(items.hash[items.slotOf[2]]).isEqualTo(hashes[2]);
+    }
+
+    /** The summary rebuilt after a rebuild holds the sub-tables' items at their levels and no stash item (B0 too). */
+    @Test
+    void theRebuiltSummaryLeavesTheStashOut() {
+        TableLayout layout = TableLayout.of(1, 4, 1, 1);
+        SlotItems items = SlotItems.forLayout(layout, 3);
+        TypeSummary summary = new TypeSummary(layout, 2, 3);
+        MultilevelTable table = new MultilevelTable(layout, InsertionScheme.STANDARD, items, summary);
+        long[] hashes = {0x1234_5678_9ABCL, 0x0FED_CBA9_8765L, 0x5555_AAAA_3333L};
+        for (int id = 0; id < 3; id++) {
+            assertThat(items.insert(table, id, hashes[id])).isEqualTo(id); // T1, T2, the stash
+        }
+        assertThat(table.rebuild()).isZero();
+        for (int id = 0; id < 3; id++) {
+            assertThat(summary.level(hashes[id], ItemHasher.h2(hashes[id]))).as("item %d", id)
+                    .isEqualTo(id < 2 ? id : -1);
+        }
     }
 }
