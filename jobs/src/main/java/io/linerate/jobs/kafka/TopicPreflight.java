@@ -70,6 +70,8 @@ public final class TopicPreflight {
   private final Duration timeout;
   /** What would happen if the broker answers nothing and the command went on; null: that is only a warning. */
   private String unansweredConsequence;
+  /** Why the last {@link #check} had no admin client ("cannot create an admin client: ..."); null if it had one. */
+  private String noSurvey;
 
   /**
    * @param adminProperties the admin client's properties: {@code bootstrap.servers} and the cluster's security
@@ -150,9 +152,12 @@ public final class TopicPreflight {
       judge(written, survey, described, refused, warnings);
     }
     if (unansweredConsequence != null && (survey == null || survey.unanswered())) {
-      refused.add("the broker does not answer here (" + (survey == null ? "no admin client" : "no answer from "
+      refused.add("the broker does not answer here (" + (survey == null ? noSurvey : "no answer from "
           + adminProperties.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) + " within " + timeout) + "), and "
           + unansweredConsequence + ": check --bootstrap-servers and that the broker runs");
+      // each warning then only says that a topic is not checked, for the reason the refusal gives: printed before
+      // it, they said the command would go on ("... before generate writes to it") when it does not
+      warnings.clear();
     }
     warnings.forEach(LOG::info); // returned too: the job commands print them as warnings (WARN here printed twice)
     if (!refused.isEmpty()) {
@@ -198,6 +203,7 @@ public final class TopicPreflight {
   /** One admin session's answers; null, with a warning, if no admin client can be made. */
   private TopicSurvey survey(String input, Set<String> written, Set<String> existence, Set<String> described,
       List<String> warnings) {
+    noSurvey = null;
     Map<String, Object> props = new HashMap<>(adminProperties);
     int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
     props.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, millis);
@@ -207,10 +213,12 @@ public final class TopicPreflight {
     try (Admin admin = Admin.create(props)) {
       return TopicSurvey.take(admin, servers, timeout, input, written, existence, described);
     } catch (KafkaException e) { // e.g. bootstrap servers that do not resolve where the job is submitted
+      noSurvey = "cannot create an admin client: " + causes(e);
       warnings.add("the topics " + existence + " (whether they exist, max.message.bytes, message.timestamp.*) are "
-          + "not checked before the job runs: cannot create an admin client: " + causes(e));
+          + "not checked before the job runs: " + noSurvey);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      noSurvey = "interrupted";
       warnings.add("the topics " + existence + " are not checked before the job runs: interrupted");
     }
     return null;

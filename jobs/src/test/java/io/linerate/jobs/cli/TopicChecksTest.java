@@ -133,7 +133,9 @@ class TopicChecksTest {
     Run r = checkFlowMeterAgainst(port, true);
     assertThat(r.exitCode()).as(r.err()).isEqualTo(1);
     assertThat(r.err()).contains("flow-meter: the job is not submitted: the broker does not answer here (no "
-        + "answer from 127.0.0.1:" + port + " within PT1S), and the job would run in this JVM");
+        + "answer from 127.0.0.1:" + port + " within PT1S), and the job would run in this JVM")
+        // before: first "warning: ... not checked before the job runs", contradicting the refusal after it
+        .doesNotContain("warning:");
   }
 
   /**
@@ -155,8 +157,29 @@ class TopicChecksTest {
       assertThat(allowed).as("%s: %s", feeder, err).isFalse();
       assertThat(err.toString()).as(feeder).contains(feeder + ": nothing is written: the broker does not answer here "
           + "(no answer from 127.0.0.1:" + port + " within PT1S), and " + feeder + "'s producer would wait for it "
-          + "(max.block.ms, 60 s by default) and then fail: check --bootstrap-servers and that the broker runs");
+          + "(max.block.ms, 60 s by default) and then fail: check --bootstrap-servers and that the broker runs")
+          // before: first "warning: whether input topic 'packets' exists is not checked before generate writes to it"
+          .doesNotContain("warning:");
     }
+  }
+
+  /**
+   * An admin client that cannot be made (SASL without a JAAS entry), for a feeder: refused, and the refusal gives the
+   * client's reason (before: "(no admin client)", the reason only in a warning saying the topic is not checked).
+   */
+  @Test
+  @Timeout(60)
+  void anAdminClientThatCannotBeMadeIsRefusedForAFeederGivingItsCause() {
+    CommandLine cl = Main.commandLine().parseArgs("generate", "--bootstrap-servers", "127.0.0.1:" + 9,
+        "--kafka-property", "security.protocol=SASL_PLAINTEXT", "--kafka-property", "sasl.mechanism=PLAIN")
+        .subcommand().commandSpec().commandLine();
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    KafkaOptions kafka = (KafkaOptions) cl.getCommandSpec().mixins().get("kafka").userObject();
+    assertThat(TopicChecks.allowFeeder(cl.getCommandSpec(), kafka, "packets", NO_ANSWER_WAIT)).as("%s", err).isFalse();
+    assertThat(err.toString()).startsWith("generate: nothing is written: the broker does not answer here (cannot "
+        + "create an admin client: Failed to create new KafkaAdminClient").containsIgnoringCase("JAAS")
+        .doesNotContain("warning:");
   }
 
   /**
