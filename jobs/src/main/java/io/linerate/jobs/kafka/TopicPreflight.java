@@ -152,9 +152,13 @@ public final class TopicPreflight {
       judge(written, survey, described, refused, warnings);
     }
     if (unansweredConsequence != null && (survey == null || survey.unanswered())) {
-      refused.add("the broker does not answer here (" + (survey == null ? noSurvey : "no answer from "
-          + adminProperties.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) + " within " + timeout) + "), and "
-          + unansweredConsequence + ": check --bootstrap-servers and that the broker runs");
+      // no admin client: the command's own clients, made from the same properties, would most likely fail at once
+      // rather than wait, so the consequence is not the one to give
+      refused.add(survey == null ? "the broker cannot be reached from here (" + noSurvey + "): check "
+          + "--bootstrap-servers and the client properties (--kafka-config, --kafka-property)"
+          : "the broker does not answer here (no answer from " + adminProperties.get(
+              AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) + " within " + timeout + "), and " + unansweredConsequence
+          + ": check --bootstrap-servers and that the broker runs");
       // each warning then only says that a topic is not checked, for the reason the refusal gives: printed before
       // it, they said the command would go on ("... before generate writes to it") when it does not
       warnings.clear();

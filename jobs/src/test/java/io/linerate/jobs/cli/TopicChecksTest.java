@@ -177,8 +177,10 @@ class TopicChecksTest {
     cl.setErr(new PrintWriter(err));
     KafkaOptions kafka = (KafkaOptions) cl.getCommandSpec().mixins().get("kafka").userObject();
     assertThat(TopicChecks.allowFeeder(cl.getCommandSpec(), kafka, "packets", NO_ANSWER_WAIT)).as("%s", err).isFalse();
-    assertThat(err.toString()).startsWith("generate: nothing is written: the broker does not answer here (cannot "
-        + "create an admin client: Failed to create new KafkaAdminClient").containsIgnoringCase("JAAS")
+    assertThat(err.toString()).startsWith("generate: nothing is written: the broker cannot be reached from here "
+        + "(cannot create an admin client: Failed to create new KafkaAdminClient").containsIgnoringCase("JAAS")
+        .contains("check --bootstrap-servers and the client properties (--kafka-config, --kafka-property)")
+        .doesNotContain("would wait")
         .doesNotContain("warning:");
   }
 
