@@ -54,7 +54,7 @@ public final class TopicChecks {
   /** As {@link #allow(CommandSpec, JobLauncher, JobTopics, boolean)}, waiting at most {@code timeout} for the broker. */
   static boolean allow(CommandSpec spec, JobLauncher job, JobTopics topics, boolean jobRunsHere, Duration timeout) {
     return allow(spec, new TopicPreflight(adminConfig(job, topics), timeout).brokerMustAnswer(jobRunsHere
-        ? "the job would run in this JVM, whose Kafka clients would wait for it without end" : null),
+        ? "the job would run in this JVM, whose Kafka clients would wait for it without end" : null, true),
         job.writtenTopics(topics), "the job is not submitted");
   }
 
@@ -63,8 +63,10 @@ public final class TopicChecks {
    * or that the broker will create it on the first write (a warning). Without it a missing topic on a broker that
    * does not create topics held the feeder's producer for {@code max.block.ms} (60 s) before it failed, and so did a
    * broker that answers nothing, which is refused too ({@link TopicPreflight#brokerMustAnswer}: the producer runs in
-   * this JVM). The admin client takes {@code kafka}'s properties the feeder's producer takes
-   * ({@link KafkaOptions#feederProducerProperties}), so it reaches the cluster the producer reaches.
+   * this JVM). An admin client that cannot be made (client properties the client refuses) is a warning: the
+   * producer, made from the same properties, then fails at once with its own error. The admin client takes
+   * {@code kafka}'s properties the feeder's producer takes ({@link KafkaOptions#feederProducerProperties}), so it
+   * reaches the cluster the producer reaches.
    *
    * @return whether the feeder may write: false if the topic does not exist and the broker will not create it, or if
    *     the broker does not answer within {@link TopicPreflight#DEFAULT_TIMEOUT}
@@ -77,7 +79,7 @@ public final class TopicChecks {
   static boolean allowFeeder(CommandSpec spec, KafkaOptions kafka, String topic, Duration timeout) {
     TopicPreflight preflight = new TopicPreflight(ClientProperties.adminConfig(kafka.bootstrapServers(),
         kafka.feederProducerProperties()), timeout).brokerMustAnswer(spec.name() + "'s producer would wait for it "
-        + "(max.block.ms, 60 s by default) and then fail");
+        + "(max.block.ms, 60 s by default) and then fail", false); // without an admin client it fails at once
     return allow(spec, preflight, WrittenTopics.ofFeeder(spec.name()).topic("input", topic), "nothing is written");
   }
 

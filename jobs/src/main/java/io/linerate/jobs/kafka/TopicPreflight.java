@@ -70,6 +70,8 @@ public final class TopicPreflight {
   private final Duration timeout;
   /** What would happen if the broker answers nothing and the command went on; null: that is only a warning. */
   private String unansweredConsequence;
+  /** Whether, with {@link #unansweredConsequence}, an admin client that cannot be made is refused too. */
+  private boolean refuseWithoutAdminClient;
   /** Why the last {@link #check} had no admin client ("cannot create an admin client: ..."); null if it had one. */
   private String noSurvey;
 
@@ -87,17 +89,21 @@ public final class TopicPreflight {
   }
 
   /**
-   * Refuses too when the broker does not answer at all (no admin client, or no topic's existence learnt for want of an
-   * answer), for a command whose Kafka clients run in this JVM and would only wait for the broker: a job on the local
-   * cluster of the demo jar (without end), a feeder's producer (for {@code max.block.ms}, then fail). Elsewhere
-   * ({@code flink run}) the cluster may reach a broker the submitting machine cannot, and that stays a warning (the
-   * default, {@code null}).
+   * Refuses too when the broker does not answer at all (no topic's existence learnt for want of an answer, and, with
+   * {@code withoutAdminClient}, no admin client at all), for a command whose Kafka clients run in this JVM and would
+   * only wait for the broker: a job on the local cluster of the demo jar (without end: its clients' failures restart
+   * it, so an admin client that cannot be made is refused too), a feeder's producer (for {@code max.block.ms}, then
+   * fail; where no admin client can be made, the producer, made from the same properties, fails at once with its own
+   * error, so that stays a warning). Elsewhere ({@code flink run}) the cluster may reach a broker the submitting
+   * machine cannot, and that stays a warning (the default, {@code null}).
    *
    * @param consequence what the command's clients would do without the broker, for the refusal's message (e.g.
    *     "the job would run in this JVM, whose Kafka clients would wait for it without end"); null for a warning only
+   * @param withoutAdminClient whether an admin client that cannot be made is refused as well
    */
-  public TopicPreflight brokerMustAnswer(String consequence) {
+  public TopicPreflight brokerMustAnswer(String consequence, boolean withoutAdminClient) {
     this.unansweredConsequence = consequence;
+    this.refuseWithoutAdminClient = withoutAdminClient;
     return this;
   }
 
@@ -151,7 +157,7 @@ public final class TopicPreflight {
     if (survey != null) {
       judge(written, survey, described, refused, warnings);
     }
-    if (unansweredConsequence != null && (survey == null || survey.unanswered())) {
+    if (unansweredConsequence != null && (survey == null ? refuseWithoutAdminClient : survey.unanswered())) {
       // no admin client: the command's own clients, made from the same properties, would most likely fail at once
       // rather than wait, so the consequence is not the one to give
       refused.add(survey == null ? "the broker cannot be reached from here (" + noSurvey + "): check "

@@ -1,6 +1,7 @@
 package io.linerate.jobs.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -164,24 +165,40 @@ class TopicChecksTest {
   }
 
   /**
-   * An admin client that cannot be made (SASL without a JAAS entry), for a feeder: refused, and the refusal gives the
-   * client's reason (before: "(no admin client)", the reason only in a warning saying the topic is not checked).
+   * An admin client that cannot be made (SASL without a JAAS entry), for a feeder: a warning that gives the client's
+   * reason, and the feeder goes on (its producer, made from the same properties, then fails at once with its own
+   * error, as {@code JobCommandsTest.feederProducerProperties} shows; it would not wait for a broker).
    */
   @Test
   @Timeout(60)
-  void anAdminClientThatCannotBeMadeIsRefusedForAFeederGivingItsCause() {
+  void anAdminClientThatCannotBeMadeIsAWarningForAFeederGivingItsCause() {
     CommandLine cl = Main.commandLine().parseArgs("generate", "--bootstrap-servers", "127.0.0.1:" + 9,
         "--kafka-property", "security.protocol=SASL_PLAINTEXT", "--kafka-property", "sasl.mechanism=PLAIN")
         .subcommand().commandSpec().commandLine();
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err));
     KafkaOptions kafka = (KafkaOptions) cl.getCommandSpec().mixins().get("kafka").userObject();
-    assertThat(TopicChecks.allowFeeder(cl.getCommandSpec(), kafka, "packets", NO_ANSWER_WAIT)).as("%s", err).isFalse();
-    assertThat(err.toString()).startsWith("generate: nothing is written: the broker cannot be reached from here "
-        + "(cannot create an admin client: Failed to create new KafkaAdminClient").containsIgnoringCase("JAAS")
-        .contains("check --bootstrap-servers and the client properties (--kafka-config, --kafka-property)")
-        .doesNotContain("would wait")
-        .doesNotContain("warning:");
+    assertThat(TopicChecks.allowFeeder(cl.getCommandSpec(), kafka, "packets", NO_ANSWER_WAIT)).as("%s", err).isTrue();
+    assertThat(err.toString()).startsWith("warning: the topics [packets] (whether they exist, max.message.bytes, "
+        + "message.timestamp.*) are not checked before the job runs: cannot create an admin client: Failed to create "
+        + "new KafkaAdminClient").containsIgnoringCase("JAAS").doesNotContain("nothing is written");
+  }
+
+  /**
+   * An admin client that cannot be made, where every unanswered broker is refused (a job on the demo jar's local
+   * cluster: its clients' failures would restart it without end): refused, naming the client's reason and the
+   * client properties, not a wait.
+   */
+  @Test
+  void anAdminClientThatCannotBeMadeIsRefusedWhereTheCheckSaysSo() {
+    TopicPreflight preflight = new TopicPreflight(Map.of("bootstrap.servers", "127.0.0.1:9", "security.protocol",
+        "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN"), NO_ANSWER_WAIT).brokerMustAnswer("the job would wait", true);
+    assertThatThrownBy(() -> preflight.check(io.linerate.jobs.kafka.WrittenTopics.ofFeeder("flow-meter")
+        .topic("input", "packets"))).isInstanceOf(TopicPreflight.TopicsRefused.class)
+        .hasMessageStartingWith("the broker cannot be reached from here (cannot create an admin client: Failed to "
+            + "create new KafkaAdminClient").hasMessageContaining("JAAS")
+        .hasMessageEndingWith("check --bootstrap-servers and the client properties (--kafka-config, --kafka-property)")
+        .hasMessageNotContaining("would wait");
   }
 
   /**
