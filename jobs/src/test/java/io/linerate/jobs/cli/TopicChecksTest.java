@@ -167,7 +167,7 @@ class TopicChecksTest {
   /**
    * An admin client that cannot be made (SASL without a JAAS entry), for a feeder: a warning that gives the client's
    * reason, and the feeder goes on (its producer, made from the same properties, then fails at once with its own
-   * error, as {@code JobCommandsTest.feederProducerProperties} shows; it would not wait for a broker).
+   * error, as {@code JobCommandsTest.feederProducersGetTheClientProperties} shows; it would not wait for a broker).
    */
   @Test
   @Timeout(60)
