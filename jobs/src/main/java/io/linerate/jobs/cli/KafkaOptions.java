@@ -95,9 +95,10 @@ public class KafkaOptions {
   }
 
   @Option(names = "--kafka-config", paramLabel = "FILE", defaultValue = "",
-      description = "A Java properties file of Kafka client properties for every client of the command (consumer, "
-          + "producers, admin clients), e.g. security.protocol, sasl.*, ssl.*, as Kafka's tools' --command-config; "
-          + "--kafka-property and the client-specific options win over it (default: none)")
+      description = "A Java properties file of Kafka client properties for every client of the command (its "
+          + "consumer, producers and admin clients, as it has them), e.g. security.protocol, sasl.*, ssl.*, as "
+          + "Kafka's tools' --command-config; --kafka-property and the client-specific options win over it "
+          + "(default: none)")
   void kafkaConfig(String value) {
     fileProperties.clear();
     kafkaConfig = null;
@@ -123,9 +124,9 @@ public class KafkaOptions {
   }
 
   @Option(names = "--kafka-property", paramLabel = "KEY=VALUE",
-      description = "A Kafka client property for every client of the command (consumer, producers, admin clients): "
-          + "the place for security settings (security.protocol=SASL_SSL, sasl.jaas.config=...); repeatable; wins "
-          + "over --kafka-config (default: none)")
+      description = "A Kafka client property for every client of the command (its consumer, producers and admin "
+          + "clients, as it has them): the place for security settings (security.protocol=SASL_SSL, "
+          + "sasl.jaas.config=...); repeatable; wins over --kafka-config (default: none)")
   void kafkaProperty(List<String> values) {
     add("--kafka-property", allClients(), values, kafkaProperties);
   }

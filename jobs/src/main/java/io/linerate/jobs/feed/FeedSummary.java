@@ -51,8 +51,8 @@ public record FeedSummary(long units, long records, long kafkaBytes, long inputB
 
     /** The summary as the commands print it, e.g. {@code 100000 packets in 100 batches (3.1 MB) in 1.20 s ...}. */
     public String describe(String unit, String recordUnit) {
-        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%d %s in %d %s, %s to Kafka", units, unit,
-                records, recordUnit, bytes(kafkaBytes)));
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%d %s in %d %s, %s to Kafka", units,
+                counted(units, unit), records, counted(records, recordUnit), bytes(kafkaBytes)));
         if (inputBytes > 0) {
             s.append(", ").append(bytes(inputBytes)).append(" of captures read");
         }
@@ -70,6 +70,14 @@ public record FeedSummary(long units, long records, long kafkaBytes, long inputB
             s.append("; skipped 0");
         }
         return s.toString();
+    }
+
+    /** {@code plural} ("packets", "batches") as the count {@code n} takes it: "1 batch", "2 batches". */
+    static String counted(long n, String plural) {
+        if (n != 1) {
+            return plural;
+        }
+        return plural.endsWith("ches") ? plural.substring(0, plural.length() - 2) : plural.replaceFirst("s$", "");
     }
 
     static String bytes(long n) {

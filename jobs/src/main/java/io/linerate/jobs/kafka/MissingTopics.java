@@ -78,7 +78,7 @@ final class MissingTopics {
           : writer + "'s producer would wait for it (max.block.ms, 60 s by default) and then fail (\"Topic " + topic
               + " not present in metadata\").";
       refused.add(missing + ", and the broker does not create topics on a write (" + AUTO_CREATE + " false, "
-          + brokerSource(autoCreate) + " on " + survey.brokerName() + "): " + consequence + close
+          + brokerSource(autoCreate, survey.brokerName()) + "): " + consequence + close
           + " Create it first: " + create(topic, survey.servers()) + ".");
       return;
     }
@@ -89,7 +89,7 @@ final class MissingTopics {
     if (limit != null && limit < written.largestRecordBytes()) {
       long largest = written.largestRecordBytes();
       refused.add(missing + " (yet): " + created + ", max.message.bytes " + limit + " among them (" + MESSAGE_MAX_BYTES
-          + ", " + brokerSource(maxBytes) + "), " + TopicPreflight.belowLargest(written, limit) + close
+          + ", " + brokerSource(maxBytes, "the broker") + "), " + TopicPreflight.belowLargest(written, limit) + close
           + " Create it first with a limit of at least " + largest + " (" + create(topic, survey.servers())
           + " --config max.message.bytes=" + largest + "), or lower the sinks' max.request.size to at most " + limit
           + " (the job then dead-letters or refuses what could be larger).");
@@ -114,9 +114,9 @@ final class MissingTopics {
     return "kafka-topics.sh --bootstrap-server " + servers + " --create --topic " + topic + " --partitions N";
   }
 
-  /** Where a broker config's value comes from, in words. */
-  private static String brokerSource(ConfigEntry e) {
-    return e.source() == ConfigEntry.ConfigSource.DEFAULT_CONFIG ? "Kafka's default" : "set on the broker";
+  /** Where a broker config's value comes from, in words: "Kafka's default on broker 1", "set on the broker". */
+  private static String brokerSource(ConfigEntry e, String broker) {
+    return (e.source() == ConfigEntry.ConfigSource.DEFAULT_CONFIG ? "Kafka's default on " : "set on ") + broker;
   }
 
   /**

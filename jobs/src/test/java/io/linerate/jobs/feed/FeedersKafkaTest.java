@@ -582,7 +582,7 @@ class FeedersKafkaTest {
             assertThat(code).as(args[0] + ": " + err).isEqualTo(1);
             assertThat(err.toString()).as(args[0]).startsWith(args[0] + ": nothing is written: input topic 'fc-pakets'"
                     + " does not exist on " + KAFKA.bootstrapServers() + ", and the broker does not create topics on a"
-                    + " write (auto.create.topics.enable false, set on the broker on broker ")
+                    + " write (auto.create.topics.enable false, set on broker ")
                     .contains(args[0] + "'s producer would wait for it (max.block.ms, 60 s by default) and then fail")
                     .contains("Topics with a close name: 'fc-packets'.")
                     .contains("Create it first: kafka-topics.sh --bootstrap-server " + KAFKA.bootstrapServers()

@@ -194,7 +194,7 @@ class TopicPreflightTest {
     assertThatThrownBy(() -> check(written))
         .isInstanceOf(TopicPreflight.TopicsRefused.class)
         .hasMessageStartingWith("output topic 'mw-out' does not exist on " + KAFKA.bootstrapServers() + ", and the "
-            + "broker does not create topics on a write (auto.create.topics.enable false, set on the broker on broker ")
+            + "broker does not create topics on a write (auto.create.topics.enable false, set on broker ")
         .hasMessageContaining("\ndead-letter topic 'mw-dead' does not exist on " + KAFKA.bootstrapServers())
         .hasMessageContaining("--create --topic mw-out --partitions N")
         .hasMessageContaining("--create --topic mw-dead --partitions N")
