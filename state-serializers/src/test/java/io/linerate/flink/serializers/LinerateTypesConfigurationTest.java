@@ -16,7 +16,7 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * The {@code pipeline.serialization-config} route. Runs in a JVM of its own (surefire {@code reuseForks=false}):
+ * The {@code pipeline.serialization-config} route. Runs in a JVM of its own (the pom's {@code config-route} execution):
  * Flink's factory registry is JVM-global and refuses a second registration of a type.
  */
 class LinerateTypesConfigurationTest {
