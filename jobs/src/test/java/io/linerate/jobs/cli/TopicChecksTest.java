@@ -202,6 +202,37 @@ class TopicChecksTest {
   }
 
   /**
+   * The same through a job's own check ({@link TopicChecks#allow}), whose admin client takes the job's client
+   * properties: refused for a job that would run here (its clients' failures would restart it without end), naming
+   * the client's reason and the properties; a warning for a job submitted elsewhere (the cluster may have what this
+   * host lacks, e.g. a JAAS entry).
+   */
+  @Test
+  @Timeout(60)
+  void aJobWhoseAdminClientCannotBeMadeIsRefusedOnlyWhereItWouldRunHere() {
+    FlowMeterJob job = FlowMeterJob.builder().capacity(1_024).clientProperty("security.protocol", "SASL_PLAINTEXT")
+        .clientProperty("sasl.mechanism", "PLAIN").build();
+    JobTopics topics = new JobTopics("127.0.0.1:9", "packets", "flows", "dead-letters");
+    for (boolean runsHere : new boolean[] {true, false}) {
+      CommandLine cl = Main.commandLine().getSubcommands().get("flow-meter");
+      StringWriter err = new StringWriter();
+      cl.setErr(new PrintWriter(err));
+      boolean allowed = TopicChecks.allow(cl.getCommandSpec(), job, topics, runsHere, NO_ANSWER_WAIT);
+      if (runsHere) {
+        assertThat(allowed).as("%s", err).isFalse();
+        assertThat(err.toString()).startsWith("flow-meter: the job is not submitted: the broker cannot be reached "
+            + "from here (cannot create an admin client: Failed to create new KafkaAdminClient")
+            .containsIgnoringCase("JAAS").contains("check --bootstrap-servers and the client properties "
+                + "(--kafka-config, --kafka-property)").doesNotContain("warning:");
+      } else {
+        assertThat(allowed).as("%s", err).isTrue();
+        assertThat(err.toString()).startsWith("warning: ").contains("cannot create an admin client")
+            .doesNotContain("not submitted");
+      }
+    }
+  }
+
+  /**
    * The flow-meter command's topic check against a broker on {@code port} of this host, waiting
    * {@link #NO_ANSWER_WAIT}: exit code 0 if the job may be submitted, 1 if not, and the check's error output.
    */
