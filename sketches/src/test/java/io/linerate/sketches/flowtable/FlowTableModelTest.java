@@ -96,6 +96,33 @@ class FlowTableModelTest {
         assertThat(run.overflowingPackets).as("packets of new flows that found no room").isPositive();
     }
 
+    /**
+     * One traced step: the operation (an {@link Op} or a label), its result and exports. Kept as objects
+     * (all immutable) and turned into text only when a check fails: formatting keys and records at every
+     * operation was about a fifth of this test's time.
+     */
+    static final class Step {
+        final int index;
+        final Object what;
+        long result;
+        List<?> exports; // null until the operation returned
+
+        Step(int index, Object what) {
+            this.index = index;
+            this.what = what;
+        }
+
+        void done(long result, List<?> exports) {
+            this.result = result;
+            this.exports = List.copyOf(exports); // the list itself is cleared after each operation
+        }
+
+        @Override
+        public String toString() {
+            return "#" + index + " " + what + (exports == null ? "" : " -> " + result + " " + exports);
+        }
+    }
+
     /** One exported record, copied out of the reusable view. */
     record Rec(FiveTuple key, ExportReason reason, long packets, long bytes, int flags, long first, long last,
                long user0, long user1) {
@@ -115,10 +142,18 @@ class FlowTableModelTest {
         long last;
         long user0; // the test adds each packet's bytes to user slot 0
         long user1; // and sets user slot 1 to the packet's timestamp + 1
+        int visited; // the full check that last found this flow's live entry (see Run.checkTable)
 
         boolean sameAs(Rec r, int userSlots) {
             return packets == r.packets && bytes == r.bytes && flags == r.flags && first == r.first
                     && last == r.last && (userSlots < 1 || user0 == r.user0) && (userSlots < 2 || user1 == r.user1);
+        }
+
+        /** As {@link #sameAs(Rec, int)}, on the table's view without copying it. */
+        boolean sameAs(FlowRecord r, int userSlots) {
+            return packets == r.packets() && bytes == r.bytes() && flags == r.tcpFlags()
+                    && first == r.firstTimestamp() && last == r.lastTimestamp()
+                    && (userSlots < 1 || user0 == r.userSlot(0)) && (userSlots < 2 || user1 == r.userSlot(1));
         }
 
         @Override
@@ -200,7 +235,8 @@ class FlowTableModelTest {
         long overflowingPackets;
         int roundTrips;
         int opIndex;
-        final ArrayDeque<String> trace = new ArrayDeque<>();
+        int fullChecks;
+        final ArrayDeque<Step> trace = new ArrayDeque<>();
 
         Run(InsertionScheme scheme, OverflowPolicy policy, boolean summary, FlowKeyFormat format, long seed) {
             this.seed = seed;
@@ -320,9 +356,9 @@ class FlowTableModelTest {
                 int stashBefore = table.stashSize();
                 Map<FiveTuple, Long> candidates = op.kind == Kind.PACKET && !live.containsKey(op.key)
                         ? displaceable(op.key) : null;
-                remember(op.toString());
+                Step step = remember(op);
                 long result = apply(table, op, tableExports);
-                trace.addLast(trace.removeLast() + " -> " + result + " " + tableExports);
+                step.done(result, tableExports);
                 if (shadow != null) {
                     long shadowResult = apply(shadow, op, shadowExports);
                     check(shadowResult == result && shadowExports.equals(tableExports),
@@ -629,11 +665,14 @@ class FlowTableModelTest {
 
         /**
          * Global invariants after every operation; with {@code full} (after every operation but a packet,
-         * and every fourth packet) also the live entries against the model's, key by key.
+         * and every fourth packet) also the live entries against the model's, key by key: each entry the
+         * table visits must be a live flow of the model, visited once (marked with this check's number in
+         * {@link ModelFlow#visited}), equal to the model's open record, and as many as the model has, which
+         * together make the two sets of live flows equal.
          */
         void checkTable(boolean full) {
             FlowTable t = table;
-            Map<FiveTuple, Rec> entries = new HashMap<>();
+            int visit = ++fullChecks;
             long[] livePackets = new long[1];
             long[] liveBytes = new long[1];
             int[] count = new int[1];
@@ -642,20 +681,20 @@ class FlowTableModelTest {
                 livePackets[0] += r.packets();
                 liveBytes[0] += r.bytes();
                 if (full) {
-                    Rec c = Rec.of(r, userSlots);
-                    check(c.reason == null, () -> "forEach view carries a reason: " + c);
-                    check(entries.put(c.key, c) == null, () -> "two live entries for " + c.key);
+                    check(r.reason() == null, () -> "forEach view carries a reason: " + Rec.of(r, userSlots));
+                    FiveTuple key = r.key();
+                    ModelFlow f = live.get(key);
+                    check(f != null, () -> "table holds " + Rec.of(r, userSlots) + ", not live in the model");
+                    check(f.visited != visit, () -> "two live entries for " + key);
+                    f.visited = visit;
+                    check(f.sameAs(r, userSlots), () -> "live entry " + Rec.of(r, userSlots) + " differs from the "
+                            + "model's " + key + " " + f);
                 }
             });
             if (full) {
-                check(entries.size() == live.size(), () -> "table holds " + entries.size() + " live flows, model "
-                        + live.size() + "; missing " + diff(live.keySet(), entries.keySet()) + ", extra "
-                        + diff(entries.keySet(), live.keySet()));
-                for (Map.Entry<FiveTuple, ModelFlow> e : live.entrySet()) {
-                    Rec c = entries.get(e.getKey());
-                    check(c != null && e.getValue().sameAs(c, userSlots), () -> "live entry " + c + " differs "
-                            + "from the model's " + e.getKey() + " " + e.getValue());
-                }
+                check(count[0] == live.size(), () -> "table holds " + count[0] + " live flows, model " + live.size()
+                        + "; missing " + live.entrySet().stream().filter(e -> e.getValue().visited != visit)
+                                .map(Map.Entry::getKey).toList());
             }
             check(count[0] == live.size(), () -> "table holds " + count[0] + " live flows, model " + live.size());
             check(livePackets[0] + packetsExported == packetsSent && liveBytes[0] + bytesExported == bytesSent,
@@ -752,11 +791,13 @@ class FlowTableModelTest {
 
         // ------------------------------------------------------------ failure reporting
 
-        void remember(String s) {
+        Step remember(Object what) {
             if (trace.size() == 40) {
                 trace.removeFirst();
             }
-            trace.addLast("#" + opIndex + " " + s);
+            Step step = new Step(opIndex, what);
+            trace.addLast(step);
+            return step;
         }
 
         void check(boolean ok, Supplier<String> message) {
@@ -768,16 +809,10 @@ class FlowTableModelTest {
         AssertionError failure(String message, Throwable cause) {
             StringBuilder sb = new StringBuilder(message).append("\n  at operation #").append(opIndex).append(" of ")
                     .append(config).append("\n  last operations:");
-            for (String s : trace) {
+            for (Step s : trace) {
                 sb.append("\n    ").append(s);
             }
             return new AssertionError(sb.toString(), cause);
-        }
-
-        static <T> Set<T> diff(Set<T> a, Set<T> b) {
-            Set<T> d = new HashSet<>(a);
-            d.removeAll(b);
-            return d;
         }
     }
 }
