@@ -74,7 +74,7 @@ class FlowTableLifecycleModelTest {
         final String config;
         final List<FiveTuple> universe = new ArrayList<>();
         final Map<FiveTuple, FlowTableModelTest.ModelFlow> live = new HashMap<>();
-        final ArrayDeque<String> trace = new ArrayDeque<>();
+        final ArrayDeque<FlowTableModelTest.Step> trace = new ArrayDeque<>();
 
         FlowTable table;
         List<FlowTableModelTest.Rec> exports = new ArrayList<>();
@@ -92,6 +92,7 @@ class FlowTableLifecycleModelTest {
         long exportedPackets;
         long timeoutExports;
         int opIndex;
+        int tableChecks;
 
         Run(InsertionScheme scheme, OverflowPolicy policy, boolean summary, FlowKeyFormat format, long seed) {
             this.rnd = new SplittableRandom(seed);
@@ -195,7 +196,7 @@ class FlowTableLifecycleModelTest {
         void run() {
             for (opIndex = 0; opIndex < OPS; opIndex++) {
                 Op op = nextOp();
-                remember(op.toString());
+                FlowTableModelTest.Step step = remember(op);
                 if (op.kind == Kind.COPY || op.kind == Kind.IMAGE || op.kind == Kind.STREAM) {
                     replace(op.kind);
                     continue;
@@ -204,7 +205,7 @@ class FlowTableLifecycleModelTest {
                 long rebuildMovesBefore = table.rebuildMoves();
                 int lazily = table.lazilyDeleted();
                 long result = apply(table, op, exports);
-                trace.addLast(trace.removeLast() + " -> " + result + " " + exports);
+                step.done(result, exports);
                 if (twin != null) {
                     long r2 = apply(twin, op, twinExports);
                     check(r2 == result && twinExports.equals(exports), () -> "lockstep twin diverged: " + r2 + " "
@@ -422,19 +423,28 @@ class FlowTableLifecycleModelTest {
             exportedPackets += r.packets();
         }
 
+        /**
+         * The live entries against the model: each entry forEach visits must be a live flow of the model, visited
+         * once (marked with this check's number in {@code visited}) and equal to the model's open record, and there
+         * must be as many as the model has, so the two sets of live flows are equal; then a lookup of every live key.
+         */
         void checkTable() {
-            Map<FiveTuple, FlowTableModelTest.Rec> seen = new HashMap<>();
+            int visit = ++tableChecks;
             long[] packets = new long[1];
+            int[] count = new int[1];
             table.forEach(r -> {
-                FlowTableModelTest.Rec c = FlowTableModelTest.Rec.of(r, userSlots);
-                check(seen.put(c.key(), c) == null, () -> "forEach visited " + c.key() + " twice");
-                packets[0] += c.packets();
+                count[0]++;
+                packets[0] += r.packets();
+                FiveTuple key = r.key();
+                FlowTableModelTest.ModelFlow f = live.get(key);
+                check(f != null, () -> "live flows differ: the table holds " + key + ", the model does not");
+                check(f.visited != visit, () -> "forEach visited " + key + " twice");
+                f.visited = visit;
+                check(f.sameAs(r, userSlots), () -> "entry " + FlowTableModelTest.Rec.of(r, userSlots)
+                        + " vs model " + f);
             });
-            check(seen.keySet().equals(live.keySet()), () -> "live flows differ: table " + seen.size() + " model "
-                    + live.size());
+            check(count[0] == live.size(), () -> "live flows differ: table " + count[0] + " model " + live.size());
             for (Map.Entry<FiveTuple, FlowTableModelTest.ModelFlow> e : live.entrySet()) {
-                FlowTableModelTest.Rec c = seen.get(e.getKey());
-                check(e.getValue().sameAs(c, userSlots), () -> "entry " + c + " vs model " + e.getValue());
                 int slot = table.find(e.getKey()); // a summary that lost the flow would send this to the stash only
                 check(slot >= 0 && table.record(slot).key().equals(e.getKey()), () -> "find lost live " + e.getKey()
                         + " (summary " + table.hasSummary() + ")");
@@ -557,18 +567,21 @@ class FlowTableLifecycleModelTest {
 
         // ------------------------------------------------------------ reporting
 
-        void remember(String s) {
+        /** Traces the operation; it is formatted only if a check fails (see {@link FlowTableModelTest.Step}). */
+        FlowTableModelTest.Step remember(Op op) {
             if (trace.size() == 30) {
                 trace.removeFirst();
             }
-            trace.addLast("#" + opIndex + " " + s);
+            FlowTableModelTest.Step step = new FlowTableModelTest.Step(opIndex, op);
+            trace.addLast(step);
+            return step;
         }
 
         void check(boolean ok, Supplier<String> message) {
             if (!ok) {
                 StringBuilder sb = new StringBuilder(message.get()).append("\n  at #").append(opIndex).append(" of ")
                         .append(config);
-                for (String s : trace) {
+                for (FlowTableModelTest.Step s : trace) {
                     sb.append("\n    ").append(s);
                 }
                 throw new AssertionError(sb.toString());
