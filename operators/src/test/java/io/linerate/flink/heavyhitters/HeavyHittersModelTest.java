@@ -33,8 +33,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * which records are late or rejected, and checks every report and alert against the documented guarantees.
  * Snapshot/restore at random points and the batch path must give identical outputs.
  *
- * <p>Seeds: by default streams 1 and 3 of each configuration; {@code -Dlinerate.model.scale=full} adds stream 2 (a
- * third more time). Each configuration's default pair has reports, alerts, late and rejected records, records over
+ * <p>Seeds: by default streams 1 and 3 of each configuration; {@code -Pmodel-full} ({@code linerate.model.scale=full})
+ * adds stream 2 (a third more time). Each configuration's default pair has reports, alerts, late and rejected records, records over
  * maxOpenSubWindows and at least one incomplete report (the first test prints the counts per seed and asserts each
  * is positive over the seeds run): stream 1 alone has no incomplete report in four configurations, stream 3 none in
  * ss-saturating.
@@ -597,7 +597,7 @@ class HeavyHittersModelTest {
 
     // ---------------------------------------------------------------------------------------------------- tests
 
-    /** The streams' seeds: {1, 3}, or {1, 2, 3} with {@code -Dlinerate.model.scale=full} (see the class comment). */
+    /** The streams' seeds: {1, 3}, or {1, 2, 3} with {@code -Pmodel-full} (see the class comment). */
     static final long[] SEEDS = "full".equalsIgnoreCase(System.getProperty("linerate.model.scale", "reduced").trim())
             ? new long[] {1, 2, 3} : new long[] {1, 3};
 

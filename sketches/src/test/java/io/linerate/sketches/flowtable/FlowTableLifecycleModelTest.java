@@ -31,14 +31,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * per-operation guarantees: at most one move per insertion and none outside insertions, the sweep's bounded work
  * per update, {@code advanceTime(t, slots())} leaving no expired flow, {@code forEach} visiting every live flow
  * once, and a summary that never loses a stored flow (a lookup of every live key after every operation).
- * Fixed seeds: every scheme × policy × summary × key format, each a sequence of 3,000 operations by default; the
- * system property {@code linerate.flowtable.lifecycleOps} sets another length, e.g.
- * {@code -Dlinerate.flowtable.lifecycleOps=6000} for the length this test had before 2026-11-28.
+ * Fixed seeds: every scheme × policy × summary × key format, each a sequence of 3,000 operations by default, 6,000
+ * (the length this test had before 2026-11-28) with {@code -Pmodel-full} (the system property
+ * {@code linerate.model.scale=full}).
  */
 class FlowTableLifecycleModelTest {
 
     /** Operations per case (see the class comment). */
-    private static final int OPS = Integer.getInteger("linerate.flowtable.lifecycleOps", 3_000);
+    private static final int OPS = "full".equals(System.getProperty("linerate.model.scale", "reduced").trim())
+            ? 6_000 : 3_000;
     private static final int LOCKSTEP_OPS = 200;
 
     static Stream<Arguments> cases() {

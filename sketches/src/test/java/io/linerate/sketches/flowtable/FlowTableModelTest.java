@@ -32,11 +32,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * timeout 20..199 or off) and a sequence of operations from its seed: 8,000 by default, so each case still
  * draws about 24 flushes and 56 image round trips (3 and 7 per 1,000 operations) on a table of at most 48
  * flows, and a case whose sequence did not export by idle timeout, remove, flush, round-trip and overflow
- * fails; the system property {@code linerate.flowtable.modelOps} sets another length, e.g.
- * {@code -Dlinerate.flowtable.modelOps=16000} for the length this test had before 2026-11-28. The sequences
+ * fails; 16,000 (the length this test had before 2026-11-28) with {@code -Pmodel-full} (the system property
+ * {@code linerate.model.scale=full}). The sequences
  * come from {@link SplittableRandom} under JUnit's {@code @ParameterizedTest} rather than a property-testing library:
  * the model needs a generator of its own anyway, and instead of shrinking, a failure names the seed, the
- * table's configuration, the operation index and the last 20 operations with their results and exports,
+ * table's configuration, the operation index and the last 40 operations with their results and exports,
  * which replays it exactly.
  *
  * <p>The model does not guess which flow the sweep picks; it lets the table choose and checks that the
@@ -58,7 +58,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class FlowTableModelTest {
 
     /** Operations per case (see the class comment). */
-    private static final int OPS = Integer.getInteger("linerate.flowtable.modelOps", 8_000);
+    private static final int OPS = "full".equals(System.getProperty("linerate.model.scale", "reduced").trim())
+            ? 16_000 : 8_000;
     private static final int SHADOW_OPS = 250;
 
     static Stream<Arguments> cases() {
