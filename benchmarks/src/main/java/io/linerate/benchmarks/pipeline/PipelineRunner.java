@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.WebOptions;
@@ -30,10 +31,10 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * Runs one pipeline on a fresh local MiniCluster (one task manager, a slot per subtask), heap state backend,
- * checkpoints every {@code checkpointInterval} to a temporary directory (deleted afterwards), and measures it:
- * processing time from {@link RunProbe}, heap from {@link HeapMonitor}, checkpoint sizes from the job's checkpoint
- * statistics ({@link CheckpointStatsSnapshot}, read from the finished job's execution graph).
+ * Runs one pipeline on a fresh local MiniCluster (one task manager, a slot per subtask, its REST endpoint on a free
+ * loopback port), heap state backend, checkpoints every {@code checkpointInterval} to a temporary directory (deleted
+ * afterwards), and measures it: processing time from {@link RunProbe}, heap from {@link HeapMonitor}, checkpoint
+ * sizes from the job's checkpoint statistics ({@link CheckpointStatsSnapshot}, read from the finished job's execution graph).
  *
  * <p>Besides the periodic checkpoints it triggers one when the source has emitted half the packets, so that every
  * run has a checkpoint taken mid-stream however fast it is (a bounded job's final checkpoint, taken after its end
@@ -88,6 +89,11 @@ public final class PipelineRunner {
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, setup.checkpointInterval());
         conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 10_000);
+        // a free loopback port for the cluster's REST endpoint: the default 8081 may be taken (a local Flink
+        // cluster's web UI, another run), and a MiniCluster built directly does not pick another one itself
+        conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+        conf.set(RestOptions.ADDRESS, "127.0.0.1");
+        conf.set(RestOptions.BIND_PORT, "0");
         MiniClusterConfiguration clusterConf = new MiniClusterConfiguration.Builder()
                 .setConfiguration(conf)
                 .setNumTaskManagers(1)

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.linerate.benchmarks.flowtable.FlowKey;
 import io.linerate.benchmarks.pipeline.linerate.LinerateDedup;
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -88,6 +90,27 @@ class PipelineRunnerTest {
             RunResult r = runner.run(Pipelines.byName().get(name), PipelineSettings.standard(perPacket));
             assertThat(r.packets()).as(name).isEqualTo(perPacket.packets());
             assertThat(r.sinkRecords()).as(name).isEqualTo(perPacket.packets());
+        }
+    }
+
+    @Test
+    void aRunStartsWhileFlinksDefaultRestPortIsTaken() throws Exception {
+        // CI once failed here: something on the machine held port 8081, Flink's default REST port
+        try (ServerSocket taken = takeIfFree(8081)) {
+            PipelineRunner runner = new PipelineRunner(
+                    new PipelineRunner.Setup(1, Duration.ofSeconds(10), false, Duration.ofSeconds(5)), s -> { });
+            Workload small = new Workload(2_000, 100, 1.1, 7, 40_000, 1, 64);
+            RunResult r = runner.run(Pipelines.byName().get("discard"), PipelineSettings.standard(small));
+            assertThat(r.sinkRecords()).isEqualTo(small.packets());
+        }
+    }
+
+    /** A socket bound to {@code port}, or null if something else holds it already (the port is taken either way). */
+    private static ServerSocket takeIfFree(int port) {
+        try {
+            return new ServerSocket(port);
+        } catch (IOException alreadyTaken) {
+            return null;
         }
     }
 
