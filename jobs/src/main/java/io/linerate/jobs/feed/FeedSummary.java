@@ -49,7 +49,10 @@ public record FeedSummary(long units, long records, long kafkaBytes, long inputB
         return skipped.values().stream().mapToLong(Long::longValue).sum();
     }
 
-    /** The summary as the commands print it, e.g. {@code 100000 packets in 100 batches (3.1 MB) in 1.20 s ...}. */
+    /**
+     * The summary as the commands print it, e.g. {@code 100000 packets in 100 batches, 3.1 MiB to Kafka, 1.20 s
+     * (83333 packets/s), event time ... to ...} (a replay adds the capture bytes read and its skipped records).
+     */
     public String describe(String unit, String recordUnit) {
         StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%d %s in %d %s, %s to Kafka", units,
                 counted(units, unit), records, counted(records, recordUnit), bytes(kafkaBytes)));

@@ -125,7 +125,8 @@ public final class FlowMeterJob implements JobLauncher {
   /** The demo's live view: the flow records committed so far, per export reason and observation point. */
   @Override
   public LiveView liveView(JobTopics topics, boolean terminal) {
-    return FlowsView.builder(topics.bootstrapServers(), topics.output()).terminal(terminal).build();
+    return FlowsView.builder(topics.bootstrapServers(), topics.output()).terminal(terminal)
+        .timeouts(meter.idleTimeout(), meter.activeTimeout()).build();
   }
 
   /**

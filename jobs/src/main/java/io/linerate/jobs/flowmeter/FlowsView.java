@@ -11,6 +11,7 @@ import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.linerate.jobs.cli.DurationConverter;
 import io.linerate.jobs.format.OutputJson;
 import io.linerate.jobs.local.RedrawThrottle;
 import io.linerate.jobs.local.TopicView;
@@ -33,11 +34,16 @@ public final class FlowsView extends TopicView {
   private final Map<String, long[]> perScope = new TreeMap<>(TopicView::compareScopes); // records, packets, bytes
   private final Map<String, Long> perReason = new TreeMap<>();
   private final List<Flow> largest = new ArrayList<>();
+  private final String whenWritten;
   private long records;
   private long skipped;
 
   private FlowsView(Builder b) {
     super(b, "linerate-flows-view");
+    this.whenWritten = b.idleTimeout == null ? "" : String.format(Locale.ROOT,
+        " (the job writes a flow once it has been idle for %s or active for %s of event time, or when its table"
+            + " evicts it)", DurationConverter.format(b.idleTimeout),
+        DurationConverter.format(b.activeTimeout));
     this.redraws = new RedrawThrottle(b.interval != null ? b.interval : Duration.ofSeconds(inPlace() ? 1 : 10));
   }
 
@@ -131,7 +137,7 @@ public final class FlowsView extends TopicView {
   @Override
   public String render() {
     if (records == 0) {
-      return "flow meter: no flow record committed yet\n";
+      return "flow meter: no flow record committed yet" + whenWritten + "\n";
     }
     StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "flow records committed: %,d (", records));
     perReason.forEach((reason, count) -> out.append(String.format(Locale.ROOT, "%s %,d, ", reason, count)));
@@ -156,6 +162,8 @@ public final class FlowsView extends TopicView {
   /** Options of a {@link FlowsView}. */
   public static final class Builder extends TopicView.Builder<Builder> {
     private Duration interval;
+    private Duration idleTimeout;
+    private Duration activeTimeout;
 
     private Builder(String bootstrapServers, String topic) {
       super(bootstrapServers, topic);
@@ -172,6 +180,13 @@ public final class FlowsView extends TopicView {
         throw new IllegalArgumentException("interval must be > 0, got " + interval);
       }
       this.interval = interval;
+      return this;
+    }
+
+    /** The job's timeouts, which the view names while no flow has been written yet. */
+    public Builder timeouts(Duration idle, Duration active) {
+      this.idleTimeout = Objects.requireNonNull(idle, "idle");
+      this.activeTimeout = Objects.requireNonNull(active, "active");
       return this;
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +18,16 @@ class FlowsViewTest {
         + "\",\"dst_addr\":\"" + dst + "\",\"src_port\":51000,\"dst_port\":443,\"protocol\":" + protocol
         + ",\"packets\":" + packets + ",\"bytes\":" + bytes + ",\"first_timestamp\":1,\"last_timestamp\":2,"
         + "\"tcp_flags\":27,\"export_reason\":\"" + reason + "\"}";
+  }
+
+  @Test
+  void beforeTheFirstFlowItSaysWhenTheJobWritesOne() {
+    FlowsView view = FlowsView.offline().terminal(false).timeouts(Duration.ofSeconds(15), Duration.ofMinutes(30))
+        .build();
+    assertThat(view.render()).isEqualTo("flow meter: no flow record committed yet (the job writes a flow once it has"
+        + " been idle for 15s or active for 30m of event time, or when its table evicts it)\n");
+    view.accept(flow(10, 4, "10.0.0.1", "10.0.0.2", 6, 3, 300, "idle_timeout"));
+    assertThat(view.render()).startsWith("flow records committed: 1 (idle_timeout 1)\n");
   }
 
   @Test

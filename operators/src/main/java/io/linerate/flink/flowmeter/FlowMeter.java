@@ -193,6 +193,16 @@ public final class FlowMeter<T, K> implements Serializable {
         return overflow;
     }
 
+    /** A flow idle this long (event time) is exported. */
+    public Duration idleTimeout() {
+        return Duration.ofMillis(idleTimeout);
+    }
+
+    /** A flow lasting this long (event time) is exported and restarted. */
+    public Duration activeTimeout() {
+        return Duration.ofMillis(activeTimeout);
+    }
+
     /** Overflow stash entries of each scope's table (part of the table's shape). */
     public int stashCapacity() {
         return stashCapacity;

@@ -466,7 +466,9 @@ final class MultilevelTable {
      * The "natural MHT reconstruction" of §4.10.1: sub-table by sub-table from the left, every live item
      * moves to the leftmost sub-table where its bucket is empty or holds a deleted item; deleted items are
      * then dropped. Stash items get the same chance (as sub-table d + 1). The summary is rebuilt from the
-     * live items.
+     * live items. The Conservative scheme's marks (§5.4) are dropped on the slots a move or a drop touches and
+     * kept elsewhere: after deletions a mark is only a hint (the thesis leaves Cons out of its deletion analysis),
+     * a stale one saves a bump attempt that could have succeeded and never loses an item.
      *
      * @return the number of items moved
      */
