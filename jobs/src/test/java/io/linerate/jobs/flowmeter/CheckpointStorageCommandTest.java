@@ -156,7 +156,7 @@ class CheckpointStorageCommandTest {
     assertThat(committed.stream().mapToLong(CheckpointStorageCommandTest::packets).sum())
         .as("packets in committed flow records").isEqualTo(BATCHES * 1000L);
     java.util.regex.Matcher line = java.util.regex.Pattern.compile(
-        "flow-meter: checkpoints go to (\\S+) \\(a temporary folder, removed when the command ends; "
+        "flow-meter: checkpoints go to (.+?) \\(a temporary folder, removed when the command ends; "
             + "--checkpoint-dir keeps them\\)").matcher(r.out());
     assertThat(line.find()).as(r.out()).isTrue();
     // what runs, and that it ended: the command says both (flow-meter printed neither before)

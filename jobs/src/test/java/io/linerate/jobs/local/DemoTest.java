@@ -97,8 +97,8 @@ class DemoTest {
     assertBindable(brokerPort);
     assertBindable(restPort);
     // folders: the broker's data and the cluster's files are gone
-    Path kafkaFolder = Path.of(first(text, "data in (\\S+) \\(started"));
-    Path flinkFolder = Path.of(first(text, "files in (\\S+) \\(started"));
+    Path kafkaFolder = Path.of(first(text, "data in (.+?) \\(started"));
+    Path flinkFolder = Path.of(first(text, "files in (.+?) \\(started"));
     assertThat(kafkaFolder).doesNotExist();
     assertThat(flinkFolder).doesNotExist();
     // threads: no non-daemon thread the run started is alive; Netty's global event executor (REST server) ends on
@@ -160,8 +160,8 @@ class DemoTest {
     assertThat(result.recordsFed()).isPositive();
     assertThat(text).contains("stopped before the end").doesNotContain("draining")
         .contains("everything it started is stopped and its files removed");
-    assertThat(Path.of(first(text, "data in (\\S+) \\(started"))).doesNotExist();
-    assertThat(Path.of(first(text, "files in (\\S+) \\(started"))).doesNotExist();
+    assertThat(Path.of(first(text, "data in (.+?) \\(started"))).doesNotExist();
+    assertThat(Path.of(first(text, "files in (.+?) \\(started"))).doesNotExist();
     assertBindable(Integer.parseInt(first(text, "web UI and REST API on http://127\\.0\\.0\\.1:(\\d+)")));
     // the job's checkpoint folder (empty after the cancellation discarded its checkpoints) is removed too
     try (java.util.stream.Stream<Path> inside = Files.list(checkpoints)) {
@@ -299,8 +299,8 @@ class DemoTest {
     assertThat(Duration.ofNanos(System.nanoTime() - signalled)).isLessThan(Duration.ofSeconds(30));
     assertThat(result.stoppedEarly()).isTrue();
     assertThat(text).contains("stopped while draining");
-    assertThat(Path.of(first(text, "data in (\\S+) \\(started"))).doesNotExist();
-    assertThat(Path.of(first(text, "files in (\\S+) \\(started"))).doesNotExist();
+    assertThat(Path.of(first(text, "data in (.+?) \\(started"))).doesNotExist();
+    assertThat(Path.of(first(text, "files in (.+?) \\(started"))).doesNotExist();
   }
 
   static Set<Thread> nonDaemonThreads() {
