@@ -33,4 +33,12 @@ public final class ItCluster {
         .setNumberSlotsPerTaskManager(SLOTS_PER_TASK_MANAGER)
         .build());
   }
+
+  /**
+   * A local folder as Flink reads a path option or argument: {@code file:/a b/c}, not the URI {@code file:///a%20b/c},
+   * whose {@code %20} Flink would take as three characters of a folder's name.
+   */
+  public static String flinkPath(java.nio.file.Path folder) {
+    return org.apache.flink.core.fs.Path.fromLocalFile(folder.toFile()).toString();
+  }
 }

@@ -400,7 +400,7 @@ public final class JobRun implements AutoCloseable {
 
   /** Stops the job with a canonical savepoint in {@code dir} (no drain: windows stay open in the state). */
   public String stopWithSavepoint(Path dir) throws Exception {
-    return client.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
+    return client.stopWithSavepoint(false, ItCluster.flinkPath(dir), SavepointFormatType.CANONICAL)
         .get(120, TimeUnit.SECONDS);
   }
 
@@ -494,7 +494,7 @@ public final class JobRun implements AutoCloseable {
       conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE, CheckpointingMode.EXACTLY_ONCE);
       conf.set(StateBackendOptions.STATE_BACKEND, stateBackend.flinkName());
       conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-      conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir.toUri().toString());
+      conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, ItCluster.flinkPath(checkpointDir));
       if (restarts) {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);

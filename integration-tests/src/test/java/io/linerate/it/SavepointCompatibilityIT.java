@@ -123,7 +123,7 @@ class SavepointCompatibilityIT {
     long restores;
     try (JobRun run = JobRun.of(cluster, w.job(false), topics).parallelism(2)
         .checkpointDir(Files.createDirectories(tmp.resolve("checkpoints-" + runName)))
-        .fromSavepoint(savepoint.toUri().toString()).start()) {
+        .fromSavepoint(ItCluster.flinkPath(savepoint)).start()) {
       run.awaitSettled(Duration.ofMinutes(2));
       restores = run.restoredCheckpoints();
     }
@@ -161,7 +161,7 @@ class SavepointCompatibilityIT {
     assertThatThrownBy(() -> {
       try (JobRun run = JobRun.of(cluster, Workload.HEAVY_HITTERS.job(false), renamed).parallelism(2).restarts(false)
           .checkpointDir(Files.createDirectories(tmp.resolve("checkpoints-unmapped")))
-          .fromSavepoint(savepoint.toUri().toString()).start()) {
+          .fromSavepoint(ItCluster.flinkPath(savepoint)).start()) {
         run.awaitFinished(Duration.ofSeconds(90));
       }
     }).hasStackTraceContaining("Cannot map checkpoint/savepoint state for operator");

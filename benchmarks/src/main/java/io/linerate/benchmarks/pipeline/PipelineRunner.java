@@ -86,7 +86,9 @@ public final class PipelineRunner {
         // a failing job fails the run (with checkpointing on, Flink would otherwise restart it without end)
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        // Flink's form of the folder, not its URI: Flink reads "%20" in a URI string as those three characters
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                org.apache.flink.core.fs.Path.fromLocalFile(checkpoints.toFile()).toString());
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, setup.checkpointInterval());
         conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 10_000);
         // a free loopback port for the cluster's REST endpoint: the default 8081 may be taken (a local Flink

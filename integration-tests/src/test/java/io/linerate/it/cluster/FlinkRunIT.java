@@ -101,7 +101,7 @@ class FlinkRunIT {
           "--window", "1s", "--top-k", "10", "--phi", "0.01", "--alert-weight", "400",
           "--out-of-orderness", "100ms", "--idleness", "0s", "--bounded",
           "--parallelism", "2", "--checkpoint-interval", "500ms",
-          "--checkpoint-dir", Files.createDirectories(tmp.resolve("cluster-checkpoints")).toUri().toString());
+          "--checkpoint-dir", ItCluster.flinkPath(Files.createDirectories(tmp.resolve("cluster-checkpoints"))));
       if (exit != 0) {
         throw cluster.failure("flink run exited with code " + exit);
       }

@@ -74,7 +74,9 @@ public final class JobEnvironment implements AutoCloseable {
       throw new UncheckedIOException("cannot create a temporary checkpoint folder: " + e.getMessage(), e);
     }
     conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-    conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
+    // Flink's form of the folder, not its URI: Flink reads "%20" in a URI string as those three characters
+    conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+        org.apache.flink.core.fs.Path.fromLocalFile(dir.toFile()).toString());
     out.println(spec.name() + ": checkpoints go to " + dir + " (a temporary folder, removed when the command "
         + "ends; --checkpoint-dir keeps them)");
     return new JobEnvironment(StreamExecutionEnvironment.getExecutionEnvironment(conf), dir);

@@ -77,6 +77,18 @@ class DemoCheckpointStorageTest {
   }
 
   @Test
+  void withoutACheckpointDirectoryCheckpointsGoToTheClustersFolderEvenWithASpaceInItsName() {
+    Configuration conf = new Configuration();
+    conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "jobmanager");
+    Demo demo = Demo.builder(new BigStateJob(), new PassThroughFeeder(1)).flinkConfiguration(conf).build();
+    java.nio.file.Path cluster = java.nio.file.Path.of("/tmp", "linerate demo", "cluster");
+    String dir = demo.jobConfiguration(cluster).get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
+    // read as Flink reads the option: its folder must be the cluster's, not one named "linerate%20demo"
+    assertThat(java.nio.file.Path.of(new org.apache.flink.core.fs.Path(dir).toUri().getPath())).as(dir)
+        .isEqualTo(cluster.resolve("checkpoints"));
+  }
+
+  @Test
   @Timeout(120)
   void aStateAboveFiveMebibytesCheckpointsWithoutACheckpointDirectory() {
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
