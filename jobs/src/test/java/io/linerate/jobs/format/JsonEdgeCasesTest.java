@@ -28,11 +28,13 @@ class JsonEdgeCasesTest {
     @Test
     void aNumberWithAHugeExponentIsMalformedNotAnUncheckedException() {
         JsonEventFormat f = JsonEventFormat.builder().keyField("id").weightField("w").build();
+        // exponents no BigDecimal scale holds on any JDK (an int scale: 1e2147483648 is 1 at scale -2^31, which
+        // JDK 17 refuses and JDK 25 accepts; see theExponentAtTheEdgeOfAnIntIsMalformedWhereverItIsRead)
         for (String value : new String[] {
-                "{\"id\":\"a\",\"w\":1,\"x\":1e2147483648}",
+                "{\"id\":\"a\",\"w\":1,\"x\":1e2147483649}",
                 "{\"id\":\"a\",\"w\":1,\"x\":1e-2147483649}",
                 "{\"id\":\"a\",\"w\":1e99999999999}",
-                "{\"id\":1E2147483648}"}) {
+                "{\"id\":1E2147483649}"}) {
             Throwable t = catchThrowable(() -> f.decode(utf8(value)));
             assertThat(t).as(value).isInstanceOf(MalformedRecordException.class);
             assertThat(((MalformedRecordException) t).reason()).as(value).startsWith("bad JSON: ");
@@ -40,9 +42,30 @@ class JsonEdgeCasesTest {
         // and through the Kafka deserializer: a malformed record, not a "decoder failed" bug report
         Decoded<Event> d = KafkaDecoding.events(f).decode(
                 new org.apache.kafka.clients.consumer.ConsumerRecord<>("events", 0, 5L, null,
-                        utf8("{\"id\":\"a\",\"w\":1,\"x\":1e2147483648}")));
+                        utf8("{\"id\":\"a\",\"w\":1,\"x\":1e2147483649}")));
         assertThat(d.isDead()).isTrue();
         assertThat(d.deadLetter.reason).startsWith("bad JSON: ").doesNotContain("decoder failed");
+    }
+
+    /**
+     * 1e2147483648 is a BigDecimal on some JDKs (25: unscaled 1, scale -2^31) and a NumberFormatException on others
+     * (17). In a field the format reads it is malformed either way, and quickly: a key must be a string or an
+     * integer, a weight an integer, and a timestamp of 10^2147483648 s is out of range (checked from its digits,
+     * never by writing it out).
+     */
+    @Test
+    void theExponentAtTheEdgeOfAnIntIsMalformedWhereverItIsRead() {
+        JsonEventFormat f = JsonEventFormat.builder().keyField("id").weightField("w").timestampField("t")
+                .epochUnit(JsonEventFormat.EpochUnit.SECONDS).build();
+        for (String value : new String[] {
+                "{\"id\":1E2147483648,\"w\":1,\"t\":1}",
+                "{\"id\":\"a\",\"w\":1e2147483648,\"t\":1}",
+                "{\"id\":\"a\",\"w\":1,\"t\":1e2147483648}",
+                "{\"id\":\"a\",\"w\":1,\"t\":-1e2147483648}"}) {
+            Throwable t = catchThrowable(() -> f.decode(utf8(value)));
+            assertThat(t).as(value).isInstanceOf(MalformedRecordException.class);
+            assertThat(((MalformedRecordException) t).reason()).as(value).hasSizeLessThan(400);
+        }
     }
 
     /**

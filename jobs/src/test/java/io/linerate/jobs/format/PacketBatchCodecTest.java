@@ -333,6 +333,8 @@ class PacketBatchCodecTest {
         warmUp(List.of(input, PacketBatchCodec.encode(randomBatch(new SplittableRandom(1), 1, 3, 0.5))));
         long before = allocated();
         assertThatThrownBy(() -> PacketBatchCodec.decode(input)).isInstanceOf(MalformedRecordException.class);
-        assertThat(allocated() - before).isLessThan(16_384); // 65536 packets of columns would be ~3.3 MB
+        // the exception with its message and stack trace: under 16 KB on JDK 17, about 30 KB on JDK 25; 65536
+        // packets of columns would be ~3.3 MB
+        assertThat(allocated() - before).isLessThan(65_536);
     }
 }
