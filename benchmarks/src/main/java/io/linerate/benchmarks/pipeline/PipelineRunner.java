@@ -34,7 +34,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * Runs one pipeline on a fresh local MiniCluster (one task manager, a slot per subtask, its REST endpoint on a free
  * loopback port), heap state backend, checkpoints every {@code checkpointInterval} to a temporary directory (deleted
  * afterwards), and measures it: processing time from {@link RunProbe}, heap from {@link HeapMonitor}, checkpoint
- * sizes from the job's checkpoint statistics ({@link CheckpointStatsSnapshot}, read from the finished job's execution graph).
+ * sizes from the job's checkpoint statistics ({@link CheckpointStatsSnapshot}, read from the finished job's
+ * execution graph).
  *
  * <p>Besides the periodic checkpoints it triggers one when the source has emitted half the packets, so that every
  * run has a checkpoint taken mid-stream however fast it is (a bounded job's final checkpoint, taken after its end
