@@ -35,9 +35,7 @@ class JsonEdgeCasesTest {
                 "{\"id\":\"a\",\"w\":1,\"x\":1e-2147483649}",
                 "{\"id\":\"a\",\"w\":1e99999999999}",
                 "{\"id\":1E2147483649}"}) {
-            Throwable t = catchThrowable(() -> f.decode(utf8(value)));
-            assertThat(t).as(value).isInstanceOf(MalformedRecordException.class);
-            assertThat(((MalformedRecordException) t).reason()).as(value).startsWith("bad JSON: ");
+            assertThat(malformedReason(f, value)).as(value).startsWith("bad JSON: ");
         }
         // and through the Kafka deserializer: a malformed record, not a "decoder failed" bug report
         Decoded<Event> d = KafkaDecoding.events(f).decode(
@@ -62,10 +60,15 @@ class JsonEdgeCasesTest {
                 "{\"id\":\"a\",\"w\":1e2147483648,\"t\":1}",
                 "{\"id\":\"a\",\"w\":1,\"t\":1e2147483648}",
                 "{\"id\":\"a\",\"w\":1,\"t\":-1e2147483648}"}) {
-            Throwable t = catchThrowable(() -> f.decode(utf8(value)));
-            assertThat(t).as(value).isInstanceOf(MalformedRecordException.class);
-            assertThat(((MalformedRecordException) t).reason()).as(value).hasSizeLessThan(400);
+            assertThat(malformedReason(f, value)).as(value).hasSizeLessThan(400);
         }
+    }
+
+    /** The reason {@code f} gives for {@code value}, which it must refuse with a {@link MalformedRecordException}. */
+    private static String malformedReason(JsonEventFormat f, String value) {
+        Throwable t = catchThrowable(() -> f.decode(utf8(value)));
+        assertThat(t).as(value).isInstanceOf(MalformedRecordException.class);
+        return ((MalformedRecordException) t).reason();
     }
 
     /**
