@@ -15,6 +15,7 @@ import io.linerate.jobs.format.SplitDecoded;
 import io.linerate.jobs.kafka.WrittenTopics;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
+import io.linerate.jobs.local.SupportedJava;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -97,6 +98,9 @@ public final class JobEnvironment implements AutoCloseable {
   public int run(CommandSpec spec, JobLauncher job, JobTopics topics, boolean bounded, PrintStream out)
       throws Exception {
     boolean local = inThisJvm(env);
+    if (local) { // a cluster in this JVM: on an unsupported Java, say so before it may hang (SupportedJava)
+      SupportedJava.warning().ifPresent(w -> spec.commandLine().getErr().println("warning: " + w));
+    }
     if (!TopicChecks.allow(spec, job, topics, local)) {
       return 1;
     }

@@ -59,6 +59,8 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 public final class LocalFlink implements AutoCloseable {
 
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
+  /** How long {@link Builder#start()} waits for the cluster by default: it starts in 1–2 s on 2 cores. */
+  static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
   /**
    * {@code state.backend.rocksdb.localdir} (flink-statebackend-rocksdb's {@code RocksDBOptions.LOCAL_DIRECTORIES},
@@ -227,7 +229,8 @@ public final class LocalFlink implements AutoCloseable {
     try {
       cluster.closeAsync().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("the local Flink cluster did not shut down within " + CLOSE_TIMEOUT, e);
+      throw new IllegalStateException(
+          SupportedJava.withWarning("the local Flink cluster did not shut down within " + CLOSE_TIMEOUT), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while shutting the local Flink cluster down", e);
@@ -308,6 +311,7 @@ public final class LocalFlink implements AutoCloseable {
     private int slots = 2;
     private Configuration configuration = new Configuration();
     private Consumer<String> progress = System.out::println;
+    private Duration startTimeout = START_TIMEOUT;
 
     private Builder() {}
 
@@ -335,9 +339,23 @@ public final class LocalFlink implements AutoCloseable {
       return this;
     }
 
-    /** Creates the folder, starts the cluster and returns once its REST endpoint listens. */
+    /** How long {@link #start()} waits for the cluster before it gives up (default 2 minutes). */
+    Builder startTimeout(Duration timeout) {
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("startTimeout must be > 0, got " + timeout);
+      }
+      this.startTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Creates the folder, starts the cluster and returns once its REST endpoint listens. On a Java version other
+     * than 17 or 21 it first prints a warning ({@link SupportedJava}); a cluster not started within the start
+     * timeout is closed and reported as an exception, not waited for without end.
+     */
     public LocalFlink start() {
       long begin = System.nanoTime();
+      SupportedJava.warning().ifPresent(w -> progress.accept("warning: " + w));
       Path folder;
       try {
         folder = Files.createTempDirectory("linerate-flink-");
@@ -364,11 +382,12 @@ public final class LocalFlink implements AutoCloseable {
       MiniCluster cluster = new MiniCluster(config);
       URI url;
       try {
-        cluster.start();
+        onOwnThread(cluster::start, "start", startTimeout);
         url = cluster.getRestAddress().get(60, TimeUnit.SECONDS);
       } catch (Exception e) {
         try {
-          cluster.closeAsync().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+          // on a thread of its own too: the close waits for the lock that a start still running holds
+          onOwnThread(() -> cluster.closeAsync().get(), "shut down", CLOSE_TIMEOUT);
         } catch (Exception suppressed) {
           e.addSuppressed(suppressed);
         } finally {
@@ -377,13 +396,44 @@ public final class LocalFlink implements AutoCloseable {
         if (e instanceof InterruptedException) {
           Thread.currentThread().interrupt();
         }
-        throw new IllegalStateException("cannot start the local Flink cluster: " + e, e);
+        throw new IllegalStateException(SupportedJava.withWarning("cannot start the local Flink cluster: " + e), e);
       }
       LocalFlink flink = new LocalFlink(cluster, folder, url, progress);
       progress.accept(String.format(Locale.ROOT,
           "local Flink cluster %s, %d task slot%s, web UI and REST API on %s, files in %s (started in %.1f s)",
           flinkVersion(), slots, slots == 1 ? "" : "s", url, folder, (System.nanoTime() - begin) / 1e9));
       return flink;
+    }
+  }
+
+  /** What {@link #onOwnThread} runs. */
+  private interface ClusterStep {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code step} on a daemon thread of its own and waits for it at most {@code timeout}: a step that never
+   * returns (a start or stop of Flink 2.2 on Java 25, {@link SupportedJava}) then neither holds the caller nor, as
+   * a daemon, the JVM's exit. It is not interrupted: Flink's RPC start waits in an uninterruptible join.
+   */
+  private static void onOwnThread(ClusterStep step, String what, Duration timeout) throws Exception {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Thread thread = new Thread(() -> {
+      try {
+        step.run();
+        done.complete(null);
+      } catch (Throwable t) {
+        done.completeExceptionally(t);
+      }
+    }, "linerate-local-flink-" + what.replace(' ', '-'));
+    thread.setDaemon(true);
+    thread.start();
+    try {
+      done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      throw new TimeoutException("the cluster did not " + what + " within " + timeout);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
     }
   }
 

@@ -106,6 +106,37 @@ class LocalFlinkTest {
    * none is aborted, so Flink reports no failed checkpoint (a plain cancel aborts it: 1 failed). Why this can fail:
    * a cancel that does not wait for the checkpoint in progress.
    */
+  /**
+   * A cluster that does not start within the start timeout (here 1 ms; a Flink 2.2 cluster on Java 25 can hang in
+   * its start without end, see {@link SupportedJava}) ends in an exception that says so, and is closed, its folder
+   * removed. Why this can fail: a start waited for without a bound hangs the demo; a cluster not closed after the
+   * timeout leaves its folder and threads.
+   */
+  @Test
+  void aClusterNotStartedWithinTheTimeoutIsReportedAndClosed() throws Exception {
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    Set<Path> foldersBefore = localFlinkFolders(tmp);
+    Set<Thread> before = DemoTest.nonDaemonThreads();
+    assertThatThrownBy(() -> LocalFlink.builder().startTimeout(Duration.ofMillis(1)).progress(line -> { }).start())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("cannot start the local Flink cluster")
+        .hasMessageContaining("the cluster did not start within PT0.001S");
+    assertThat(localFlinkFolders(tmp)).as("cluster folders left in " + tmp).isEqualTo(foldersBefore);
+    awaitCondition(() -> {
+      Set<Thread> left = DemoTest.nonDaemonThreads();
+      left.removeAll(before);
+      return left.isEmpty();
+    }, "end of the cluster's non-daemon threads");
+    assertThatThrownBy(() -> LocalFlink.builder().startTimeout(Duration.ZERO))
+        .hasMessage("startTimeout must be > 0, got PT0S");
+  }
+
+  private static Set<Path> localFlinkFolders(Path tmp) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(tmp)) {
+      return entries.filter(p -> p.getFileName().toString().startsWith("linerate-flink-")).collect(Collectors.toSet());
+    }
+  }
+
   @Test
   void cancelsBetweenCheckpointsSoThatNoneIsAborted() throws Exception {
     Configuration checkpointing = new Configuration();
