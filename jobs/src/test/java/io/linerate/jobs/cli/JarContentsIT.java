@@ -193,6 +193,10 @@ class JarContentsIT {
           .contains("observation point")   // the top-k table of a reported window
           .contains("heavy")               // the injected flow is marked as a heavy hitter
           .contains("everything it started is stopped and its files removed");
+      // its log configuration sends WARN and above to stderr: a run that worked logs no error and no stack trace
+      // there (warnings may come and go with timing; three runs before this check printed none)
+      assertThat(run.err.lines()).as("the demo's stderr: " + run.err)
+          .noneMatch(line -> line.contains(" ERROR ") || line.contains("Exception") || line.startsWith("\tat "));
       try (Stream<Path> left = Files.list(tmp)) {
         assertThat(left.map(Path::toString).collect(Collectors.toList())).as("files left in java.io.tmpdir").isEmpty();
       }
