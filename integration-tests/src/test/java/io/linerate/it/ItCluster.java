@@ -1,5 +1,7 @@
 package io.linerate.it;
 
+import io.linerate.flink.cluster.TestCluster;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -20,11 +22,18 @@ public final class ItCluster {
     return extension(new Configuration());
   }
 
-  /** The cluster with {@code extra} settings added (e.g. a metric reporter); {@link ClusterMetrics} is always on. */
+  /**
+   * The cluster with {@code extra} settings added (e.g. a metric reporter); {@link ClusterMetrics} is always on.
+   * Checkpoints of jobs that name no folder go to a new one ({@link TestCluster#newCheckpointFolder}, which says
+   * why).
+   */
   public static MiniClusterExtension extension(Configuration extra) {
     Configuration conf = new Configuration(extra);
     conf.addAll(ClusterMetrics.configuration());
     conf.set(RestOptions.BIND_PORT, "0");
+    if (!conf.contains(CheckpointingOptions.CHECKPOINTS_DIRECTORY)) {
+      conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, flinkPath(TestCluster.newCheckpointFolder()));
+    }
     // spread a job's slots over the TaskManagers: a parallelism-2 job then runs on both, and killing either fails it
     conf.set(TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE, TaskManagerOptions.TaskManagerLoadBalanceMode.SLOTS);
     return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
@@ -39,6 +48,6 @@ public final class ItCluster {
    * whose {@code %20} Flink would take as three characters of a folder's name.
    */
   public static String flinkPath(java.nio.file.Path folder) {
-    return org.apache.flink.core.fs.Path.fromLocalFile(folder.toFile()).toString();
+    return TestCluster.flinkPath(folder);
   }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.jobs.dedup.DedupJob;
 import io.linerate.jobs.flowmeter.FlowMeterJob;
 import io.linerate.jobs.heavyhitters.HeavyHittersJob;
@@ -20,7 +21,6 @@ import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,9 +38,7 @@ class TopicChecksTest {
   @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-          .setConfiguration(noRestarts()).build());
+  static final MiniClusterExtension FLINK = TestCluster.twoSlots(noRestarts());
 
   private static Configuration noRestarts() {
     Configuration conf = new Configuration();

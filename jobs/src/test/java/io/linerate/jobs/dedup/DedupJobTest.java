@@ -15,6 +15,7 @@ import java.util.SplittableRandom;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.jobs.cli.Main;
 import io.linerate.jobs.format.DeadLetterReplay;
 import io.linerate.jobs.kafka.ConfiguredTopics;
@@ -23,7 +24,6 @@ import io.linerate.jobs.kafka.TopicReader;
 import io.linerate.jobs.local.JobTopics;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -65,9 +65,7 @@ class DedupJobTest {
   @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-          .setConfiguration(noRestarts()).build());
+  static final MiniClusterExtension FLINK = TestCluster.twoSlots(noRestarts());
 
   private static final String[] TENANTS = {"acme", "globex", "initech"};
   private static final double DUPLICATE_RATIO = 0.3;

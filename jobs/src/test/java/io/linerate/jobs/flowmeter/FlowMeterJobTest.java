@@ -13,6 +13,7 @@ import java.util.SplittableRandom;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.jobs.cli.Main;
 import io.linerate.jobs.format.PacketBatch;
 import io.linerate.jobs.format.PacketBatchCodec;
@@ -20,7 +21,6 @@ import io.linerate.jobs.format.PacketRecord;
 import io.linerate.jobs.kafka.ConfiguredTopics;
 import io.linerate.jobs.kafka.KafkaBrokerExtension;
 import io.linerate.jobs.kafka.TopicReader;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -49,9 +49,7 @@ class FlowMeterJobTest {
   @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-          .setConfiguration(noRestarts()).build());
+  static final MiniClusterExtension FLINK = TestCluster.twoSlots(noRestarts());
 
   /** A failing job fails the test at once instead of restarting until the timeout. */
   static org.apache.flink.configuration.Configuration noRestarts() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.flink.flowmeter.FlowMeter;
 import io.linerate.flink.flowmeter.MeteredFlow;
 import java.time.Duration;
@@ -15,7 +16,6 @@ import java.util.SplittableRandom;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -36,9 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class FormatsJobTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER = TestCluster.twoSlots();
 
     /** A writer's text as a map function. */
     static final class ToJson<T> implements org.apache.flink.api.common.functions.MapFunction<T, String> {

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.jobs.format.Decoded;
 import io.linerate.jobs.format.SplitDecoded;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -26,7 +27,6 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -55,8 +55,7 @@ class ExactlyOnceKafkaJobTest {
   @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+  static final MiniClusterExtension FLINK = TestCluster.twoSlots();
 
   private static final int RECORDS = 1_000;
   private static final int PARTITIONS = 2;

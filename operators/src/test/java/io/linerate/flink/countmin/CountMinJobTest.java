@@ -1,5 +1,6 @@
 package io.linerate.flink.countmin;
 
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.flink.items.ItemSelector;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.flink.serializers.CountMinSketchTypeInfo;
@@ -14,7 +15,6 @@ import org.apache.flink.api.java.typeutils.GenericTypeInfo;
 import org.apache.flink.api.java.typeutils.TypeExtractor;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -47,9 +47,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class CountMinJobTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER = TestCluster.twoSlots();
 
     /** (scope, item, weight, timestamp). */
     private static final TypeInformation<Tuple4<String, String, Long, Long>> EVENT =

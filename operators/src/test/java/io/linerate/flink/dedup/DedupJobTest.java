@@ -3,6 +3,7 @@ package io.linerate.flink.dedup;
 import static io.linerate.flink.dedup.DedupHarnesses.TYPE;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.flink.items.ItemSelector;
 
 import java.time.Duration;
@@ -19,7 +20,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -33,9 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class DedupJobTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER = TestCluster.twoSlots();
 
     static final AtomicInteger CHECKPOINTS = new AtomicInteger();
 

@@ -2,6 +2,7 @@ package io.linerate.flink.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.flink.countmin.CountMinAggregate;
 import io.linerate.flink.countmin.CountMinEstimate;
 import io.linerate.flink.countmin.CountMinQueries;
@@ -29,7 +30,6 @@ import java.util.function.Consumer;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -47,9 +47,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class OperatorDocSnippetsTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER = TestCluster.twoSlots();
 
     @BeforeAll
     static void register() {

@@ -2,6 +2,7 @@ package io.linerate.flink.flowmeter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.flink.flowmeter.Packets.Expected;
 import io.linerate.flink.flowmeter.Packets.Packet;
 import java.time.Duration;
@@ -9,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -26,9 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class FlowMeterJobTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER = TestCluster.twoSlots();
 
     private static final long IDLE = 10_000;
     private static final long ACTIVE = 3_600_000;

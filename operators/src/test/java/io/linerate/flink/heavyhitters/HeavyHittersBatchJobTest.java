@@ -4,6 +4,7 @@ import static io.linerate.flink.heavyhitters.Batches.BATCH;
 import static io.linerate.flink.heavyhitters.Batches.ELEMENT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.flink.rejects.Rejected;
 import io.linerate.flink.state.FailOnceAfterACheckpoint;
 import java.util.ArrayList;
@@ -12,7 +13,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple4;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -33,9 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class HeavyHittersBatchJobTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER = TestCluster.twoSlots();
 
     private static final List<String> LINKS = List.of("north", "south", "east");
     private static final int PER_BATCH = 20;

@@ -2,6 +2,7 @@ package io.linerate.flink.heavyhitters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.flink.items.ItemSelector;
 import io.linerate.flink.rejects.Rejected;
 import java.time.Duration;
@@ -12,7 +13,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple4;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -29,9 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class HeavyHittersJobTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER = TestCluster.twoSlots();
 
     /** (link, item, bytes, event time). */
     private static final TypeInformation<Tuple4<String, Long, Integer, Long>> TYPE =

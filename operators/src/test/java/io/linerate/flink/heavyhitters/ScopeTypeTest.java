@@ -3,6 +3,7 @@ package io.linerate.flink.heavyhitters;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.flink.items.ElementsOf;
 import io.linerate.flink.items.ItemSelector;
 import java.time.Duration;
@@ -15,7 +16,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -31,9 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ScopeTypeTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER = TestCluster.twoSlots();
 
     /** (tenant, region, item), all at event time 1000 (one window). */
     private static final TypeInformation<Tuple3<String, String, Long>> TYPE =

@@ -2,6 +2,7 @@ package io.linerate.flink.serializers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.linerate.flink.cluster.TestCluster;
 import io.linerate.sketches.flowtable.FlowTable;
 import io.linerate.sketches.frequency.CountMinSketch;
 import io.linerate.sketches.frequency.RowIndexing;
@@ -21,7 +22,6 @@ import org.apache.flink.api.java.typeutils.GenericTypeInfo;
 import org.apache.flink.api.java.typeutils.runtime.kryo.KryoSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -39,9 +39,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class FlinkJobTest {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER = TestCluster.twoSlots();
 
     /** A user type holding linerate structures; forced through Kryo as a generic type. */
     public static final class Holder {
