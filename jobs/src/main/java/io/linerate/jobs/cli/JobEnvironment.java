@@ -15,6 +15,7 @@ import io.linerate.jobs.format.SplitDecoded;
 import io.linerate.jobs.kafka.WrittenTopics;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
+import io.linerate.jobs.local.LocalFlink;
 import io.linerate.jobs.local.SupportedJava;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -75,9 +76,7 @@ public final class JobEnvironment implements AutoCloseable {
       throw new UncheckedIOException("cannot create a temporary checkpoint folder: " + e.getMessage(), e);
     }
     conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-    // Flink's form of the folder, not its URI: Flink reads "%20" in a URI string as those three characters
-    conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
-        org.apache.flink.core.fs.Path.fromLocalFile(dir.toFile()).toString());
+    conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, LocalFlink.flinkPath(dir));
     out.println(spec.name() + ": checkpoints go to " + dir + " (a temporary folder, removed when the command "
         + "ends; --checkpoint-dir keeps them)");
     return new JobEnvironment(StreamExecutionEnvironment.getExecutionEnvironment(conf), dir);

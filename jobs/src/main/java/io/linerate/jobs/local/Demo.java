@@ -364,9 +364,7 @@ public final class Demo {
     String storage = conf.get(CheckpointingOptions.CHECKPOINT_STORAGE);
     if ((dir == null || dir.isBlank()) && (storage == null || storage.equalsIgnoreCase("jobmanager"))) {
       conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-      // Flink's form of the folder, not its URI: Flink reads "%20" in a URI string as those three characters
-      conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
-          org.apache.flink.core.fs.Path.fromLocalFile(clusterFolder.resolve("checkpoints").toFile()).toString());
+      conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, LocalFlink.flinkPath(clusterFolder.resolve("checkpoints")));
     }
     return conf;
   }

@@ -349,9 +349,9 @@ public final class LocalFlink implements AutoCloseable {
     }
 
     /**
-     * Creates the folder, starts the cluster and returns once its REST endpoint listens. On a Java version other
-     * than 17 or 21 it first prints a warning ({@link SupportedJava}); a cluster not started within the start
-     * timeout is closed and reported as an exception, not waited for without end.
+     * Creates the folder, starts the cluster and returns once its REST endpoint listens. On a Java version outside
+     * 17 to 21 it first prints a warning ({@link SupportedJava}); a cluster not started within the start timeout is
+     * closed and reported as an exception, not waited for without end.
      */
     public LocalFlink start() {
       long begin = System.nanoTime();
@@ -435,6 +435,14 @@ public final class LocalFlink implements AutoCloseable {
     } catch (ExecutionException e) {
       throw e.getCause() instanceof Exception cause ? cause : e;
     }
+  }
+
+  /**
+   * A local folder as Flink reads a path option such as {@code execution.checkpointing.dir}: {@code file:/a b/c}, not
+   * the URI {@code file:///a%20b/c}, whose {@code %20} Flink would take as three characters of a folder's name.
+   */
+  public static String flinkPath(Path folder) {
+    return org.apache.flink.core.fs.Path.fromLocalFile(folder.toFile()).toString();
   }
 
   /** The version of the Flink runtime on the class path. */

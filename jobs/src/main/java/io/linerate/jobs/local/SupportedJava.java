@@ -31,8 +31,8 @@ public final class SupportedJava {
     if (version.feature() >= LOWEST && version.feature() <= HIGHEST) {
       return Optional.empty();
     }
-    return Optional.of("Java " + version + " is not supported: linerate runs Flink on Java 17 to 21 (Flink 2.2"
-        + " supports 11, 17 and 21). On Java 25, Flink's local clusters have hung while starting or stopping (see"
+    return Optional.of("Java " + version + " is not supported: linerate runs Flink on Java " + LOWEST + " to "
+        + HIGHEST + " (Flink 2.2 supports 11, 17 and 21). On Java 25, Flink's local clusters have hung while starting or stopping (see"
         + " the README, \"Java versions\"). Run it with a JDK 17 or 21.");
   }
 
