@@ -387,15 +387,17 @@ public final class Demo {
     long limit = duration.isZero() ? Long.MAX_VALUE : nanosOrMax(duration); // elapsed time: no end to overflow
     long tick = terminal ? Duration.ofSeconds(1).toNanos() : progressInterval.toNanos();
     long nextLine = begin + tick;
-    JobStatus last = JobStatus.RUNNING;
+    long lastFailure = 0; // a failure before the first read is reported too
     while (true) {
       JobStatus status = flink.status(jobId);
       long now = System.nanoTime();
-      if (status != last && !status.isGloballyTerminalState() && status != JobStatus.RUNNING) {
+      // by the failure's time, not by a status change: a restart can be over (RUNNING again) between two reads
+      long failure = flink.latestFailureTime(jobId);
+      if (failure != lastFailure && !status.isGloballyTerminalState()) {
         // a task failed and Flink restarts the job from its last checkpoint (the jobs are built for that): go on
         out.println((terminal ? "\n" : "") + "job " + status + " after a failure: " + firstLine(flink.latestFailure(jobId)));
       }
-      last = status;
+      lastFailure = failure;
       if (status.isGloballyTerminalState() || now - begin >= limit || stopping()) {
         return status;
       }

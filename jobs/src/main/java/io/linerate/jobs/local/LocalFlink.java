@@ -263,6 +263,20 @@ public final class LocalFlink implements AutoCloseable {
     }
   }
 
+  /**
+   * When the job's latest failure happened (epoch milliseconds), 0 if it has none or the job is unknown: a new value
+   * means a new failure, even one the job recovered from before its status was read.
+   */
+  public long latestFailureTime(JobID job) {
+    try {
+      AccessExecutionGraph graph = get(cluster.getExecutionGraph(job), Duration.ofSeconds(10), "read job " + job);
+      org.apache.flink.runtime.executiongraph.ErrorInfo info = graph.getFailureInfo();
+      return info == null ? 0 : info.getTimestamp();
+    } catch (RuntimeException e) {
+      return 0;
+    }
+  }
+
   /** How many of the job's tasks are in which state, e.g. {@code 1 RUNNING, 1 SCHEDULED}. */
   private String taskStates(JobID job) {
     try {
@@ -312,6 +326,7 @@ public final class LocalFlink implements AutoCloseable {
     private Configuration configuration = new Configuration();
     private Consumer<String> progress = System.out::println;
     private Duration startTimeout = START_TIMEOUT;
+    private Path parent; // null: java.io.tmpdir
 
     private Builder() {}
 
@@ -339,6 +354,12 @@ public final class LocalFlink implements AutoCloseable {
       return this;
     }
 
+    /** Where the cluster's temporary folder is made (default {@code java.io.tmpdir}). */
+    Builder parent(Path parent) {
+      this.parent = Objects.requireNonNull(parent, "parent");
+      return this;
+    }
+
     /** How long {@link #start()} waits for the cluster before it gives up (default 2 minutes). */
     Builder startTimeout(Duration timeout) {
       if (timeout.isNegative() || timeout.isZero()) {
@@ -358,7 +379,8 @@ public final class LocalFlink implements AutoCloseable {
       SupportedJava.warning().ifPresent(w -> progress.accept("warning: " + w));
       Path folder;
       try {
-        folder = Files.createTempDirectory("linerate-flink-");
+        folder = parent == null ? Files.createTempDirectory("linerate-flink-")
+            : Files.createTempDirectory(parent, "linerate-flink-");
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create the local Flink cluster's temporary folder", e);
       }

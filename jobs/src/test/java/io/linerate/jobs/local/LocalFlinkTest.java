@@ -22,6 +22,7 @@ import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The local cluster: REST API and web UI answer on the printed loopback port, a bounded job runs to its end, an
@@ -113,11 +114,12 @@ class LocalFlinkTest {
    * timeout leaves its folder and threads.
    */
   @Test
-  void aClusterNotStartedWithinTheTimeoutIsReportedAndClosed() throws Exception {
-    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+  void aClusterNotStartedWithinTheTimeoutIsReportedAndClosed(@TempDir Path tmp) throws Exception {
+    // a folder of its own: the other test JVM's clusters come and go in java.io.tmpdir meanwhile
     Set<Path> foldersBefore = localFlinkFolders(tmp);
     Set<Thread> before = DemoTest.nonDaemonThreads();
-    assertThatThrownBy(() -> LocalFlink.builder().startTimeout(Duration.ofMillis(1)).progress(line -> { }).start())
+    assertThatThrownBy(() -> LocalFlink.builder().parent(tmp).startTimeout(Duration.ofMillis(1)).progress(line -> { })
+        .start())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("cannot start the local Flink cluster")
         .hasMessageContaining("the cluster did not start within PT0.001S");
