@@ -57,7 +57,11 @@ class JobCancelOnShutdownTest {
     }
     Configuration conf = new Configuration();
     conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
-    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMinutes(2)); // none before the cancel
+    // No checkpoint before the cancel: Flink starts the first one at a random time between the min pause and the
+    // interval (CheckpointCoordinator#getRandomInitDelay), so with the min pause at its default of 0 a checkpoint
+    // now and then committed the transaction before the test looked at it. Equal, the first one is 2 min away.
+    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMinutes(2));
+    conf.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, Duration.ofMinutes(2));
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     DedupJob job = DedupJob.builder().keyField("event_id").timestampField("ts").scopeField("tenant")
         .duplicatesTopic("cancel-dups").horizon(Duration.ofMinutes(1)).expectedRate(1000).fpp(0.01).build();
