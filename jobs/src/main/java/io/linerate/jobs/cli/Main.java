@@ -28,6 +28,7 @@ public final class Main implements Runnable {
   private CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    io.linerate.jobs.local.CommonPool.prepare(); // first: the JDK reads it once, when the pool is first used
     Slf4jWithoutBinding.initialize(); // the job jar under java -jar: no "SLF4J: Failed to load class ..." lines
     System.exit(commandLine().execute(args));
   }

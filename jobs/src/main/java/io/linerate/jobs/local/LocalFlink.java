@@ -377,6 +377,7 @@ public final class LocalFlink implements AutoCloseable {
     public LocalFlink start() {
       long begin = System.nanoTime();
       SupportedJava.warning().ifPresent(w -> progress.accept("warning: " + w));
+      CommonPool.warning().ifPresent(w -> progress.accept("warning: " + w));
       Path folder;
       try {
         folder = parent == null ? Files.createTempDirectory("linerate-flink-")
