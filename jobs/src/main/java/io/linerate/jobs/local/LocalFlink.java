@@ -230,7 +230,7 @@ public final class LocalFlink implements AutoCloseable {
       cluster.closeAsync().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException(
-          SupportedJava.withWarning("the local Flink cluster did not shut down within " + CLOSE_TIMEOUT), e);
+          withWarnings("the local Flink cluster did not shut down within " + CLOSE_TIMEOUT), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while shutting the local Flink cluster down", e);
@@ -370,8 +370,9 @@ public final class LocalFlink implements AutoCloseable {
     }
 
     /**
-     * Creates the folder, starts the cluster and returns once its REST endpoint listens. On a Java version outside
-     * 17 to 21 it first prints a warning ({@link SupportedJava}); a cluster not started within the start timeout is
+     * Creates the folder, starts the cluster and returns once its REST endpoint listens. On a Java version not
+     * supported ({@link SupportedJava}), or on Java 25 with too small a common pool ({@link CommonPool}), it first
+     * prints a warning; a cluster not started within the start timeout is
      * closed and reported as an exception, not waited for without end.
      */
     public LocalFlink start() {
@@ -419,7 +420,7 @@ public final class LocalFlink implements AutoCloseable {
         if (e instanceof InterruptedException) {
           Thread.currentThread().interrupt();
         }
-        throw new IllegalStateException(SupportedJava.withWarning("cannot start the local Flink cluster: " + e), e);
+        throw new IllegalStateException(withWarnings("cannot start the local Flink cluster: " + e), e);
       }
       LocalFlink flink = new LocalFlink(cluster, folder, url, progress);
       progress.accept(String.format(Locale.ROOT,
@@ -429,6 +430,17 @@ public final class LocalFlink implements AutoCloseable {
     }
   }
 
+  /**
+   * {@code message}, followed by the warnings of {@link SupportedJava} and {@link CommonPool} where they apply: what
+   * may explain a cluster that did not start or stop in time.
+   */
+  private static String withWarnings(String message) {
+    StringBuilder explained = new StringBuilder(message);
+    SupportedJava.warning().ifPresent(w -> explained.append(". ").append(w));
+    CommonPool.warning().ifPresent(w -> explained.append(". ").append(w));
+    return explained.toString();
+  }
+
   /** What {@link #onOwnThread} runs. */
   private interface ClusterStep {
     void run() throws Exception;
@@ -436,7 +448,7 @@ public final class LocalFlink implements AutoCloseable {
 
   /**
    * Runs {@code step} on a daemon thread of its own and waits for it at most {@code timeout}: a step that never
-   * returns (a start or stop of Flink 2.2 on Java 25, {@link SupportedJava}) then neither holds the caller nor, as
+   * returns (a start or stop of Flink 2.2 on Java 25 with too small a common pool, {@link CommonPool}) then neither holds the caller nor, as
    * a daemon, the JVM's exit. It is not interrupted: Flink's RPC start waits in an uninterruptible join.
    */
   private static void onOwnThread(ClusterStep step, String what, Duration timeout) throws Exception {
