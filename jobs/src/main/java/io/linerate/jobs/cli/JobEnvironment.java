@@ -13,11 +13,9 @@ import java.util.stream.Stream;
 
 import io.linerate.jobs.format.SplitDecoded;
 import io.linerate.jobs.kafka.WrittenTopics;
-import io.linerate.jobs.local.CommonPool;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.jobs.local.LocalFlink;
-import io.linerate.jobs.local.SupportedJava;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -98,9 +96,8 @@ public final class JobEnvironment implements AutoCloseable {
   public int run(CommandSpec spec, JobLauncher job, JobTopics topics, boolean bounded, PrintStream out)
       throws Exception {
     boolean local = inThisJvm(env);
-    if (local) { // a cluster in this JVM: where it may hang, say so first (SupportedJava, CommonPool)
-      SupportedJava.warning().ifPresent(w -> spec.commandLine().getErr().println("warning: " + w));
-      CommonPool.warning().ifPresent(w -> spec.commandLine().getErr().println("warning: " + w));
+    if (local) { // a cluster in this JVM: where it may hang, say so first
+      LocalFlink.javaWarnings().forEach(w -> spec.commandLine().getErr().println("warning: " + w));
     }
     if (!TopicChecks.allow(spec, job, topics, local)) {
       return 1;

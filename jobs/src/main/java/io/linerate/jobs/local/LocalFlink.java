@@ -6,6 +6,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -372,13 +373,12 @@ public final class LocalFlink implements AutoCloseable {
     /**
      * Creates the folder, starts the cluster and returns once its REST endpoint listens. On a Java version not
      * supported ({@link SupportedJava}), or on Java 25 with too small a common pool ({@link CommonPool}), it first
-     * prints a warning; a cluster not started within the start timeout is
-     * closed and reported as an exception, not waited for without end.
+     * prints a warning; a cluster not started within the start timeout is closed and reported as an exception, not
+     * waited for without end.
      */
     public LocalFlink start() {
       long begin = System.nanoTime();
-      SupportedJava.warning().ifPresent(w -> progress.accept("warning: " + w));
-      CommonPool.warning().ifPresent(w -> progress.accept("warning: " + w));
+      javaWarnings().forEach(w -> progress.accept("warning: " + w));
       Path folder;
       try {
         folder = parent == null ? Files.createTempDirectory("linerate-flink-")
@@ -431,14 +431,19 @@ public final class LocalFlink implements AutoCloseable {
   }
 
   /**
-   * {@code message}, followed by the warnings of {@link SupportedJava} and {@link CommonPool} where they apply: what
-   * may explain a cluster that did not start or stop in time.
+   * What in this JVM's Java may keep a Flink cluster in it from starting or stopping: the warnings of
+   * {@link SupportedJava} and {@link CommonPool} that apply, none on a supported Java set up as the build sets it up.
    */
+  public static List<String> javaWarnings() {
+    List<String> warnings = new ArrayList<>(2);
+    SupportedJava.warning().ifPresent(warnings::add);
+    CommonPool.warning().ifPresent(warnings::add);
+    return warnings;
+  }
+
+  /** {@code message}, followed by {@link #javaWarnings()}: what may explain a cluster that did not start or stop. */
   private static String withWarnings(String message) {
-    StringBuilder explained = new StringBuilder(message);
-    SupportedJava.warning().ifPresent(w -> explained.append(". ").append(w));
-    CommonPool.warning().ifPresent(w -> explained.append(". ").append(w));
-    return explained.toString();
+    return message + javaWarnings().stream().map(w -> ". " + w).collect(Collectors.joining());
   }
 
   /** What {@link #onOwnThread} runs. */
