@@ -13,9 +13,10 @@ import java.util.concurrent.ForkJoinPool;
  * cluster hung on Java 25, the pool's only worker waited for a lock in {@code ResourceManagerServiceImpl} that a
  * thread starting the resource manager held while it waited for an RPC actor that never started. Measured on the
  * 2-core machine (Temurin 25.0.3, Flink 2.2.1, a local cluster started and stopped in a loop): without a setting,
- * each of 9 runs hung within its first 10 cycles; with {@value #PROPERTY} set to 2 or to {@value #MIN_PARALLELISM},
- * none of 6 runs of 10 cycles did (README, "Java versions"). {@value #MIN_PARALLELISM} leaves a margin above the 2
- * that sufficed there; the pool starts its threads only when tasks come.
+ * each of 9 runs hung within its first 10 cycles; with {@value #PROPERTY} set to 2 (3 runs) or to
+ * {@value #MIN_PARALLELISM} (8 runs), none of those runs of 10 cycles did (README, "Java versions").
+ * {@value #MIN_PARALLELISM} leaves a margin above the 2 that sufficed there; the pool starts its threads only when
+ * tasks come.
  *
  * <p>The JDK reads the setting once, when the pool is first used, so it must be set before that: {@link #prepare()}
  * does so as the first step of the {@code linerate} command; the build passes it to the test JVMs on Java 25 and
