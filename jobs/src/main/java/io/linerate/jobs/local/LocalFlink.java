@@ -453,8 +453,9 @@ public final class LocalFlink implements AutoCloseable {
 
   /**
    * Runs {@code step} on a daemon thread of its own and waits for it at most {@code timeout}: a step that never
-   * returns (a start or stop of Flink 2.2 on Java 25 with too small a common pool, {@link CommonPool}) then neither holds the caller nor, as
-   * a daemon, the JVM's exit. It is not interrupted: Flink's RPC start waits in an uninterruptible join.
+   * returns (a start or stop of Flink 2.2 on Java 25 with too small a common pool, {@link CommonPool}) then neither
+   * holds the caller nor, as a daemon, the JVM's exit. It is not interrupted: Flink's RPC start waits in an
+   * uninterruptible join.
    */
   private static void onOwnThread(ClusterStep step, String what, Duration timeout) throws Exception {
     CompletableFuture<Void> done = new CompletableFuture<>();

@@ -109,8 +109,8 @@ class LocalFlinkTest {
    */
   /**
    * A cluster that does not start within the start timeout (here 1 ms; a Flink 2.2 cluster on Java 25 with too small
-   * a common pool can hang in its start without end, see {@link CommonPool}) ends in an exception that says so, and is closed, its folder
-   * removed. Why this can fail: a start waited for without a bound hangs the demo; a cluster not closed after the
+   * a common pool can hang in its start without end, see {@link CommonPool}) ends in an exception that says so, and
+   * is closed, its folder removed. Why this can fail: a start waited for without a bound hangs the demo; a cluster not closed after the
    * timeout leaves its folder and threads.
    */
   @Test
