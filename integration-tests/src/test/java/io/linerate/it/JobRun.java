@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Set;
 import java.util.List;
 import java.util.Map;
@@ -359,14 +360,14 @@ public final class JobRun implements AutoCloseable {
     for (TopicPartition p : inOrder) {
       long records = read.get(p) + 1; // NO_OFFSET (-1): none yet
       total += records;
-      partitions.append(String.format(java.util.Locale.ROOT, " %d:%d/%d", p.partition(), records, end.get(p)));
+      partitions.append(String.format(Locale.ROOT, " %d:%d/%d", p.partition(), records, end.get(p)));
     }
     StringBuilder cache = new StringBuilder();
     for (String gauge : List.of("cachedScopes", "cachedBytes", "stateReads", "stateWrites", "stateEvictions",
         "stateBytesPerKey")) {
       cache.append(' ').append(gauge).append('=').append(ClusterMetrics.gaugeValues(id(), gauge));
     }
-    System.out.printf(java.util.Locale.ROOT, "[%s] waiting %d s for the input to be read:%s (%s since the last line),"
+    System.out.printf(Locale.ROOT, "[%s] waiting %d s for the input to be read:%s (%s since the last line),"
         + " %d restarts, %d restores, %d checkpoints;%s%n", job.name(), (System.nanoTime() - began) / 1_000_000_000L,
         partitions, readBefore < 0 ? "-" : String.valueOf(total - readBefore),
         ClusterMetrics.gaugeSum(id(), "numRestarts"), restoredCheckpoints(), completedCheckpoints(), cache);

@@ -73,7 +73,7 @@ public final class Outputs {
         (n > 0 ? missing : extra).add(r);
       }
     });
-    throw new AssertionError(String.format(java.util.Locale.ROOT,
+    throw new AssertionError(String.format(Locale.ROOT,
         "%s differ: %d expected, %d actual; %d missing, %d in excess%nmissing (first 20):%n  %s%nin excess (first 20):%n  %s",
         what, expected.size(), actual.size(), missing.size(), extra.size(),
         String.join("\n  ", missing.subList(0, Math.min(20, missing.size()))),

@@ -2,6 +2,7 @@ package io.linerate.benchmarks.frequency;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.Locale;
 
 /**
  * The fastest of many timed passes of one Count-Min implementation, for a host too noisy for JMH's means: each
@@ -56,7 +57,8 @@ public final class CountMinPassTimer {
             query = Math.min(query, (t2 - t1) / (double) PASS);
             from = (from + PASS) % (stream.length - stream.length % PASS);
         }
-        System.out.printf("%-14s update %6.2f ns   query %6.2f ns   (fastest of %d passes; checksum %d)%n", impl,
+        System.out.printf(Locale.ROOT,
+                "%-14s update %6.2f ns   query %6.2f ns   (fastest of %d passes; checksum %d)%n", impl,
                 update, query, passes, sink);
     }
 }

@@ -46,7 +46,7 @@ public final class PipelineBenchmark {
         }
         if (options.list) {
             for (Pipeline p : Pipelines.ALL) {
-                System.out.printf("%-24s %s%n", p.name(), p.description());
+                System.out.printf(Locale.ROOT, "%-24s %s%n", p.name(), p.description());
             }
             return;
         }
@@ -82,12 +82,12 @@ public final class PipelineBenchmark {
             if (options.warmupPackets > 0) {
                 Workload warm = new Workload(options.warmupPackets, workload.flows(), workload.skew(),
                         workload.seed() + 1, workload.packetsPerSecond(), workload.links(), workload.batch());
-                log.accept(String.format("%s: warm-up, %,d packets", p.name(), warm.packets()));
+                log.accept(String.format(Locale.ROOT, "%s: warm-up, %,d packets", p.name(), warm.packets()));
                 runner.run(p, options.settings(warm));
             }
             List<RunResult> runs = new ArrayList<>();
             for (int i = 1; i <= options.repeat; i++) {
-                log.accept(String.format("%s: %,d packets%s — %s", p.name(), workload.packets(),
+                log.accept(String.format(Locale.ROOT, "%s: %,d packets%s — %s", p.name(), workload.packets(),
                         options.repeat > 1 ? " (run " + i + " of " + options.repeat + ")" : "", p.description()));
                 RunResult r = runner.run(p, options.settings(workload));
                 log.accept(String.format(Locale.ROOT, "%s: %,.0f packets/s over %.2f s of processing (job %.2f s), "

@@ -174,9 +174,10 @@ public final class PipelineRunner {
                 long at = emitted;
                 cluster.triggerCheckpoint(job, CheckpointType.FULL).whenComplete((id, failure) -> log.accept(
                         failure == null
-                                ? String.format("  %s: checkpoint %d (triggered at %,d packets) completed", name, id,
+                                ? String.format(Locale.ROOT,
+                                        "  %s: checkpoint %d (triggered at %,d packets) completed", name, id,
                                         at)
-                                : String.format("  %s: no mid-run checkpoint (%s)", name,
+                                : String.format(Locale.ROOT, "  %s: no mid-run checkpoint (%s)", name,
                                         result.isDone() ? "the job finished first" : failure)));
             }
             if (!finalTriggered && probe.finishedSinks() >= setup.parallelism()) {
@@ -188,7 +189,8 @@ public final class PipelineRunner {
             long now = System.nanoTime();
             if (now >= nextProgress) {
                 double rate = (emitted - lastEmitted) * 1e9 / (now - lastTime);
-                log.accept(String.format("  %s: %.0f s, %,d packets emitted (%.0f%%), %,.0f packets/s now, heap %s "
+                log.accept(String.format(Locale.ROOT,
+                        "  %s: %.0f s, %,d packets emitted (%.0f%%), %,.0f packets/s now, heap %s "
                                 + "(peak after GC %s), %,d sink records",
                         name, (now - start) / 1e9, emitted, 100.0 * emitted / workload.packets(), rate,
                         Report.bytes(HeapMonitor.usedNow()), Report.bytes(heap.peakAfterGc()), probe.sunk()));

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -119,9 +120,9 @@ public final class JobEnvironment implements AutoCloseable {
     }
     Long values = result.getAccumulatorResult(SplitDecoded.VALUES);
     Long deadLetters = result.getAccumulatorResult(SplitDecoded.DEAD_LETTERS);
-    out.printf(java.util.Locale.ROOT, "%s: job %s finished after %.1f s%s%n", spec.name(), job.name(),
+    out.printf(Locale.ROOT, "%s: job %s finished after %.1f s%s%n", spec.name(), job.name(),
         (System.nanoTime() - start) / 1e9, values == null || deadLetters == null ? ""
-            : String.format(java.util.Locale.ROOT, ": %,d records read (those before a restore from a checkpoint or "
+            : String.format(Locale.ROOT, ": %,d records read (those before a restore from a checkpoint or "
                 + "savepoint included), %,d of them dead letters (to topic '%s')", values + deadLetters, deadLetters,
                 topics.deadLetter()));
     out.flush();

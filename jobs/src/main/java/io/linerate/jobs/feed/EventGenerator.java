@@ -1,6 +1,7 @@
 package io.linerate.jobs.feed;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * The events of {@link SyntheticTraffic.Format#EVENTS}: {@code {"<scope>":"tenant-<t>","<key>":"<16 hex
@@ -44,7 +45,7 @@ final class EventGenerator implements TrafficSource {
         } else {
             d = distinct++;
         }
-        String key = String.format("%016x", Mix.mix64(d ^ keySalt));
+        String key = String.format(Locale.ROOT, "%016x", Mix.mix64(d ^ keySalt));
         int tenant = (int) Long.remainderUnsigned(Mix.mix64(d ^ tenantSalt), t.tenants);
         String json = "{\"" + t.scopeField + "\":\"tenant-" + tenant + "\",\"" + t.keyField + "\":\"" + key + "\",\""
                 + t.timestampField + "\":" + ts + "}";

@@ -1,5 +1,7 @@
 package io.linerate.jobs.format;
 
+import java.util.Locale;
+
 /**
  * The binary Kafka value encoding of a {@link PacketBatch}, version {@value #VERSION} (layout in
  * {@code docs/FORMATS.md}). Big-endian fixed-width fields, except two unsigned LEB128 varints per packet: the
@@ -155,7 +157,7 @@ public final class PacketBatchCodec {
         Reader r = new Reader(value, from, from + length);
         r.need(2, "magic");
         if (value[from] != MAGIC_0 || value[from + 1] != MAGIC_1) {
-            throw r.bad(String.format("bad magic 0x%02x%02x, expected 0x4c52 (\"LR\")", value[from] & 0xFF,
+            throw r.bad(String.format(Locale.ROOT, "bad magic 0x%02x%02x, expected 0x4c52 (\"LR\")", value[from] & 0xFF,
                     value[from + 1] & 0xFF));
         }
         r.skip(2);
@@ -165,7 +167,7 @@ public final class PacketBatchCodec {
         }
         int flags = r.u8("flags");
         if (flags != 0) {
-            throw r.badAt(String.format("unknown flags 0x%02x (version 1 defines none)", flags), 3);
+            throw r.badAt(String.format(Locale.ROOT, "unknown flags 0x%02x (version 1 defines none)", flags), 3);
         }
         int observationPoint = r.i32("observation point");
         int count = r.i32("count");

@@ -8,6 +8,7 @@ import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -705,7 +706,7 @@ public final class EmbeddedKafka implements KafkaBroker {
   private static void format(KafkaConfig config, Path logs) {
     try {
       new Formatter()
-          .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+          .setPrintStream(new PrintStream(OutputStream.nullOutputStream(), false, StandardCharsets.UTF_8))
           .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
           .setClusterId(Uuid.randomUuid().toString())
           .setNodeId(NODE_ID)

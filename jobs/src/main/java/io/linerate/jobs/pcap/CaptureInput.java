@@ -4,6 +4,7 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PushbackInputStream;
+import java.util.Locale;
 import java.util.zip.CRC32;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
@@ -179,9 +180,11 @@ final class CaptureInput {
                 throw endsEarly();
             }
             if (id1 != 0x1F || id2 != 0x8B) {
-                throw corrupt(String.format("%s at compressed offset %d, after member %d, are not the start of "
+                throw corrupt(String.format(Locale.ROOT,
+                        "%s at compressed offset %d, after member %d, are not the start of "
                         + "another member (1f 8b); trailing bytes are not skipped", id2 < 0
-                        ? String.format("the byte %02x", id1) : String.format("the bytes %02x %02x", id1, id2),
+                        ? String.format(Locale.ROOT, "the byte %02x", id1)
+                        : String.format(Locale.ROOT, "the bytes %02x %02x", id1, id2),
                         at, members), null);
             }
             headerCrc.reset();
@@ -193,7 +196,7 @@ final class CaptureInput {
             }
             int flags = headerByte();
             if ((flags & RESERVED_FLAGS) != 0) {
-                throw corrupt(String.format("reserved header flags set (%02x)", flags), null);
+                throw corrupt(String.format(Locale.ROOT, "reserved header flags set (%02x)", flags), null);
             }
             for (int i = 0; i < 6; i++) { // modification time, extra flags, operating system: not used
                 headerByte();
@@ -214,7 +217,8 @@ final class CaptureInput {
                 int expected = (int) headerCrc.getValue() & 0xFFFF;
                 int stored = headerByte() | headerByte() << 8;
                 if (stored != expected) {
-                    throw corrupt(String.format("header CRC-16 %04x, computed %04x", stored, expected), null);
+                    throw corrupt(String.format(Locale.ROOT,
+                            "header CRC-16 %04x, computed %04x", stored, expected), null);
                 }
             }
             inflater.reset();
@@ -230,7 +234,8 @@ final class CaptureInput {
             long storedCrc = trailerInt();
             long storedLength = trailerInt();
             if (storedCrc != crc.getValue()) {
-                throw corrupt(String.format("CRC-32 of member %d is %08x, its trailer says %08x", members + 1,
+                throw corrupt(String.format(Locale.ROOT,
+                        "CRC-32 of member %d is %08x, its trailer says %08x", members + 1,
                         crc.getValue(), storedCrc), null);
             }
             if (storedLength != (memberBytes & 0xFFFF_FFFFL)) {

@@ -7,6 +7,7 @@ import java.nio.channels.Channels;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 
 /**
  * Streams the packets of a capture file (classic pcap in either byte order with microsecond or nanosecond
@@ -61,7 +62,8 @@ public final class CaptureReader implements Closeable {
             format = CaptureFormat.PCAPNG;
             source = new PcapNgSource(in, MAX_BLOCK_BYTES);
         } else {
-            throw new PcapFormatException(0, String.format("expected a pcap magic number (a1b2c3d4 or a1b23c4d, either"
+            throw new PcapFormatException(0, String.format(Locale.ROOT,
+                    "expected a pcap magic number (a1b2c3d4 or a1b23c4d, either"
                     + " byte order) or a pcapng section header (0a0d0d0a)%s, got %08x%s",
                     input.gzip ? " in the decompressed gzip stream" : "", magic, compression(magic)));
         }

@@ -3,6 +3,7 @@ package io.linerate.jobs.pcap;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * pcapng: a sequence of blocks {type, total length, body, total length}, each section opened by a Section Header
@@ -69,12 +70,12 @@ final class PcapNgSource implements RecordSource {
                 } else if (bom == Integer.reverseBytes(BYTE_ORDER_MAGIC)) {
                     in.bigEndian = false;
                 } else {
-                    throw new PcapFormatException(at + 8, String.format(
+                    throw new PcapFormatException(at + 8, String.format(Locale.ROOT,
                             "expected the pcapng byte-order magic 0x1A2B3C4D in either byte order, got 0x%08X", bom));
                 }
                 type = SECTION_HEADER;
             } else if (at == 0) {
-                throw new PcapFormatException(0, String.format(
+                throw new PcapFormatException(0, String.format(Locale.ROOT,
                         "expected a pcapng section header block (0x0A0D0D0A), got block type 0x%08X", type));
             }
             int length = in.u32(p + 4);
@@ -88,7 +89,8 @@ final class PcapNgSource implements RecordSource {
             }
             available = in.fill(length);
             if (available < length) {
-                throw new PcapFormatException(at, String.format("truncated block: the block of type 0x%08X declares"
+                throw new PcapFormatException(at, String.format(Locale.ROOT,
+                        "truncated block: the block of type 0x%08X declares"
                         + " %d bytes, the file ends after %d", type, length, available));
             }
             p = in.pos;

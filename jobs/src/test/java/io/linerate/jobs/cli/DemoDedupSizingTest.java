@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
@@ -62,7 +63,7 @@ class DemoDedupSizingTest {
       double mean = n / DemoCommand.DEDUP_TENANTS;
       double l = DemoCommand.DEDUP_OVERLOAD_LOG;
       double margin = l / 3 + Math.sqrt(l * l / 9 + 2 * mean * l);
-      System.out.printf("--rate %d: span %d ms, %.0f events per span, %d keys per tenant's generation "
+      System.out.printf(Locale.ROOT, "--rate %d: span %d ms, %.0f events per span, %d keys per tenant's generation "
           + "(min(mean share %.0f + margin %.0f, all)), %d bytes per tenant%n", rate, sizing.spanMillis(), n,
           sizing.itemsPerGeneration(), mean, margin, sizing.stateBytesPerKey());
       double sized = Math.min(mean + margin, n);
@@ -100,7 +101,8 @@ class DemoDedupSizingTest {
         keys.add(e.event.key);
         largest = Math.max(largest, keys.size());
       }
-      System.out.printf("--rate %d: %d events over %d spans, per tenant %s; largest span of one tenant: %d "
+      System.out.printf(Locale.ROOT,
+              "--rate %d: %d events over %d spans, per tenant %s; largest span of one tenant: %d "
           + "distinct keys, a generation holds %d%n", rate, events, spans, perTenant, largest,
           sizing.itemsPerGeneration());
       assertThat(perTenant).hasSize(DemoCommand.DEDUP_TENANTS);
@@ -160,7 +162,8 @@ class DemoDedupSizingTest {
     }
     double p = sizing.fpp();
     double bound = p * fresh + 4 * Math.sqrt(p * fresh);
-    System.out.printf("dedup demo at --rate %d: %d events, %d new keys, %d repeats; false positives %d (%.5f, "
+    System.out.printf(Locale.ROOT,
+            "dedup demo at --rate %d: %d events, %d new keys, %d repeats; false positives %d (%.5f, "
         + "target %.3f, bound %.0f), repeats passed %d%n", rate, events, fresh, repeats, flaggedFresh,
         (double) flaggedFresh / fresh, p, bound, passedRepeats);
     assertThat(repeats).as("repeats in the demo's traffic").isGreaterThan(events / 20);

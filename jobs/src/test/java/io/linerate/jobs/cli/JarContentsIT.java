@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
@@ -47,7 +48,7 @@ class JarContentsIT {
   @Test
   void theJobJarHoldsLinerateTheConnectorAndItsLibrariesButNoFlinkRuntimeAndNoBroker() throws IOException {
     List<String> entries = entries(JAR);
-    System.out.printf("%s: %,d bytes, %,d entries%n", JAR.getFileName(), Files.size(JAR), entries.size());
+    System.out.printf(Locale.ROOT, "%s: %,d bytes, %,d entries%n", JAR.getFileName(), Files.size(JAR), entries.size());
     for (String wanted : List.of("io/linerate/jobs/cli/Main.class", "io/linerate/jobs/kafka/ExactlyOnceSink.class",
         "io/linerate/flink/", "io/linerate/sketches/", "org/apache/flink/connector/kafka/sink/KafkaSink.class",
         "org/apache/kafka/clients/producer/KafkaProducer.class", "com/fasterxml/jackson/databind/ObjectMapper.class",
@@ -71,7 +72,8 @@ class JarContentsIT {
   @Test
   void theDemoJarAddsFlinksRuntimeRocksDbTheWebUiTheBrokerAndLogging() throws IOException {
     List<String> entries = entries(DEMO_JAR);
-    System.out.printf("%s: %,d bytes, %,d entries%n", DEMO_JAR.getFileName(), Files.size(DEMO_JAR), entries.size());
+    System.out.printf(Locale.ROOT,
+            "%s: %,d bytes, %,d entries%n", DEMO_JAR.getFileName(), Files.size(DEMO_JAR), entries.size());
     for (String wanted : List.of("io/linerate/jobs/cli/Main.class", "org/apache/kafka/clients/producer/KafkaProducer.class",
         "kafka/server/KafkaRaftServer.class", "scala/Option.class",
         "org/apache/flink/runtime/minicluster/MiniCluster.class",
@@ -253,7 +255,7 @@ class JarContentsIT {
       double seconds = (System.nanoTime() - begin) / 1e9;
       String output = Files.readString(out);
       assertThat(ended).as("the demo ends within " + CTRL_C_BOUND + " of SIGINT:\n" + output).isTrue();
-      System.out.printf(java.util.Locale.ROOT, "Ctrl-C: the demo's process ended %.1f s after SIGINT, exit code %d%n",
+      System.out.printf(Locale.ROOT, "Ctrl-C: the demo's process ended %.1f s after SIGINT, exit code %d%n",
           seconds, p.exitValue());
       System.out.println(output.lines().filter(l -> !l.startsWith(" ") && !l.startsWith("observation point"))
           .collect(Collectors.joining("\n", "--- demo output without the tables\n", "\n---")));

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -156,7 +157,8 @@ class DedupJobTest {
     long n = distinct.size();
     long flagged = n - uniques.size();
     double pn = FPP * n;
-    System.out.printf("dedup job: %d events (%d repeats), %d distinct keys: %d passed, %d flagged, %d new keys flagged "
+    System.out.printf(Locale.ROOT,
+            "dedup job: %d events (%d repeats), %d distinct keys: %d passed, %d flagged, %d new keys flagged "
         + "(bound %.0f), %d dead letters%n", valid, repeats, n, uniques.values().stream().mapToInt(i -> i).sum(),
         duplicates, flagged, pn + 4 * Math.sqrt(pn), reasons.size());
     assertThat(uniques.values()).as("zero duplicates passed").allMatch(c -> c == 1);

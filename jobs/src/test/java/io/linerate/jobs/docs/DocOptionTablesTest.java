@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -134,7 +135,7 @@ class DocOptionTablesTest {
 
     /** The first word of a default as the docs or the help state it: "`0s` = until Ctrl-C" is 0s, off is false. */
     static String firstWord(String text) {
-        String w = text.replace("`", "").trim().split("[\\s,:()]", 2)[0].toLowerCase();
+        String w = text.replace("`", "").trim().split("[\\s,:()]", 2)[0].toLowerCase(Locale.ROOT);
         return w.equals("off") ? "false" : w;
     }
 

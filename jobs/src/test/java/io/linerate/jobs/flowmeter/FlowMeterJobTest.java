@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -168,7 +169,8 @@ class FlowMeterJobTest {
         reasons.add(n.get("reason").asText());
       }
     }
-    System.out.printf("flow-meter job: %d IPv4 flows in %d flow records, %d IPv6 packets rejected, %d dead letters%n",
+    System.out.printf(Locale.ROOT,
+            "flow-meter job: %d IPv4 flows in %d flow records, %d IPv6 packets rejected, %d dead letters%n",
         truth.size(), flowRecords, rejected, reasons.size());
     assertThat(metered).isEqualTo(truth);
     assertThat(flowRecords).as("a 200 ms idle timeout splits some flows").isGreaterThan(truth.size());

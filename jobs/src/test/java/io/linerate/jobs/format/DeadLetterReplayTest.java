@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -97,20 +98,26 @@ class DeadLetterReplayTest {
                 + "\"value_truncated\":false,\"value_base64\":\"%s\",\"key_length\":1,\"key_truncated\":false,"
                 + "\"key_base64\":\"%s\",\"headers_truncated\":false,\"headers\":[{\"key\":\"h\","
                 + "\"value_base64\":\"%s\"}]}";
-        assertThat(DeadLetterReplay.record(bytes(head.formatted("0", "AQ==", "Ag==", "Aw=="))).value())
+        assertThat(DeadLetterReplay.record(bytes(String.format(Locale.ROOT,
+                head, "0", "AQ==", "Ag==", "Aw=="))).value())
                 .containsExactly(1);
-        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(head.formatted("0", "A?==", "Ag==", "Aw=="))))
+        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(String.format(Locale.ROOT,
+                head, "0", "A?==", "Ag==", "Aw=="))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("the dead letter of packets-0@7: value_base64 is not base64");
-        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(head.formatted("0", "AQ==", "*", "Aw=="))))
+        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(String.format(Locale.ROOT,
+                head, "0", "AQ==", "*", "Aw=="))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key_base64 is not base64");
-        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(head.formatted("0", "AQ==", "Ag==", "%%"))))
+        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(String.format(Locale.ROOT,
+                head, "0", "AQ==", "Ag==", "%%"))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("packets-0@7 headers[0]: value_base64 is not base64");
-        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(head.formatted("-1", "AQ==", "Ag==", "Aw=="))))
+        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(String.format(Locale.ROOT,
+                head, "-1", "AQ==", "Ag==", "Aw=="))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("the dead letter's partition must be an int >= 0, got -1");
-        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(head.formatted("\"x\"", "AQ==", "Ag==", "Aw=="))))
+        assertThatThrownBy(() -> DeadLetterReplay.record(bytes(String.format(Locale.ROOT,
+                head, "\"x\"", "AQ==", "Ag==", "Aw=="))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("the dead letter's partition must be an int >= 0, got \"x\"");
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.linerate.flink.rejects.Rejected;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -42,9 +43,10 @@ class EventRecordSizeTest {
         StringBuilder s = new StringBuilder();
         for (int i = 0; i < n; i++) {
             switch (rnd.nextInt(8)) {
-                case 0 -> s.append(String.format("\\u%04x", rnd.nextInt(0x20))); // control character
+                case 0 -> s.append(String.format(Locale.ROOT, "\\u%04x", rnd.nextInt(0x20))); // control character
                 case 1 -> s.append(rnd.nextBoolean() ? "\\\"" : "\\\\");
-                case 2 -> s.append(String.format("\\u%04x", rnd.nextInt(0xD800, 0xE000))); // lone surrogate
+                case 2 -> s.append(String.format(Locale.ROOT,
+                        "\\u%04x", rnd.nextInt(0xD800, 0xE000))); // lone surrogate
                 case 3 -> s.append("\\ud83d\\ude00"); // a surrogate pair
                 case 4 -> s.append('é');
                 case 5 -> s.append('中');

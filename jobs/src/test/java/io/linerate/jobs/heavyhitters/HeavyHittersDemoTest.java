@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -159,7 +160,7 @@ class HeavyHittersDemoTest {
       assertThat(n.get("total_weight").asLong()).as("N of " + key).isEqualTo(feeder.truth.get(key).get());
       assertThat(n.get("items").get(0).get("item").asText()).isEqualTo("10.0.39.15 10.0.0.254 10999 80 6");
     }
-    System.out.printf("demo: %d reports, %d alerts committed before the stop%n", reports, alerts);
+    System.out.printf(Locale.ROOT, "demo: %d reports, %d alerts committed before the stop%n", reports, alerts);
     assertThat(reports).isGreaterThanOrEqualTo(2);
     assertThat(alerts).as("alerts share the output topic in the demo").isGreaterThanOrEqualTo(1);
   }

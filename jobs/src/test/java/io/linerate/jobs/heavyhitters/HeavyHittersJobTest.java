@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -323,7 +324,8 @@ class HeavyHittersJobTest {
     List<JsonNode> alertNodes = read(json, job.alertsTopic(topics));
     List<JsonNode> dead = read(json, topics.deadLetter());
     int m = job.detector().capacity();
-    System.out.printf("heavy-hitters job (%s by %s): %d reports, %d alerts, %d dead-letter records; m = %d%n",
+    System.out.printf(Locale.ROOT,
+            "heavy-hitters job (%s by %s): %d reports, %d alerts, %d dead-letter records; m = %d%n",
         item, weight, reports.size(), alertNodes.size(), dead.size(), m);
 
     List<JsonNode> late = dead.stream().filter(n -> n.get("type").asText().equals(OutputJson.REJECTED)).toList();
@@ -333,7 +335,7 @@ class HeavyHittersJobTest {
     } else {
       assertThat(late.size()).as("late packets: all of the late batch or none").isIn(0, lateSent);
     }
-    System.out.printf("late batch: %d of %d packets dead-lettered as late%n", late.size(), lateSent);
+    System.out.printf(Locale.ROOT, "late batch: %d of %d packets dead-lettered as late%n", late.size(), lateSent);
     if (!late.isEmpty()) {
       // dead-lettered as late: counted in no window, so not in the truth either
       Map<String, Long> w0 = truth.get(0).get(T0);

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -100,7 +101,7 @@ class EmbeddedKafkaRestartTest {
 
         long begin = System.nanoTime();
         kafka.restart(Duration.ofMillis(500));
-        System.out.printf("restart took %.1f s%n", (System.nanoTime() - begin) / 1e9);
+        System.out.printf(Locale.ROOT, "restart took %.1f s%n", (System.nanoTime() - begin) / 1e9);
 
         assertThat(kafka.bootstrapServers()).isEqualTo(bootstrap);
         assertThat(kafka.folder()).isEqualTo(folder).isDirectory();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -65,7 +66,7 @@ class ExactlyOnceKafkaJobTest {
     String input = "eo-input";
     String output = "eo-output";
     KAFKA.broker().createTopics(PARTITIONS, input, output);
-    List<String> committed = IntStream.range(0, RECORDS).mapToObj(i -> String.format("r%04d", i)).collect(Collectors.toList());
+    List<String> committed = IntStream.range(0, RECORDS).mapToObj(i -> String.format(Locale.ROOT, "r%04d", i)).collect(Collectors.toList());
     writeInput(input, committed, List.of("aborted-1", "aborted-2", "aborted-3"));
     // the bounded source ends at the last stable offsets it reads when the job starts: the markers of the input's
     // last transaction must be written by then, or the job ends before the second half of the input
@@ -104,7 +105,8 @@ class ExactlyOnceKafkaJobTest {
     List<String> expected = committed.stream().map(s -> s.toUpperCase(java.util.Locale.ROOT)).sorted().collect(Collectors.toList());
     List<String> readCommitted = new ArrayList<>(TopicReader.readAll(KAFKA.bootstrapServers(), output, true));
     List<String> readUncommitted = TopicReader.readAll(KAFKA.bootstrapServers(), output, false);
-    System.out.printf("exactly-once job: %d input records, %d output records read_committed, %d read_uncommitted "
+    System.out.printf(Locale.ROOT,
+            "exactly-once job: %d input records, %d output records read_committed, %d read_uncommitted "
         + "(the difference: records of transactions aborted by the failure)%n",
         RECORDS, readCommitted.size(), readUncommitted.size());
     // the premise of "why this can fail": the failed attempt wrote records past its last checkpoint, which an

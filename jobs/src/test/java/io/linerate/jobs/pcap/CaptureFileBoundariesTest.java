@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -164,7 +165,7 @@ class CaptureFileBoundariesTest {
     void optionsEndingExactlyAtTheBlocksEndAreRead() throws Exception {
         for (ByteOrder order : List.of(ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN)) {
             // if_tsresol (milliseconds), then if_name, whose 4 bytes end exactly at the block's end
-            byte[] idb = idb(order, 0, 9, new byte[] {3}, 2, "eth0".getBytes());
+            byte[] idb = idb(order, 0, 9, new byte[] {3}, 2, "eth0".getBytes(StandardCharsets.US_ASCII));
             byte[] file = new CaptureWriter.PcapNg(order).block(1, idb, false)
                     .block(6, epbBody(order, 0, 5, FRAME.length, FRAME.length, FRAME), true).bytes();
             assertThat(Collected.read(file).lines).as("%s", order).containsExactly(line(5_000_000L));

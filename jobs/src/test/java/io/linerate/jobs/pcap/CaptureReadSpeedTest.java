@@ -8,6 +8,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
@@ -108,11 +109,11 @@ class CaptureReadSpeedTest {
                     // packet would be 16 MB)
                     assertThat(allocated).as("bytes allocated reading %d packets", PACKETS).isLessThan(4L << 20);
                     best = Math.max(best, PACKETS * 1e9 / nanos);
-                    rounds.append(String.format(" %.1f", PACKETS * 1e3 / nanos));
+                    rounds.append(String.format(Locale.ROOT, " %.1f", PACKETS * 1e3 / nanos));
                 }
             }
             long bytes = Files.size(file);
-            System.out.printf("CaptureReadSpeedTest: %s, %d packets, %.1f MB: best round %.2f M packets/s"
+            System.out.printf(Locale.ROOT, "CaptureReadSpeedTest: %s, %d packets, %.1f MB: best round %.2f M packets/s"
                     + " (%.0f MB/s of the file); rounds (M packets/s):%s%n", file.getFileName(), PACKETS, bytes / 1e6,
                     best / 1e6, best * bytes / PACKETS / 1e6, rounds);
         }

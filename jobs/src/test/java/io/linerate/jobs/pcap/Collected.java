@@ -7,6 +7,7 @@ import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /** A visitor that writes every packet as one line "ts proto src:port > dst:port flags len", for assertions. */
 final class Collected implements PacketVisitor {
@@ -52,7 +53,7 @@ final class Collected implements PacketVisitor {
     /** The expected line for a packet; addresses as literals (normalized here). */
     static String expect(long ts, int protocol, String src, int srcPort, String dst, int dstPort, int flags,
                          int length) {
-        return String.format("%d p%d %s:%d > %s:%d f%02x len%d", ts, protocol, normalize(src), srcPort,
+        return String.format(Locale.ROOT, "%d p%d %s:%d > %s:%d f%02x len%d", ts, protocol, normalize(src), srcPort,
                 normalize(dst), dstPort, flags, length);
     }
 

@@ -9,6 +9,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
@@ -130,7 +131,7 @@ class CompressedCaptureTest {
         damagedHeader[first.length + 2] = 7; // the second member's compression method
         assertFailsAfterAPrefix(damagedHeader, all, "compression method 7 in a member header");
 
-        byte[] garbage = concat(first, second, "trailing text\n".getBytes());
+        byte[] garbage = concat(first, second, "trailing text\n".getBytes(StandardCharsets.US_ASCII));
         assertFailsAfterAPrefix(garbage, all, "the bytes 74 72 at compressed offset "
                 + (first.length + second.length) + ", after member 2, are not the start of another member");
         assertFailsAfterAPrefix(concat(first, second, new byte[] {0}), all, "the byte 00 at compressed offset");
@@ -147,8 +148,8 @@ class CompressedCaptureTest {
         ByteArrayOutputStream header = new ByteArrayOutputStream();
         header.write(new byte[] {0x1F, (byte) 0x8B, 8, 4 | 8 | 16 | 2, 0, 0, 0, 0, 0, 3});
         header.write(new byte[] {3, 0, 'a', 'b', 'c'}); // FEXTRA: length 3, little-endian
-        header.write("trace.pcap\0".getBytes());
-        header.write("a comment\0".getBytes());
+        header.write("trace.pcap\0".getBytes(StandardCharsets.US_ASCII));
+        header.write("a comment\0".getBytes(StandardCharsets.US_ASCII));
         java.util.zip.CRC32 crc = new java.util.zip.CRC32();
         crc.update(header.toByteArray());
         int crc16 = (int) crc.getValue() & 0xFFFF;
@@ -255,7 +256,7 @@ class CompressedCaptureTest {
 
     @Test
     void aGzipStreamThatHoldsNoCaptureSaysSo() throws Exception {
-        assertThatThrownBy(() -> Collected.read(gzip("GIF89a, not a capture".getBytes())))
+        assertThatThrownBy(() -> Collected.read(gzip("GIF89a, not a capture".getBytes(StandardCharsets.US_ASCII))))
                 .isInstanceOf(PcapFormatException.class)
                 .hasMessageContaining("pcapng section header (0a0d0d0a) in the decompressed gzip stream, got 47494638");
         byte[] badMethod = gzip(classic(1));

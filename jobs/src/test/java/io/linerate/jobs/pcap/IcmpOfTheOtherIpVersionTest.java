@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,14 +26,16 @@ class IcmpOfTheOtherIpVersionTest {
             @Override
             public void ipv4(long ts, int src, int dst, int srcPort, int dstPort, int protocol, int tcpFlags,
                              int ipLength) {
-                lines.add(String.format("v4 %d %08x:%d > %08x:%d p%d f%d len%d", ts, src, srcPort, dst, dstPort,
+                lines.add(String.format(Locale.ROOT,
+                        "v4 %d %08x:%d > %08x:%d p%d f%d len%d", ts, src, srcPort, dst, dstPort,
                         protocol, tcpFlags, ipLength));
             }
 
             @Override
             public void ipv6(long ts, long srcHigh, long srcLow, long dstHigh, long dstLow, int srcPort, int dstPort,
                              int protocol, int tcpFlags, int ipLength) {
-                lines.add(String.format("v6 %d %016x%016x:%d > %016x%016x:%d p%d f%d len%d", ts, srcHigh, srcLow,
+                lines.add(String.format(Locale.ROOT,
+                        "v6 %d %016x%016x:%d > %016x%016x:%d p%d f%d len%d", ts, srcHigh, srcLow,
                         srcPort, dstHigh, dstLow, dstPort, protocol, tcpFlags, ipLength));
             }
         };

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import org.assertj.core.api.AbstractThrowableAssert;
@@ -43,7 +44,7 @@ class MalformedCaptureTest {
     void notACaptureFile() {
         failsAt(new byte[0], 0, "expected a pcap or pcapng magic number (4 bytes), the file ends after 0");
         failsAt(new byte[] {(byte) 0xA1, (byte) 0xB2}, 0, "the file ends after 2");
-        failsAt("GIF89a".getBytes(), 0, "got 47494638");
+        failsAt("GIF89a".getBytes(StandardCharsets.US_ASCII), 0, "got 47494638");
         // gzip is read (CompressedCaptureTest); a gzip header cut short is the gzip stream's error
         failsAt(new byte[] {0x1F, (byte) 0x8B, 8, 0, 0, 0}, 0, "the gzip stream ends early (a truncated file?)");
     }

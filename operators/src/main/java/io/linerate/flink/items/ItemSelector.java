@@ -8,6 +8,7 @@ import io.linerate.sketches.hash.ItemHasher;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -291,7 +292,8 @@ public abstract class ItemSelector<T> implements Serializable {
                         && Character.isLowSurrogate(text.charAt(i + 1))) {
                     i++;
                 } else if (Character.isSurrogate(c)) {
-                    throw new IllegalArgumentException(String.format("item is not valid UTF-16: a lone surrogate"
+                    throw new IllegalArgumentException(String.format(Locale.ROOT,
+                            "item is not valid UTF-16: a lone surrogate"
                             + " \\u%04X at index %d", (int) c, i));
                 }
             }

@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -125,7 +126,8 @@ class CountMinQueryFunctionTest {
         // Theorem 3.8.1 (full-width indexing): Pr(â > a + εN) ≤ (2/(εw))^d = e^-d per query at ε = 2e/w, so the
         // expected number of failures is at most Q·e^-d; allow three binomial standard deviations above it
         double expected = answered * cm.sizing().failureProbability();
-        System.out.printf("Count-Min %s: %d of %d answers above true + εN (bound %.0f)%n", cm.sizing(), failures,
+        System.out.printf(Locale.ROOT,
+                "Count-Min %s: %d of %d answers above true + εN (bound %.0f)%n", cm.sizing(), failures,
                 answered, expected);
         assertThat(answered).isEqualTo(SCOPES * 3000);
         assertThat(failures).as("queries above true + εN").isLessThanOrEqualTo((int) (expected + 3 * Math.sqrt(expected)));

@@ -3,6 +3,7 @@ package io.linerate.flink.dedup;
 import static io.linerate.flink.dedup.DedupHarnesses.TYPE;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Locale;
 import java.util.SplittableRandom;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.junit.jupiter.api.Test;
@@ -74,7 +75,8 @@ class DedupLateLoadTest {
                 }
             }
         }
-        System.out.printf("late catch-up: %d of %d new items flagged (%.4f), overCapacity %d, late %d%n", flagged,
+        System.out.printf(Locale.ROOT,
+                "late catch-up: %d of %d new items flagged (%.4f), overCapacity %d, late %d%n", flagged,
                 counted, (double) flagged / counted, run.fn().overCapacityGenerations(), run.fn().lateRecords());
         assertThat((double) flagged).as("new (late) items flagged at p = %s: the documented exception", p)
                 .isGreaterThan(p * counted + 4 * Math.sqrt(p * (1 - p) * counted));

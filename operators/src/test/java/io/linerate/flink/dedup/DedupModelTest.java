@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Queue;
@@ -307,7 +308,8 @@ class DedupModelTest {
                 .isLessThanOrEqualTo(s.itemsPerGeneration());
         assertThat(model.boundaryMustFlag).as("repeats at the horizon's edge were exercised").isGreaterThan(50);
         assertThat(model.outsideRing).isGreaterThan(10_000);
-        System.out.printf("seed %d et %s: mustFlag %d boundary %d outside %d fp %d (%.5f, p %.3f, bound %.1f) late %d"
+        System.out.printf(Locale.ROOT,
+                "seed %d et %s: mustFlag %d boundary %d outside %d fp %d (%.5f, p %.3f, bound %.1f) late %d"
                         + " maxDistinct %d n %d%n", seed, eventTime, model.mustFlag, model.boundaryMustFlag,
                 model.outsideRing, model.falsePositives, (double) model.falsePositives / model.outsideRing, p,
                 model.bound(p), model.late, model.maxDistinctInSpan, s.itemsPerGeneration());
@@ -416,7 +418,8 @@ class DedupModelTest {
         }
         double allBound = p * all + 4 * Math.sqrt(p * (1 - p) * all);
         double peakBound = p * peak + 4 * Math.sqrt(p * (1 - p) * peak);
-        System.out.printf("eventTime %s p %.3f g %d n %d: all %d flagged %d (%.5f), peak %d flagged %d (%.5f),"
+        System.out.printf(Locale.ROOT,
+                "eventTime %s p %.3f g %d n %d: all %d flagged %d (%.5f), peak %d flagged %d (%.5f),"
                         + " estimatedFpp %.5f%n", eventTime, p, g, n, all, allFlagged, (double) allFlagged / all, peak,
                 peakFlagged, (double) peakFlagged / peak, run.fn().estimatedFpp());
         assertThat(run.fn().overCapacityGenerations()).isZero();
@@ -451,7 +454,8 @@ class DedupModelTest {
         Model model = new Model(dedup.sizing());
         replay(run, steps, model, true);
         assertThat(run.fn().lateRecords()).isEqualTo(model.late);
-        System.out.printf("jumps seed %d: mustFlag %d late %d fp %d/%d%n", seed, model.mustFlag, model.late,
+        System.out.printf(Locale.ROOT,
+                "jumps seed %d: mustFlag %d late %d fp %d/%d%n", seed, model.mustFlag, model.late,
                 model.falsePositives, model.outsideRing);
         run.h().close();
     }
@@ -508,7 +512,8 @@ class DedupModelTest {
                 flagged += dups;
             }
         }
-        System.out.printf("out of order, rate %.0f: %d of %d new items flagged (%.5f), overCapacity %d%n", rate,
+        System.out.printf(Locale.ROOT,
+                "out of order, rate %.0f: %d of %d new items flagged (%.5f), overCapacity %d%n", rate,
                 flagged, counted, (double) flagged / counted, run.fn().overCapacityGenerations());
         assertThat(run.fn().lateRecords()).isZero();
         long over = run.fn().overCapacityGenerations();

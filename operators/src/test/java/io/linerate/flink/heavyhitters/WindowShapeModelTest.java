@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.linerate.flink.items.ItemSelector;
 import io.linerate.sketches.frequency.HeavyHitters;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -117,7 +118,7 @@ class WindowShapeModelTest {
                 try {
                     t.update(io.linerate.sketches.hash.FiveTuple.ipv4((int) x, 1, 2, 3, 6), 1);
                 } catch (IllegalArgumentException notTuples) {
-                    byte[] b = ("item" + x).getBytes();
+                    byte[] b = ("item" + x).getBytes(StandardCharsets.UTF_8);
                     t.update(b, 0, b.length, 1);
                 }
             }

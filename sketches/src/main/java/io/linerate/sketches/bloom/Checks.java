@@ -1,5 +1,7 @@
 package io.linerate.sketches.bloom;
 
+import java.util.Locale;
+
 /** Argument checks whose messages name the parameter and its limit. */
 final class Checks {
 
@@ -43,7 +45,7 @@ final class Checks {
      * lower bound of the need ({@code atLeast}).
      */
     static IllegalArgumentException tooManyBits(long expectedItems, double fpp, double bits, boolean atLeast) {
-        String need = bits <= 0x1p53 ? String.valueOf((long) bits) : String.format(java.util.Locale.ROOT, "%.4g", bits);
+        String need = bits <= 0x1p53 ? String.valueOf((long) bits) : String.format(Locale.ROOT, "%.4g", bits);
         return new IllegalArgumentException("expectedItems=" + expectedItems + " at fpp=" + fpp + " needs "
                 + (atLeast ? "more than " : "") + need + " bits, above the limit of " + BloomFilter.MAX_BITS + " bits");
     }

@@ -5,6 +5,7 @@ import io.linerate.sketches.hash.ItemHasher;
 import io.linerate.sketches.hash.Primes;
 import io.linerate.sketches.image.Family;
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * The partitioned Bloom filter with the prime partition scheme of thesis §3.2: m = k·p bits in k
@@ -65,7 +66,7 @@ public final class PartitionedBloomFilter extends BitArrayFilter {
             throw new IllegalArgumentException("expectedItems=" + expectedItems + " at fpp=" + fpp + " needs more than "
                     + MAX_BITS + " bits in a partitioned filter (its excess ≈ n/p² alone needs p ≥ √(n/fpp) = "
                     // √n/√fpp, not √(n/fpp): n/fpp overflows to Infinity for the smallest fpp (Double.MIN_VALUE)
-                    + String.format(java.util.Locale.ROOT, "%.4g",
+                    + String.format(Locale.ROOT, "%.4g",
                             StrictMath.sqrt(expectedItems) / StrictMath.sqrt(fpp))
                     + " bits per partition), above the limit of " + MAX_BITS + " bits");
         }

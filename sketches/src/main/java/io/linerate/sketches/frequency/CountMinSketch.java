@@ -8,6 +8,7 @@ import io.linerate.sketches.image.Family;
 import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * The two-hash Count-Min sketch of Kirsch's thesis §3.8.2 (Cormode &amp; Muthukrishnan's sketch with d rows
@@ -135,7 +136,7 @@ public final class CountMinSketch {
         long w = minWidth > MAX_COUNTERS ? Long.MAX_VALUE : Primes.nextPrime((long) minWidth);
         if (w > MAX_COUNTERS) {
             throw new IllegalArgumentException("epsilon=" + epsilon + " needs width "
-                    + (w == Long.MAX_VALUE ? String.format("%.4g", minWidth) : String.valueOf(w))
+                    + (w == Long.MAX_VALUE ? String.format(Locale.ROOT, "%.4g", minWidth) : String.valueOf(w))
                     + " (the smallest prime ≥ 2e/epsilon), above the limit of " + MAX_COUNTERS + " counters");
         }
         int perCopy = rowsPerCopy(epsilon);

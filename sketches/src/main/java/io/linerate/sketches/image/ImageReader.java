@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -205,7 +206,7 @@ public final class ImageReader {
     private static Family family(ByteBuffer b) {
         int magic = b.getInt();
         if (magic != ImageWriter.MAGIC) {
-            throw new IllegalArgumentException(String.format(
+            throw new IllegalArgumentException(String.format(Locale.ROOT,
                     "not a linerate image: magic is 0x%08X, expected 0x%08X", magic, ImageWriter.MAGIC));
         }
         int familyId = b.get() & 0xFF;
@@ -228,7 +229,7 @@ public final class ImageReader {
 
     private static void checkCrc(CRC32C crc, int stored) {
         if (stored != (int) crc.getValue()) {
-            throw new IllegalArgumentException(String.format(
+            throw new IllegalArgumentException(String.format(Locale.ROOT,
                     "image corrupt: CRC32C is 0x%08X, the image says 0x%08X", (int) crc.getValue(), stored));
         }
     }

@@ -3,6 +3,8 @@ package io.linerate.sketches.bloom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.Locale;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -45,7 +47,8 @@ class BlockedSizingTest {
         double load = (double) N / shape.blocks();
         double exact = BlockedBloomFilter.falsePositiveProbability(load, shape.hashCount(), shape.blockBits());
         double meanFill = BlockedBloomFilter.meanFillFpp(load, shape.hashCount(), shape.blockBits());
-        System.out.printf("blocked at p=%.0e: k=%d, %.3f bits/item, filled rate %.4e (SE %.1e), exact model %.4e,"
+        System.out.printf(Locale.ROOT,
+                "blocked at p=%.0e: k=%d, %.3f bits/item, filled rate %.4e (SE %.1e), exact model %.4e,"
                 + " mean-fill model %.4e%n", target, shape.hashCount(), (double) shape.bitSize() / N, mean, se, exact,
                 meanFill);
         assertThat(exact).isLessThanOrEqualTo(target);
@@ -85,7 +88,8 @@ class BlockedSizingTest {
         long start = System.nanoTime();
         BlockedBloomFilter f = BlockedBloomFilter.create(1_000_000, 1e-6, 1, 4096);
         long millis = (System.nanoTime() - start) / 1_000_000;
-        System.out.printf("create(1M, 1e-6, 4096-bit blocks): k=%d, %d blocks in %d ms%n", f.hashCount(), f.blocks(),
+        System.out.printf(Locale.ROOT,
+                "create(1M, 1e-6, 4096-bit blocks): k=%d, %d blocks in %d ms%n", f.hashCount(), f.blocks(),
                 millis);
         assertThat(BlockedBloomFilter.falsePositiveProbability((double) 1_000_000 / f.blocks(), f.hashCount(), 4096))
                 .isLessThanOrEqualTo(1e-6);

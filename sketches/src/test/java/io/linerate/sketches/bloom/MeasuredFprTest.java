@@ -2,6 +2,7 @@ package io.linerate.sketches.bloom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Locale;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,7 +48,7 @@ class MeasuredFprTest {
         double expected = f.expectedFpp();
         double measured = measuredFpr(f);
         double se = Math.sqrt(expected * (1 - expected) / QUERIES);
-        System.out.printf("%s: m=%d k=%d measured FPR %.5f, expectedFpp %.5f (SE %.5f)%n", v, f.bitSize(),
+        System.out.printf(Locale.ROOT, "%s: m=%d k=%d measured FPR %.5f, expectedFpp %.5f (SE %.5f)%n", v, f.bitSize(),
                 f.hashCount(), measured, expected, se);
         assertThat(Math.abs(measured - expected)).as("%s measured %.5f vs expectedFpp %.5f", v, measured, expected)
                 .isLessThanOrEqualTo(4 * se);
@@ -126,7 +127,8 @@ class MeasuredFprTest {
         double model = SplitBlockBloomFilter.falsePositiveProbability((double) N / f.blocks());
         double measured = measuredFpr(f);
         double se = Math.sqrt(model * (1 - model) / QUERIES);
-        System.out.printf("split-block at 0.1%%: %.2f bits/item, measured FPR %.5f, model %.5f (SE %.5f)%n",
+        System.out.printf(Locale.ROOT,
+                "split-block at 0.1%%: %.2f bits/item, measured FPR %.5f, model %.5f (SE %.5f)%n",
                 (double) f.bitSize() / N, measured, model, se);
         assertThat(Math.abs(measured - model)).isLessThanOrEqualTo(4 * se);
     }
@@ -147,7 +149,7 @@ class MeasuredFprTest {
         double lambda = (double) N / f.blocks();
         double x = lambda / 64;
         double sd = Math.sqrt(f.blocks() * 64 * (Math.exp(x) - 1 - x));
-        System.out.printf("split-block: n^ = %.0f for n = %d (bound 4 SD = %.0f)%n", f.approximateElementCount(), N, 4 * sd);
+        System.out.printf(Locale.ROOT, "split-block: n^ = %.0f for n = %d (bound 4 SD = %.0f)%n", f.approximateElementCount(), N, 4 * sd);
         assertThat(Math.abs(f.approximateElementCount() - N)).isLessThanOrEqualTo(4 * sd);
     }
 

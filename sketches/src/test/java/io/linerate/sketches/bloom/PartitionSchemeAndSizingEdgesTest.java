@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.linerate.sketches.hash.DoubleHashing;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +40,7 @@ class PartitionSchemeAndSizingEdgesTest {
             assertThatThrownBy(() -> PartitionedBloomFilter.create(n, Double.MIN_VALUE, 1)).as("n = %d", n)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageNotContaining("Infinity")
-                    .hasMessageContaining("p ≥ √(n/fpp) = " + String.format(java.util.Locale.ROOT, "%.4g", need)
+                    .hasMessageContaining("p ≥ √(n/fpp) = " + String.format(Locale.ROOT, "%.4g", need)
                             + " bits per partition");
         }
     }

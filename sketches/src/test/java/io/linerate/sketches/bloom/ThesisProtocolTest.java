@@ -6,6 +6,7 @@ import static org.assertj.core.data.Offset.offset;
 import io.linerate.sketches.hash.ItemHasher;
 import io.linerate.sketches.hash.Probing;
 import java.util.BitSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -196,7 +197,8 @@ class ThesisProtocolTest {
                 .mapToLong(t -> trial(scheme, m, k, queries, trialSeed(c, t)))
                 .toArray();
         Result r = new Result(c, scheme, q);
-        System.out.printf("thesis §3.7 c=%d k=%d queries=%d %-11s mean Q %.4f (SE %.4f) var %.3f -> FP/p %.4f%n",
+        System.out.printf(Locale.ROOT,
+                "thesis §3.7 c=%d k=%d queries=%d %-11s mean Q %.4f (SE %.4f) var %.3f -> FP/p %.4f%n",
                 c, k, queries, scheme, r.mean(), r.standardError(), r.variance(),
                 r.mean() / queries / asymptoticFp(c, k));
         return r;

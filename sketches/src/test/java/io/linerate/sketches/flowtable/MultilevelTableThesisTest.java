@@ -7,6 +7,7 @@ import io.linerate.sketches.bloom.BloomSizing;
 import io.linerate.sketches.bloom.CountingBloomFilter;
 import io.linerate.sketches.hash.ItemHasher;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.function.Function;
 import java.util.stream.IntStream;
@@ -105,7 +106,8 @@ class MultilevelTableThesisTest {
         for (int level = 0; level < 5; level++) {
             s[level] = Stats.of(column(rows, level));
         }
-        System.out.printf("thesis Table 4.2 (%d trials): T1 %.3f (SE %.3f, printed 8848.07)  T2 %.3f (SE %.3f, 1088.08)"
+        System.out.printf(Locale.ROOT,
+                "thesis Table 4.2 (%d trials): T1 %.3f (SE %.3f, printed 8848.07)  T2 %.3f (SE %.3f, 1088.08)"
                         + "  T3 %.3f (SE %.3f, 63.45)  T4 %.4f (SE %.4f, 0.41)  T5 total %.0f (exp. 3.37e-5/trial)"
                         + "  max stash %.0f%n", T42_TRIALS, s[0].mean, s[0].se, s[1].mean, s[1].se, s[2].mean,
                 s[2].se, s[3].mean, s[3].se, Arrays.stream(column(rows, 4)).sum(), Stats.of(column(rows, 5)).max);
@@ -178,7 +180,8 @@ class MultilevelTableThesisTest {
         Stats stash = Stats.of(column(rows, 2));
         double refused = Arrays.stream(column(rows, 3)).sum();
         double[] target = targets51(scheme);  // {w center, notes MC w, printed m, notes ODE m, ODE m rounding}
-        System.out.printf("thesis Table 5.1(b) %-21s %s (%d trials): w %.4f%% (SE %.4f%%, notes MC %.3f%%)  "
+        System.out.printf(Locale.ROOT,
+                "thesis Table 5.1(b) %-21s %s (%d trials): w %.4f%% (SE %.4f%%, notes MC %.3f%%)  "
                         + "m %.3f%% (SE %.4f%%, printed %.3g%%, notes ODE %.4g%%)  stash max %.0f/64%n", scheme,
                 Arrays.toString(layout.buckets()), T51_TRIALS, 100 * w.mean, 100 * w.se, 100 * target[1],
                 100 * m.mean, 100 * m.se, 100 * target[2], 100 * target[3], stash.max);
@@ -329,7 +332,8 @@ class MultilevelTableThesisTest {
                 DEL_BURN_IN, 40, 100));
         Stats w = Stats.of(column(rows, 0));
         double ode = 0.001427;
-        System.out.printf("thesis §5.10 model 1, SC c=2 optimized α: w* %.4f%% (SE %.4f%%, %.2f%% rel; ODE 0.1427%%,"
+        System.out.printf(Locale.ROOT,
+                "thesis §5.10 model 1, SC c=2 optimized α: w* %.4f%% (SE %.4f%%, %.2f%% rel; ODE 0.1427%%,"
                         + " notes sim 0.149%%, thesis 0.146%%)  max stash %.0f%n", 100 * w.mean, 100 * w.se,
                 100 * w.se / w.mean, Stats.of(column(rows, 1)).max);
         assertThat(Arrays.stream(column(rows, 2)).sum()).as("stash refusals").isZero();
@@ -352,7 +356,8 @@ class MultilevelTableThesisTest {
         double[][] rows = trials(48, 54_000_000L, rnd -> model1(InsertionScheme.STANDARD, alphas, rnd,
                 DEL_BURN_IN, 20, 100));
         Stats w = Stats.of(column(rows, 0));
-        System.out.printf("thesis §5.10 model 1, Std α=0.5: w* %.4f%% (SE %.4f%%; ODE %.4f%%, notes sim 4.10%%)"
+        System.out.printf(Locale.ROOT,
+                "thesis §5.10 model 1, Std α=0.5: w* %.4f%% (SE %.4f%%; ODE %.4f%%, notes sim 4.10%%)"
                 + "  max stash %.0f%n", 100 * w.mean, 100 * w.se, 100 * ode, Stats.of(column(rows, 1)).max);
         assertThat(Arrays.stream(column(rows, 2)).sum()).as("stash refusals").isZero();
         assertThat(w.mean).isCloseTo(ode, offset(4 * w.se + 0.0047 * ode));
@@ -475,7 +480,8 @@ class MultilevelTableThesisTest {
     @Test
     void lazyDeletionRebuildMovesRandomDeletions() {
         Stats m = Stats.of(column(trials(LAZY_TRIALS, 41_000_000L, rnd -> new double[] {lazyTrial(rnd, false)}), 0));
-        System.out.printf("thesis §4.10.1 random deletions: E[M] %.3f (sd %.3f, SE %.3f, min %.0f, max %.0f;"
+        System.out.printf(Locale.ROOT,
+                "thesis §4.10.1 random deletions: E[M] %.3f (sd %.3f, SE %.3f, min %.0f, max %.0f;"
                 + " thesis 96.98, notes 97.03 sd 9.69, E[M'] 100.02)%n", m.mean, m.sd, m.se, m.min, m.max);
         assertThat(m.mean).isCloseTo(96.98, offset(4 * Math.hypot(m.se, 9.69 / Math.sqrt(1e5))));
         assertThat(m.mean).as("E[M'] is an upper bound on E[M]").isLessThan(100.02);
@@ -490,7 +496,8 @@ class MultilevelTableThesisTest {
     @Test
     void lazyDeletionRebuildMovesPessimisticDeletions() {
         Stats m = Stats.of(column(trials(LAZY_TRIALS, 41_500_000L, rnd -> new double[] {lazyTrial(rnd, true)}), 0));
-        System.out.printf("thesis §4.10.1 deletions from T1: E[M] %.3f (sd %.3f, SE %.3f, min %.0f, max %.0f;"
+        System.out.printf(Locale.ROOT,
+                "thesis §4.10.1 deletions from T1: E[M] %.3f (sd %.3f, SE %.3f, min %.0f, max %.0f;"
                 + " thesis 114.25, notes 114.23 sd 10.44, E[M'] 118.34)%n", m.mean, m.sd, m.se, m.min, m.max);
         assertThat(m.mean).isCloseTo(114.25, offset(4 * Math.hypot(m.se, 10.44 / Math.sqrt(1e5))));
         assertThat(m.mean).as("E[M'] is an upper bound on E[M]").isLessThan(118.34);
@@ -548,7 +555,8 @@ class MultilevelTableThesisTest {
         double expected = BloomSizing.falsePositiveProbability(N, bits, k);
         Stats fp = Stats.of(column(rows, 0));
         double failures = Arrays.stream(column(rows, 1)).sum();
-        System.out.printf("thesis §4.7.2 summary B0 m=%d k=%d: FP %.4f%% (SE %.4f%%, formula %.4f%%, thesis 0.6%%)"
+        System.out.printf(Locale.ROOT,
+                "thesis §4.7.2 summary B0 m=%d k=%d: FP %.4f%% (SE %.4f%%, formula %.4f%%, thesis 0.6%%)"
                         + "  failures %.0f in %d items%n", bits, k, 100 * fp.mean, 100 * fp.se, 100 * expected,
                 failures, SUMMARY_TRIALS * N);
         assertThat(fp.mean).isCloseTo(expected, offset(4 * fp.se));
@@ -674,7 +682,8 @@ class MultilevelTableThesisTest {
                 movesAfterRefill - movesAfterInsert, deletedPositives / (double) deletedCount,
                 summary.saturatedCounters(), stashAfterRefill, table.stashSize()};
         });
-        System.out.printf("summary under SC: moves per run %.0f on insert, %.0f on refill; stash %.0f after refill,"
+        System.out.printf(Locale.ROOT,
+                "summary under SC: moves per run %.0f on insert, %.0f on refill; stash %.0f after refill,"
                         + " %.0f after rebuild; mismatches %s; deleted items still positive %.3f%%%n",
                 Stats.of(column(rows, 8)).mean, Stats.of(column(rows, 9)).mean, Stats.of(column(rows, 12)).mean,
                 Stats.of(column(rows, 13)).mean,

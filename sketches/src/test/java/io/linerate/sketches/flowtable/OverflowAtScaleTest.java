@@ -2,6 +2,7 @@ package io.linerate.sketches.flowtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Locale;
 import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -37,7 +38,7 @@ class OverflowAtScaleTest {
         assertThat(w).as("overflow fraction at load 1").isBetween(expected * 0.9, expected * 1.1);
         assertThat(t.evictions()).isZero();
         assertThat(t.size()).isEqualTo(N); // distinct random keys: a repeat has probability ~10^-7
-        System.out.printf("%s: slots per flow %.3f, stash at load 0.9: %d, at load 1: %d%n", scheme,
+        System.out.printf(Locale.ROOT, "%s: slots per flow %.3f, stash at load 0.9: %d, at load 1: %d%n", scheme,
                 (double) (t.slots() - t.stashCapacity()) / N, atNinety, t.stashSize());
         if (scheme == InsertionScheme.SECOND_CHANCE_2 || scheme == InsertionScheme.EXTREME_SECOND_CHANCE) {
             assertThat(atNinety).as("at 90% load the default stash of 64 suffices").isLessThanOrEqualTo(64);

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import org.apache.datasketches.frequencies.ErrorType;
 import org.apache.datasketches.frequencies.LongsSketch;
@@ -90,7 +91,8 @@ class HeavyHittersAccuracyTest {
         Quality ss = quality(topOf(spaceSaving), trueTop, exact, rankOfKey);
         Quality cm = quality(topOf(cmHeap), trueTop, exact, rankOfKey);
         Quality ds = quality(topOf(longsSketch), trueTop, exact, rankOfKey);
-        String report = String.format("s=%.1f top-100 recall/precision/ARE: SpaceSaving %s, CountMinHeap %s,"
+        String report = String.format(Locale.ROOT,
+                "s=%.1f top-100 recall/precision/ARE: SpaceSaving %s, CountMinHeap %s,"
                 + " LongsSketch %s", s, ss, cm, ds);
         System.out.println(report);
         for (Quality q : new Quality[] {ss, cm}) {

@@ -21,6 +21,7 @@ import io.linerate.sketches.frequency.SpaceSaving;
 import io.linerate.sketches.hash.FiveTuple;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -247,7 +248,7 @@ class SketchHotPathAllocationTest {
     Stream<DynamicTest> noAllocationPerItem() {
         return cases().stream().map(c -> DynamicTest.dynamicTest(c.name(), () -> {
             double perItem = Alloc.perItem(c.loop(), N);
-            System.out.printf("%-70s %8.3f bytes/item%n", c.name(), perItem);
+            System.out.printf(Locale.ROOT, "%-70s %8.3f bytes/item%n", c.name(), perItem);
             assertThat(perItem).as(c.name() + ": bytes allocated per item").isLessThan(1.0);
         }));
     }

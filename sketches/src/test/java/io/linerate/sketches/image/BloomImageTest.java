@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -195,7 +196,7 @@ class BloomImageTest {
         byte[] bad = TestImages.edit(smallImage(), b -> b.putInt(0, 0x12345678));
         assertThatThrownBy(() -> BloomFilters.fromByteArray(bad)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not a linerate image").hasMessageContaining("0x12345678")
-                .hasMessageContaining(String.format("0x%08X", ImageWriter.MAGIC));
+                .hasMessageContaining(String.format(Locale.ROOT, "0x%08X", ImageWriter.MAGIC));
     }
 
     /** Bytes that are not an image at all are reported as such, whatever byte 4 happens to be. */

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.zip.CRC32C;
 
@@ -361,7 +362,7 @@ final class HostileImages {
         StringBuilder s = new StringBuilder("image of ").append(image.length).append(" bytes: ");
         int n = Math.min(image.length, 256);
         for (int i = 0; i < n; i++) {
-            s.append(String.format("%02x", image[i]));
+            s.append(String.format(Locale.ROOT, "%02x", image[i]));
         }
         return s.append(n < image.length ? "…" : "").toString();
     }

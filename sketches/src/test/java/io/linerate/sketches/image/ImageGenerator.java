@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * Writes the image of every {@link ImageRecipes recipe} to {@code sketches/src/test/resources/images/v1/<name>.bin}.
@@ -50,21 +51,24 @@ public final class ImageGenerator {
                 }
                 if (differsByItsErratum(recipe, existing, image)) {
                     kept++;
-                    System.out.printf("erratum  %-40s %6d bytes (%s as declared; left unchanged)%n", recipe.fileName(),
+                    System.out.printf(Locale.ROOT,
+                            "erratum  %-40s %6d bytes (%s as declared; left unchanged)%n", recipe.fileName(),
                             image.length, recipe.errata.stream().map(ImageRecipes.Erratum::field).toList());
                     continue;
                 }
                 if (!overwrite) {
                     differing++;
-                    System.out.printf("DIFFERS  %-40s %6d bytes (left unchanged)%n", recipe.fileName(), image.length);
+                    System.out.printf(Locale.ROOT,
+                            "DIFFERS  %-40s %6d bytes (left unchanged)%n", recipe.fileName(), image.length);
                     continue;
                 }
             }
             Files.write(file, image);
             written++;
-            System.out.printf("wrote    %-40s %6d bytes%n", recipe.fileName(), image.length);
+            System.out.printf(Locale.ROOT, "wrote    %-40s %6d bytes%n", recipe.fileName(), image.length);
         }
-        System.out.printf("%d written, %d unchanged, %d differing, %d bytes in all, in %s%n", written, kept, differing,
+        System.out.printf(Locale.ROOT,
+                "%d written, %d unchanged, %d differing, %d bytes in all, in %s%n", written, kept, differing,
                 total, dir.toAbsolutePath());
         if (differing > 0) {
             throw new IllegalStateException(differing + " committed image(s) differ from what their recipes build "

@@ -30,6 +30,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.BiConsumer;
@@ -129,7 +130,7 @@ final class ImageRecipes {
         List<Recipe<?>> out = new ArrayList<>();
         // ------------------------------------------------------------ Bloom filters
         for (Probing p : Probing.values()) {
-            out.add(bloom("standard-bloom-" + p.name().toLowerCase().replace('_', '-'), Family.STANDARD_BLOOM,
+            out.add(bloom("standard-bloom-" + p.name().toLowerCase(Locale.ROOT).replace('_', '-'), Family.STANDARD_BLOOM,
                     () -> StandardBloomFilter.withBits(4099, 5, 101, p), 300, 11, f -> { }));
         }
         out.add(bloom("partitioned-bloom", Family.PARTITIONED_BLOOM,
@@ -159,7 +160,7 @@ final class ImageRecipes {
         // ------------------------------------------------------------ Count-Min
         for (RowIndexing indexing : RowIndexing.values()) {
             for (boolean conservative : new boolean[] {false, true}) {
-                String name = "count-min-" + indexing.name().toLowerCase().replace('_', '-')
+                String name = "count-min-" + indexing.name().toLowerCase(Locale.ROOT).replace('_', '-')
                         + (conservative ? "-conservative" : "-plain");
                 out.add(countMin(name, indexing, conservative));
             }
@@ -483,7 +484,7 @@ final class ImageRecipes {
         abstract void update(HeavyHitters h, long v, long weight);
 
         String label() {
-            return name().toLowerCase().replace('_', '-');
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
 

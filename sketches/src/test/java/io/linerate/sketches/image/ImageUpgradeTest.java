@@ -12,6 +12,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -188,6 +189,7 @@ class ImageUpgradeTest {
             first++;
         }
         fail(what + ": " + actual.length + " bytes vs " + expected.length + " expected, first difference at offset "
-                + first + (first < n ? String.format(" (0x%02X vs 0x%02X)", actual[first], expected[first]) : ""));
+                + first + (first < n ? String.format(Locale.ROOT,
+                        " (0x%02X vs 0x%02X)", actual[first], expected[first]) : ""));
     }
 }
