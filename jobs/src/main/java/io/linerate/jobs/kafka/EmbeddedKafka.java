@@ -291,9 +291,9 @@ public final class EmbeddedKafka implements KafkaBroker {
       KafkaRaftServer restarted = null;
       try {
         // reads meta.properties and the metadata log the first start formatted: the cluster id and data stay
-        KafkaRaftServer created = BrokerLocale.underAsciiCaseMapping(() -> new KafkaRaftServer(config, Time.SYSTEM));
+        KafkaRaftServer created = AsciiCaseLocale.underAsciiCaseMapping(() -> new KafkaRaftServer(config, Time.SYSTEM));
         restarted = created;
-        BrokerLocale.underAsciiCaseMapping(created::startup);
+        AsciiCaseLocale.underAsciiCaseMapping(created::startup);
         return restarted;
       } catch (RuntimeException e) {
         if (restarted != null) {
@@ -519,11 +519,11 @@ public final class EmbeddedKafka implements KafkaBroker {
         ports = portChooser.apply(2);
         Properties properties = defaultProperties(ports[0], ports[1], folder.resolve("logs"));
         properties.putAll(overrides);
-        KafkaConfig config = BrokerLocale.underAsciiCaseMapping(() -> new KafkaConfig(properties, false));
+        KafkaConfig config = AsciiCaseLocale.underAsciiCaseMapping(() -> new KafkaConfig(properties, false));
         format(config, folder.resolve("logs"));
-        KafkaRaftServer created = BrokerLocale.underAsciiCaseMapping(() -> new KafkaRaftServer(config, Time.SYSTEM));
+        KafkaRaftServer created = AsciiCaseLocale.underAsciiCaseMapping(() -> new KafkaRaftServer(config, Time.SYSTEM));
         server = created;
-        BrokerLocale.underAsciiCaseMapping(created::startup);
+        AsciiCaseLocale.underAsciiCaseMapping(created::startup);
         kafka = new EmbeddedKafka(server, config, restartBindWindow, folder, ports[0], ports[1], progress,
             unguard, shutdownHook);
         kafka.awaitReady();

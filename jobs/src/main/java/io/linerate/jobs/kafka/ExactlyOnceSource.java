@@ -226,7 +226,7 @@ public final class ExactlyOnceSource {
       if (bounded) {
         builder.setBounded(new CommittedEndOffsets(ClientProperties.adminConfig(bootstrapServers, properties)));
       }
-      return builder.build();
+      return AsciiCaseLocale.underAsciiCaseMapping(builder::build); // the connector lower-cases a setting
     }
 
     /**
