@@ -102,7 +102,7 @@ class DemoDedupSizingTest {
         largest = Math.max(largest, keys.size());
       }
       System.out.printf(Locale.ROOT,
-              "--rate %d: %d events over %d spans, per tenant %s; largest span of one tenant: %d "
+          "--rate %d: %d events over %d spans, per tenant %s; largest span of one tenant: %d "
           + "distinct keys, a generation holds %d%n", rate, events, spans, perTenant, largest,
           sizing.itemsPerGeneration());
       assertThat(perTenant).hasSize(DemoCommand.DEDUP_TENANTS);
@@ -163,7 +163,7 @@ class DemoDedupSizingTest {
     double p = sizing.fpp();
     double bound = p * fresh + 4 * Math.sqrt(p * fresh);
     System.out.printf(Locale.ROOT,
-            "dedup demo at --rate %d: %d events, %d new keys, %d repeats; false positives %d (%.5f, "
+        "dedup demo at --rate %d: %d events, %d new keys, %d repeats; false positives %d (%.5f, "
         + "target %.3f, bound %.0f), repeats passed %d%n", rate, events, fresh, repeats, flaggedFresh,
         (double) flaggedFresh / fresh, p, bound, passedRepeats);
     assertThat(repeats).as("repeats in the demo's traffic").isGreaterThan(events / 20);

@@ -158,7 +158,7 @@ class DedupJobTest {
     long flagged = n - uniques.size();
     double pn = FPP * n;
     System.out.printf(Locale.ROOT,
-            "dedup job: %d events (%d repeats), %d distinct keys: %d passed, %d flagged, %d new keys flagged "
+        "dedup job: %d events (%d repeats), %d distinct keys: %d passed, %d flagged, %d new keys flagged "
         + "(bound %.0f), %d dead letters%n", valid, repeats, n, uniques.values().stream().mapToInt(i -> i).sum(),
         duplicates, flagged, pn + 4 * Math.sqrt(pn), reasons.size());
     assertThat(uniques.values()).as("zero duplicates passed").allMatch(c -> c == 1);

@@ -170,7 +170,7 @@ class FlowMeterJobTest {
       }
     }
     System.out.printf(Locale.ROOT,
-            "flow-meter job: %d IPv4 flows in %d flow records, %d IPv6 packets rejected, %d dead letters%n",
+        "flow-meter job: %d IPv4 flows in %d flow records, %d IPv6 packets rejected, %d dead letters%n",
         truth.size(), flowRecords, rejected, reasons.size());
     assertThat(metered).isEqualTo(truth);
     assertThat(flowRecords).as("a 200 ms idle timeout splits some flows").isGreaterThan(truth.size());

@@ -45,8 +45,8 @@ class EventRecordSizeTest {
             switch (rnd.nextInt(8)) {
                 case 0 -> s.append(String.format(Locale.ROOT, "\\u%04x", rnd.nextInt(0x20))); // control character
                 case 1 -> s.append(rnd.nextBoolean() ? "\\\"" : "\\\\");
-                case 2 -> s.append(String.format(Locale.ROOT,
-                        "\\u%04x", rnd.nextInt(0xD800, 0xE000))); // lone surrogate
+                case 2 -> // lone surrogate
+                        s.append(String.format(Locale.ROOT, "\\u%04x", rnd.nextInt(0xD800, 0xE000)));
                 case 3 -> s.append("\\ud83d\\ude00"); // a surrogate pair
                 case 4 -> s.append('é');
                 case 5 -> s.append('中');

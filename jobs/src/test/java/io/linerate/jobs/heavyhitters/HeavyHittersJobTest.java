@@ -325,7 +325,7 @@ class HeavyHittersJobTest {
     List<JsonNode> dead = read(json, topics.deadLetter());
     int m = job.detector().capacity();
     System.out.printf(Locale.ROOT,
-            "heavy-hitters job (%s by %s): %d reports, %d alerts, %d dead-letter records; m = %d%n",
+        "heavy-hitters job (%s by %s): %d reports, %d alerts, %d dead-letter records; m = %d%n",
         item, weight, reports.size(), alertNodes.size(), dead.size(), m);
 
     List<JsonNode> late = dead.stream().filter(n -> n.get("type").asText().equals(OutputJson.REJECTED)).toList();

@@ -106,7 +106,7 @@ class ExactlyOnceKafkaJobTest {
     List<String> readCommitted = new ArrayList<>(TopicReader.readAll(KAFKA.bootstrapServers(), output, true));
     List<String> readUncommitted = TopicReader.readAll(KAFKA.bootstrapServers(), output, false);
     System.out.printf(Locale.ROOT,
-            "exactly-once job: %d input records, %d output records read_committed, %d read_uncommitted "
+        "exactly-once job: %d input records, %d output records read_committed, %d read_uncommitted "
         + "(the difference: records of transactions aborted by the failure)%n",
         RECORDS, readCommitted.size(), readUncommitted.size());
     // the premise of "why this can fail": the failed attempt wrote records past its last checkpoint, which an

@@ -242,17 +242,16 @@ final class HostileCaptures {
             @Override
             public void ipv4(long ts, int src, int dst, int srcPort, int dstPort, int protocol, int tcpFlags,
                              int ipLength) {
-                lines.add(line(false, ts, String.format(Locale.ROOT,
-                        "%08x", src), String.format(Locale.ROOT, "%08x", dst), srcPort, dstPort,
-                        protocol, tcpFlags, ipLength));
+                lines.add(line(false, ts, String.format(Locale.ROOT, "%08x", src),
+                        String.format(Locale.ROOT, "%08x", dst), srcPort, dstPort, protocol, tcpFlags, ipLength));
             }
 
             @Override
             public void ipv6(long ts, long srcHigh, long srcLow, long dstHigh, long dstLow, int srcPort, int dstPort,
                              int protocol, int tcpFlags, int ipLength) {
                 lines.add(line(true, ts, String.format(Locale.ROOT, "%016x%016x", srcHigh, srcLow),
-                        String.format(Locale.ROOT,
-                                "%016x%016x", dstHigh, dstLow), srcPort, dstPort, protocol, tcpFlags, ipLength));
+                        String.format(Locale.ROOT, "%016x%016x", dstHigh, dstLow), srcPort, dstPort, protocol,
+                        tcpFlags, ipLength));
             }
         };
     }
