@@ -2,14 +2,18 @@ package io.linerate.jobs.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 import io.linerate.jobs.format.SplitDecoded;
@@ -18,13 +22,18 @@ import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
 import io.linerate.jobs.local.LocalFlink;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.clusterframework.ApplicationStatus;
+import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
@@ -42,11 +51,19 @@ public final class JobEnvironment implements AutoCloseable {
   /** {@code execution.target} of the clusters that run in this JVM: Flink's local executor and its test cluster. */
   static final Set<String> IN_JVM_TARGETS = Set.of("local", "minicluster");
 
-  private final StreamExecutionEnvironment env;
-  private final Path temporaryCheckpoints;
+  /** The exit code of a run cut short by Ctrl-C (SIGINT): 128 + 2, as the shell reports it. */
+  static final int INTERRUPTED = 130;
+  /** How often a job on its own local cluster is looked at for failures. */
+  private static final long REPORT_INTERVAL_MS = 200;
 
-  private JobEnvironment(StreamExecutionEnvironment env, Path temporaryCheckpoints) {
+  private final StreamExecutionEnvironment env;
+  private final Configuration configuration;
+  private final Path temporaryCheckpoints;
+  private int restarts = -1;
+
+  private JobEnvironment(StreamExecutionEnvironment env, Configuration configuration, Path temporaryCheckpoints) {
     this.env = env;
+    this.configuration = configuration;
     this.temporaryCheckpoints = temporaryCheckpoints;
   }
 
@@ -60,7 +77,7 @@ public final class JobEnvironment implements AutoCloseable {
     Configuration conf = flink.configuration();
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     if (!flink.checkpointDir().isEmpty() || namesCheckpointDir(env.getConfiguration())) {
-      return new JobEnvironment(env, null);
+      return new JobEnvironment(env, conf, null);
     }
     if (!inThisJvm(env)) {
       throw new ParameterException(spec.commandLine(), "--checkpoint-dir is needed: neither it nor the Flink "
@@ -79,7 +96,7 @@ public final class JobEnvironment implements AutoCloseable {
     conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, LocalFlink.flinkPath(dir));
     out.println(spec.name() + ": checkpoints go to " + dir + " (a temporary folder, removed when the command "
         + "ends; --checkpoint-dir keeps them)");
-    return new JobEnvironment(StreamExecutionEnvironment.getExecutionEnvironment(conf), dir);
+    return new JobEnvironment(StreamExecutionEnvironment.getExecutionEnvironment(conf), conf, dir);
   }
 
   /**
@@ -89,15 +106,18 @@ public final class JobEnvironment implements AutoCloseable {
    * run, restores from a checkpoint or savepoint included). On a cluster in this JVM, Ctrl-C (the JVM's shutdown)
    * first cancels the job and waits for it, so that its sinks abort their open transactions: left open, each would
    * keep {@code read_committed} readers of its partition waiting until the transaction timeout, other jobs' output
-   * behind it included.
+   * behind it included. Without a Flink cluster around (the demo jar's {@code java -jar ... <job>}), the job runs on
+   * a {@link LocalFlink} cluster started for it, whose web UI address is printed, and each restart from a checkpoint
+   * is printed as it happens, with the failure's root cause ({@link #runOnLocalFlink}).
    *
    * @return the command's exit code: 0, or 1 if a topic was refused, or a bounded run read only dead letters or its
-   *     output is not readable
+   *     output is not readable, or 130 if Ctrl-C cancelled a job on a local cluster of its own
    */
   public int run(CommandSpec spec, JobLauncher job, JobTopics topics, boolean bounded, PrintStream out)
       throws Exception {
     boolean local = inThisJvm(env);
-    if (local) { // a cluster in this JVM: where it may hang, say so first
+    boolean ownCluster = env instanceof LocalStreamEnvironment; // no cluster around: one of our own, started here
+    if (local && !ownCluster) { // a cluster in this JVM: where it may hang, say so first (LocalFlink says it itself)
       LocalFlink.javaWarnings().forEach(w -> spec.commandLine().getErr().println("warning: " + w));
     }
     if (!TopicChecks.allow(spec, job, topics, local)) {
@@ -112,19 +132,27 @@ public final class JobEnvironment implements AutoCloseable {
         + (local ? "; Ctrl-C cancels the job (its open transactions are aborted)" : ""));
     out.flush();
     long start = System.nanoTime();
-    JobExecutionResult result = local ? runCancellingOnShutdown(job.name(), out)
-        : env.execute(job.name()); // flink run: the cluster owns the job, and the CLI's own options say what Ctrl-C does
+    restarts = -1;
+    JobExecutionResult result = ownCluster ? runOnLocalFlink(spec, job.name(), out)
+        : local ? runCancellingOnShutdown(job.name(), out)
+        : env.execute(job.name()); // flink run: the cluster owns the job, and the CLI's options say what Ctrl-C does
+    if (result == null) { // the JVM shuts down (Ctrl-C): the shutdown hook cancelled the job
+      out.println(spec.name() + ": job " + job.name() + " cancelled on interrupt");
+      out.flush();
+      return INTERRUPTED;
+    }
     if (!attached) { // flink run --detached: execute returned once the job was submitted
       out.println(spec.name() + ": job " + job.name() + " submitted (detached)");
       return 0;
     }
     Long values = result.getAccumulatorResult(SplitDecoded.VALUES);
     Long deadLetters = result.getAccumulatorResult(SplitDecoded.DEAD_LETTERS);
-    out.printf(Locale.ROOT, "%s: job %s finished after %.1f s%s%n", spec.name(), job.name(),
+    out.printf(Locale.ROOT, "%s: job %s finished after %.1f s%s%s%n", spec.name(), job.name(),
         (System.nanoTime() - start) / 1e9, values == null || deadLetters == null ? ""
             : String.format(Locale.ROOT, ": %,d records read (those before a restore from a checkpoint or "
                 + "savepoint included), %,d of them dead letters (to topic '%s')", values + deadLetters, deadLetters,
-                topics.deadLetter()));
+                topics.deadLetter()),
+        restarts <= 0 ? "" : "; it restarted " + (restarts == 1 ? "once" : restarts + " times") + " after a failure");
     out.flush();
     if (bounded && values != null && deadLetters != null && values == 0 && deadLetters > 0) {
       spec.commandLine().getErr().println(spec.name() + ": every record read was a dead letter (" + deadLetters
@@ -137,6 +165,114 @@ public final class JobEnvironment implements AutoCloseable {
     return bounded && !OutputVisibility.check(spec, job, topics) ? 1 : 0;
   }
 
+  /**
+   * Runs the job on a {@link LocalFlink} cluster of its own, with as many task slots as its highest parallelism
+   * ({@code taskmanager.numberOfTaskSlots} if the configuration sets it): the cluster prints its web UI address as it
+   * starts. Until the job ends, each failure it restarts from is printed, with its root cause, and {@link #restarts}
+   * counts them. A shutdown of the JVM (Ctrl-C) cancels the job, then stops the cluster, which removes its files
+   * ({@link #cancelling(LocalFlink, JobID, String, PrintStream)}), and removes the temporary checkpoint folder.
+   *
+   * @return the job's result, or null if the JVM's shutdown cancelled it
+   */
+  private JobExecutionResult runOnLocalFlink(CommandSpec spec, String name, PrintStream out) throws Exception {
+    StreamGraph graph = env.getStreamGraph();
+    graph.setJobName(name);
+    int slots = configuration.getOptional(TaskManagerOptions.NUM_TASK_SLOTS).orElse(LocalFlink.slotsFor(graph));
+    PrintWriter err = spec.commandLine().getErr();
+    try (LocalFlink flink = LocalFlink.builder().slots(slots).configuration(configuration)
+        .progress(line -> {
+          if (line.startsWith("warning: ")) { // a Java that may keep the cluster from starting or stopping
+            err.println(spec.name() + ": " + line);
+            err.flush();
+          } else {
+            out.println(spec.name() + ": " + line);
+            out.flush();
+          }
+        })
+        .start()) {
+      JobID id = flink.submit(graph);
+      Thread hook = cancelling(flink, id, name, out);
+      // and the temporary checkpoint folder: the JVM may halt before the command's own close() gets to it
+      Thread cancel = new Thread(() -> {
+        hook.run();
+        close();
+      }, hook.getName());
+      Runtime.getRuntime().addShutdownHook(cancel);
+      try {
+        JobResult result = awaitReportingRestarts(flink, id, spec.name() + ": job " + name, out);
+        restarts = flink.restarts(id);
+        return result.toJobExecutionResult(JobEnvironment.class.getClassLoader());
+      } catch (Exception e) {
+        if (cancel.getState() == Thread.State.NEW) {
+          throw e;
+        }
+        // Ctrl-C: the hook cancelled the job and stopped the cluster under this thread; the JVM exits after it
+        cancel.join();
+        return null;
+      } finally {
+        removeHook(cancel);
+      }
+    }
+  }
+
+  /**
+   * Waits for the job's end and returns its result, printing a line for each failure it restarts from (from its
+   * latest completed checkpoint, or from the start if it has none). A failure is told by its time in the job's
+   * exception history, not by the job's status: a restart can be over between two looks. The failure that ends a
+   * job that FAILED is its result's, not a restart.
+   */
+  private static JobResult awaitReportingRestarts(LocalFlink flink, JobID id, String job, PrintStream out)
+      throws Exception {
+    CompletableFuture<JobResult> done = flink.result(id);
+    long lastFailure = 0;
+    while (true) {
+      JobResult result;
+      try {
+        result = done.get(REPORT_INTERVAL_MS, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException running) {
+        result = null;
+      }
+      long failure = flink.latestFailureTime(id); // 0: none, or not readable this time
+      boolean failedForGood = result != null && result.getApplicationStatus() == ApplicationStatus.FAILED;
+      if (failure != 0 && failure != lastFailure && !failedForGood) {
+        out.println(job + " restarts after a failure (from its latest checkpoint, if it has one): "
+            + LocalFlink.rootCauseLine(flink.latestFailure(id)));
+        out.flush();
+      }
+      lastFailure = failure == 0 ? lastFailure : failure;
+      if (result != null) {
+        return result;
+      }
+    }
+  }
+
+  private static void removeHook(Thread hook) {
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs already
+    }
+  }
+
+  /**
+   * The shutdown hook of a job run on a {@link LocalFlink} of its own: cancels the job and waits up to 30 s for it to
+   * end (its sinks abort their open transactions, as in {@link #cancelling(JobClient, String, PrintStream)}), then
+   * stops the cluster, which removes its folder before the JVM exits.
+   */
+  static Thread cancelling(LocalFlink flink, JobID job, String name, PrintStream out) {
+    return new Thread(() -> {
+      try {
+        out.println("cancelling job " + name + " (its sinks abort their open transactions)");
+        out.flush();
+        flink.cancel(job, Duration.ofSeconds(30));
+      } catch (RuntimeException e) {
+        System.err.println("job " + name + " not cancelled cleanly: " + e);
+      } finally {
+        flink.close();
+      }
+    }, "linerate-job-cancel");
+  }
+
   /** Executes the job on the cluster in this JVM; a shutdown of the JVM cancels it first ({@link #cancelling}). */
   private JobExecutionResult runCancellingOnShutdown(String name, PrintStream out) throws Exception {
     JobClient client = env.executeAsync(name);
@@ -147,11 +283,7 @@ public final class JobEnvironment implements AutoCloseable {
     } catch (ExecutionException e) {
       throw e.getCause() instanceof Exception cause ? cause : e;
     } finally {
-      try {
-        Runtime.getRuntime().removeShutdownHook(cancel);
-      } catch (IllegalStateException shuttingDown) {
-        // the hook runs already
-      }
+      removeHook(cancel);
     }
   }
 
@@ -190,6 +322,14 @@ public final class JobEnvironment implements AutoCloseable {
     return env;
   }
 
+  /**
+   * How many times the job of the last {@link #run} restarted after a failure, when it ran on a cluster of its own;
+   * -1 when not known (a cluster it did not start).
+   */
+  public int restarts() {
+    return restarts;
+  }
+
   /** The temporary checkpoint folder, or null when checkpoints go to a directory named by the user or cluster. */
   public Path temporaryCheckpoints() {
     return temporaryCheckpoints;
@@ -197,7 +337,7 @@ public final class JobEnvironment implements AutoCloseable {
 
   /** Removes the temporary checkpoint folder, if any. */
   @Override
-  public void close() {
+  public synchronized void close() {
     if (temporaryCheckpoints == null || !Files.exists(temporaryCheckpoints)) {
       return;
     }

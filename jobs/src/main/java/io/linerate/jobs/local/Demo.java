@@ -306,7 +306,8 @@ public final class Demo {
       String cause = flink.latestFailure(jobId);
       IllegalStateException failure = new IllegalStateException("job " + job.name() + " is " + status
           + (cause == null ? "" : ": " + cause));
-      out.println("the job stopped on its own: " + status + (cause == null ? "" : ", after " + firstLine(cause)));
+      out.println("the job stopped on its own: " + status
+          + (cause == null ? "" : ", after " + LocalFlink.rootCauseLine(cause)));
       return new Result(feed.sentCount(), status, false, false, failure);
     }
     if (stopping()) {
@@ -395,7 +396,8 @@ public final class Demo {
       long failure = flink.latestFailureTime(jobId);
       if (failure != lastFailure && !status.isGloballyTerminalState()) {
         // a task failed and Flink restarts the job from its last checkpoint (the jobs are built for that): go on
-        out.println((terminal ? "\n" : "") + "job " + status + " after a failure: " + firstLine(flink.latestFailure(jobId)));
+        out.println((terminal ? "\n" : "") + "job " + status + " after a failure: "
+            + LocalFlink.rootCauseLine(flink.latestFailure(jobId)));
       }
       lastFailure = failure;
       if (status.isGloballyTerminalState() || now - begin >= limit || stopping()) {
@@ -458,20 +460,6 @@ public final class Demo {
     }
     LocalFlink.deleteFolder(jobFolder);
     out.println("empty checkpoint folder " + jobFolder + " removed");
-  }
-
-  /**
-   * The root cause's line of a stack trace as text (its last "Caused by:", else its first line): Flink wraps a
-   * task's exception, e.g. in the source's "Failed to deserialize consumer record". "(none recorded)" for null.
-   */
-  static String firstLine(String text) {
-    if (text == null) {
-      return "(none recorded)";
-    }
-    int cause = text.lastIndexOf("\nCaused by: ");
-    int start = cause < 0 ? 0 : cause + "\nCaused by: ".length();
-    int end = text.indexOf('\n', start);
-    return (end < 0 ? text.substring(start) : text.substring(start, end)).strip();
   }
 
   private boolean stopping() {

@@ -117,7 +117,21 @@ public final class LocalFlink implements AutoCloseable {
     ensureOpen();
     StreamGraph graph = env.getStreamGraph();
     graph.setJobName(jobName);
-    return get(cluster.submitJob(graph), Duration.ofSeconds(60), "submit job " + jobName).getJobID();
+    return submit(graph);
+  }
+
+  /** Submits {@code graph} under its job name and returns once the cluster accepted it. */
+  public JobID submit(StreamGraph graph) {
+    ensureOpen();
+    return get(cluster.submitJob(graph), Duration.ofSeconds(60), "submit job " + graph.getJobName()).getJobID();
+  }
+
+  /**
+   * The task slots a job of this graph takes on a cluster whose tasks share slots (Flink's default): the highest
+   * parallelism of its operators, at least 1.
+   */
+  public static int slotsFor(StreamGraph graph) {
+    return Math.max(1, graph.getStreamNodes().stream().mapToInt(n -> n.getParallelism()).max().orElse(1));
   }
 
   /** The job's current status. */
@@ -162,6 +176,12 @@ public final class LocalFlink implements AutoCloseable {
     AccessExecutionGraph graph = get(cluster.getExecutionGraph(job), Duration.ofSeconds(10), "read job " + job);
     CheckpointStatsSnapshot stats = graph.getCheckpointStatsSnapshot();
     return stats == null ? null : stats.getCounts();
+  }
+
+  /** The job's result, once it has ended: a future that completes exceptionally if the cluster stops first. */
+  public CompletableFuture<JobResult> result(JobID job) {
+    ensureOpen();
+    return cluster.requestJobResult(job);
   }
 
   /** Waits for the job to end (bounded jobs) and returns its result. */
@@ -262,6 +282,35 @@ public final class LocalFlink implements AutoCloseable {
     } catch (RuntimeException e) {
       return null;
     }
+  }
+
+  /**
+   * How many times the job has restarted so far: the highest attempt number of its tasks (each restart from a
+   * checkpoint starts every task of the restarted region again, with its attempt number one higher); 0 if the job is
+   * unknown.
+   */
+  public int restarts(JobID job) {
+    try {
+      AccessExecutionGraph graph = get(cluster.getExecutionGraph(job), Duration.ofSeconds(10), "read job " + job);
+      return StreamSupport.stream(graph.getAllExecutionVertices().spliterator(), false)
+          .mapToInt(v -> v.getCurrentExecutionAttempt().getAttemptNumber()).max().orElse(0);
+    } catch (RuntimeException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * The root cause's line of a stack trace as text (its last "Caused by:", else its first line): Flink wraps a
+   * task's exception, e.g. in the source's "Failed to deserialize consumer record". "(none recorded)" for null.
+   */
+  public static String rootCauseLine(String stackTrace) {
+    if (stackTrace == null) {
+      return "(none recorded)";
+    }
+    int cause = stackTrace.lastIndexOf("\nCaused by: ");
+    int start = cause < 0 ? 0 : cause + "\nCaused by: ".length();
+    int end = stackTrace.indexOf('\n', start);
+    return (end < 0 ? stackTrace.substring(start) : stackTrace.substring(start, end)).strip();
   }
 
   /**

@@ -14,6 +14,8 @@ import io.linerate.jobs.dedup.DedupJob;
 import io.linerate.jobs.kafka.KafkaBrokerExtension;
 import io.linerate.jobs.kafka.TopicReader;
 import io.linerate.jobs.local.JobTopics;
+import io.linerate.jobs.local.LocalFlink;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -40,12 +42,60 @@ class JobCancelOnShutdownTest {
 
   @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
+  /** The hook of a job run on a cluster that another part of the JVM started (Flink's local executor here). */
   @Test
   @Timeout(180)
   void theShutdownHookCancelsTheJobAndItsOpenTransactionsAreAborted() throws Exception {
-    String in = "cancel-in";
-    String out = "cancel-out";
-    KAFKA.broker().createTopics(1, in, out, "cancel-dups", "cancel-dead");
+    JobTopics topics = topics("cancel");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration());
+    job("cancel").define(env, topics);
+    JobClient client = env.executeAsync("cancel-test");
+    try (Admin admin = admin()) {
+      awaitOpenOutput(admin, topics.output());
+
+      ByteArrayOutputStream said = new ByteArrayOutputStream();
+      JobEnvironment.cancelling(client, "cancel-test", new PrintStream(said, true, StandardCharsets.UTF_8)).run();
+
+      assertThat(said.toString(StandardCharsets.UTF_8)).contains("cancelling job cancel-test");
+      // the job's result: failed with its cancellation (its cluster in this JVM is gone with it)
+      assertThat(client.getJobExecutionResult()).failsWithin(Duration.ofSeconds(30)).withThrowableThat()
+          .havingRootCause().isInstanceOf(org.apache.flink.runtime.client.JobCancellationException.class);
+      assertAborted(admin, topics.output());
+    }
+  }
+
+  /**
+   * The hook of a job run on a {@link LocalFlink} of its own (a job command without a Flink cluster around): the job
+   * is cancelled, its transactions aborted, and the cluster stopped, its folder removed before the JVM would exit.
+   */
+  @Test
+  @Timeout(180)
+  void onItsOwnLocalClusterTheHookAlsoStopsTheClusterAndRemovesItsFolder() throws Exception {
+    JobTopics topics = topics("own");
+    ByteArrayOutputStream said = new ByteArrayOutputStream();
+    PrintStream sayTo = new PrintStream(said, true, StandardCharsets.UTF_8);
+    LocalFlink flink = LocalFlink.builder().slots(1).configuration(configuration()).progress(sayTo::println).start();
+    try (Admin admin = admin()) {
+      StreamExecutionEnvironment env = new StreamExecutionEnvironment(configuration());
+      job("own").define(env, topics);
+      JobID id = flink.submit(env, "own-test");
+      awaitOpenOutput(admin, topics.output());
+
+      JobEnvironment.cancelling(flink, id, "own-test", sayTo).run();
+
+      assertThat(said.toString(StandardCharsets.UTF_8)).contains("cancelling job own-test")
+          .contains("local Flink cluster stopped in");
+      assertThat(flink.folder()).doesNotExist();
+      assertAborted(admin, topics.output());
+    } finally {
+      flink.close();
+    }
+  }
+
+  /** Topics {@code <prefix>-in} (200 events of one tenant, all unique), -out, -dups and -dead. */
+  private static JobTopics topics(String prefix) {
+    String in = prefix + "-in";
+    KAFKA.broker().createTopics(1, in, prefix + "-out", prefix + "-dups", prefix + "-dead");
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),
         ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
@@ -55,6 +105,10 @@ class JobCancelOnShutdownTest {
             + (1_763_720_000_000L + i) + "}"));
       }
     }
+    return new JobTopics(KAFKA.bootstrapServers(), in, prefix + "-out", prefix + "-dead");
+  }
+
+  private static Configuration configuration() {
     Configuration conf = new Configuration();
     conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
     // No checkpoint before the cancel: Flink starts the first one at a random time between the min pause and the
@@ -62,29 +116,31 @@ class JobCancelOnShutdownTest {
     // now and then committed the transaction before the test looked at it. Equal, the first one is 2 min away.
     conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMinutes(2));
     conf.set(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS, Duration.ofMinutes(2));
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    DedupJob job = DedupJob.builder().keyField("event_id").timestampField("ts").scopeField("tenant")
-        .duplicatesTopic("cancel-dups").horizon(Duration.ofMinutes(1)).expectedRate(1000).fpp(0.01).build();
-    job.define(env, new JobTopics(KAFKA.bootstrapServers(), in, out, "cancel-dead"));
-    JobClient client = env.executeAsync("cancel-test");
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()))) {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-      while (TopicReader.readAll(KAFKA.bootstrapServers(), out, false).size() < 200) {
-        assertThat(System.nanoTime()).as("the job writes its 200 first occurrences").isLessThan(deadline);
-        Thread.sleep(200);
-      }
-      assertThat(OutputVisibility.openTransactions(admin, Set.of(out))).as("written, not committed").hasSize(1);
-      assertThat(TopicReader.readAll(KAFKA.bootstrapServers(), out, true)).isEmpty();
+    return conf;
+  }
 
-      ByteArrayOutputStream said = new ByteArrayOutputStream();
-      JobEnvironment.cancelling(client, "cancel-test", new PrintStream(said, true, StandardCharsets.UTF_8)).run();
+  private static DedupJob job(String prefix) {
+    return DedupJob.builder().keyField("event_id").timestampField("ts").scopeField("tenant")
+        .duplicatesTopic(prefix + "-dups").horizon(Duration.ofMinutes(1)).expectedRate(1000).fpp(0.01).build();
+  }
 
-      assertThat(said.toString(StandardCharsets.UTF_8)).contains("cancelling job cancel-test");
-      // the job's result: failed with its cancellation (its cluster in this JVM is gone with it)
-      assertThat(client.getJobExecutionResult()).failsWithin(Duration.ofSeconds(30)).withThrowableThat()
-          .havingRootCause().isInstanceOf(org.apache.flink.runtime.client.JobCancellationException.class);
-      assertThat(OutputVisibility.openTransactions(admin, Set.of(out))).as("aborted by the cancelled sink").isEmpty();
-      assertThat(TopicReader.readAll(KAFKA.bootstrapServers(), out, true)).as("nothing committed").isEmpty();
+  private static Admin admin() {
+    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()));
+  }
+
+  /** Waits until the job has written its 200 first occurrences, in a transaction still open. */
+  private static void awaitOpenOutput(Admin admin, String out) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (TopicReader.readAll(KAFKA.bootstrapServers(), out, false).size() < 200) {
+      assertThat(System.nanoTime()).as("the job writes its 200 first occurrences").isLessThan(deadline);
+      Thread.sleep(200);
     }
+    assertThat(OutputVisibility.openTransactions(admin, Set.of(out))).as("written, not committed").hasSize(1);
+    assertThat(TopicReader.readAll(KAFKA.bootstrapServers(), out, true)).isEmpty();
+  }
+
+  private static void assertAborted(Admin admin, String out) throws Exception {
+    assertThat(OutputVisibility.openTransactions(admin, Set.of(out))).as("aborted by the cancelled sink").isEmpty();
+    assertThat(TopicReader.readAll(KAFKA.bootstrapServers(), out, true)).as("nothing committed").isEmpty();
   }
 }
