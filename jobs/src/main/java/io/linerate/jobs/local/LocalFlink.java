@@ -43,9 +43,9 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 
 /**
  * A Flink cluster in this JVM (Flink's {@link MiniCluster}: one JobManager, one TaskManager with {@code slots}
- * task slots) for the demo: REST API and web UI on a free port of 127.0.0.1, every other socket on loopback, and
- * its working files (blobs, the RPC system's jar, RocksDB's files in {@code rocksdb/}, the web UI's files) in one
- * temporary folder.
+ * task slots) for the demo and for the job commands run without a cluster around: REST API and web UI on a free
+ * port of 127.0.0.1, every other socket on loopback, and its working files (blobs, the RPC system's jar, RocksDB's
+ * files in {@code rocksdb/}, the web UI's files) in one temporary folder.
  * {@link #close()} cancels what still runs, shuts the cluster down and deletes that folder.
  *
  * <pre>{@code
