@@ -21,8 +21,8 @@ import io.linerate.jobs.kafka.KafkaBrokerExtension;
 import io.linerate.jobs.kafka.TopicReader;
 import io.linerate.jobs.local.JobLauncher;
 import io.linerate.jobs.local.JobTopics;
+import io.linerate.jobs.local.PassThroughJob;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -128,25 +128,7 @@ class LocalClusterRunTest {
               .jobName(name())
               .bounded()
               .fromSource(env, WatermarkStrategy.noWatermarks())
-              .map(new FailOnce(n)));
-    }
-  }
-
-  /** Fails once, in the first attempt of its task, at its n-th record. */
-  private static final class FailOnce extends RichMapFunction<String, String> {
-    private final int n;
-    private int seen;
-
-    FailOnce(int n) {
-      this.n = n;
-    }
-
-    @Override
-    public String map(String value) {
-      if (getRuntimeContext().getTaskInfo().getAttemptNumber() == 0 && ++seen == n) {
-        throw new IllegalStateException("transient failure (first attempt only)");
-      }
-      return value;
+              .map(new PassThroughJob.FailOnce(n)));
     }
   }
 }

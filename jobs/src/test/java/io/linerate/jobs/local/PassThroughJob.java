@@ -69,11 +69,11 @@ public final class PassThroughJob implements JobLauncher {
   }
 
   /** Fails once, in the first attempt of the task, at its n-th record: a transient fault the job recovers from. */
-  private static final class FailOnce extends org.apache.flink.api.common.functions.RichMapFunction<String, String> {
+  public static final class FailOnce extends org.apache.flink.api.common.functions.RichMapFunction<String, String> {
     private final int n;
     private int seen;
 
-    FailOnce(int n) {
+    public FailOnce(int n) {
       this.n = n;
     }
 
