@@ -191,12 +191,12 @@ public final class JobEnvironment implements AutoCloseable {
         })
         .start()) {
       JobID id = flink.submit(graph);
-      Thread hook = cancelling(flink, id, name, out);
+      Runnable stop = cancelling(flink, id, name, out);
       // and the temporary checkpoint folder: the JVM may halt before the command's own close() gets to it
       Thread cancel = new Thread(() -> {
-        hook.run();
+        stop.run();
         close();
-      }, hook.getName());
+      }, "linerate-job-cancel");
       Runtime.getRuntime().addShutdownHook(cancel);
       try {
         JobResult result = awaitReportingRestarts(flink, id, spec.name() + ": job " + name, out);
@@ -255,12 +255,13 @@ public final class JobEnvironment implements AutoCloseable {
   }
 
   /**
-   * The shutdown hook of a job run on a {@link LocalFlink} of its own: cancels the job and waits up to 30 s for it to
-   * end (its sinks abort their open transactions, as in {@link #cancelling(JobClient, String, PrintStream)}), then
-   * stops the cluster, which removes its folder before the JVM exits.
+   * What the shutdown hook of a job run on a {@link LocalFlink} of its own does: cancels the job and waits up to
+   * 30 s for it to end (its sinks abort their open transactions, as in
+   * {@link #cancelling(JobClient, String, PrintStream)}), then stops the cluster, which removes its folder before the
+   * JVM exits.
    */
-  static Thread cancelling(LocalFlink flink, JobID job, String name, PrintStream out) {
-    return new Thread(() -> {
+  static Runnable cancelling(LocalFlink flink, JobID job, String name, PrintStream out) {
+    return () -> {
       try {
         out.println("cancelling job " + name + " (its sinks abort their open transactions)");
         out.flush();
@@ -270,7 +271,7 @@ public final class JobEnvironment implements AutoCloseable {
       } finally {
         flink.close();
       }
-    }, "linerate-job-cancel");
+    };
   }
 
   /** Executes the job on the cluster in this JVM; a shutdown of the JVM cancels it first ({@link #cancelling}). */
