@@ -136,9 +136,7 @@ public final class JobEnvironment implements AutoCloseable {
     JobExecutionResult result = ownCluster ? runOnLocalFlink(spec, job.name(), out)
         : local ? runCancellingOnShutdown(job.name(), out)
         : env.execute(job.name()); // flink run: the cluster owns the job, and the CLI's options say what Ctrl-C does
-    if (result == null) { // the JVM shuts down (Ctrl-C): the shutdown hook cancelled the job
-      out.println(spec.name() + ": job " + job.name() + " cancelled on interrupt");
-      out.flush();
+    if (result == null) { // the JVM shuts down (Ctrl-C): the shutdown hook cancelled the job and said so
       return INTERRUPTED;
     }
     if (!attached) { // flink run --detached: execute returned once the job was submitted
@@ -170,7 +168,7 @@ public final class JobEnvironment implements AutoCloseable {
    * ({@code taskmanager.numberOfTaskSlots} if the configuration sets it): the cluster prints its web UI address as it
    * starts. Until the job ends, each failure it restarts from is printed, with its root cause, and {@link #restarts}
    * counts them. A shutdown of the JVM (Ctrl-C) cancels the job, then stops the cluster, which removes its files
-   * ({@link #cancelling(LocalFlink, JobID, String, PrintStream)}), and removes the temporary checkpoint folder.
+   * ({@link #cancelling(LocalFlink, JobID, String, String, PrintStream)}), and removes the temporary checkpoint folder.
    *
    * @return the job's result, or null if the JVM's shutdown cancelled it
    */
@@ -191,11 +189,14 @@ public final class JobEnvironment implements AutoCloseable {
         })
         .start()) {
       JobID id = flink.submit(graph);
-      Runnable stop = cancelling(flink, id, name, out);
-      // and the temporary checkpoint folder: the JVM may halt before the command's own close() gets to it
+      Runnable stop = cancelling(flink, id, spec.name() + ": ", name, out);
+      // and the temporary checkpoint folder, and the closing line: the JVM halts once its hooks are done, which may
+      // be before this thread, woken by the job's end, gets to either
       Thread cancel = new Thread(() -> {
         stop.run();
         close();
+        out.println(spec.name() + ": job " + name + " cancelled on interrupt");
+        out.flush();
       }, "linerate-job-cancel");
       Runtime.getRuntime().addShutdownHook(cancel);
       try {
@@ -206,7 +207,7 @@ public final class JobEnvironment implements AutoCloseable {
         if (cancel.getState() == Thread.State.NEW) {
           throw e;
         }
-        // Ctrl-C: the hook cancelled the job and stopped the cluster under this thread; the JVM exits after it
+        // Ctrl-C: the hook cancelled the job and stopped the cluster under this thread; the JVM halts after it
         cancel.join();
         return null;
       } finally {
@@ -258,16 +259,16 @@ public final class JobEnvironment implements AutoCloseable {
    * What the shutdown hook of a job run on a {@link LocalFlink} of its own does: cancels the job and waits up to
    * 30 s for it to end (its sinks abort their open transactions, as in
    * {@link #cancelling(JobClient, String, PrintStream)}), then stops the cluster, which removes its folder before the
-   * JVM exits.
+   * JVM exits. Its lines start with {@code prefix} (the command's name).
    */
-  static Runnable cancelling(LocalFlink flink, JobID job, String name, PrintStream out) {
+  static Runnable cancelling(LocalFlink flink, JobID job, String prefix, String name, PrintStream out) {
     return () -> {
       try {
-        out.println("cancelling job " + name + " (its sinks abort their open transactions)");
+        out.println(prefix + "cancelling job " + name + " (its sinks abort their open transactions)");
         out.flush();
         flink.cancel(job, Duration.ofSeconds(30));
       } catch (RuntimeException e) {
-        System.err.println("job " + name + " not cancelled cleanly: " + e);
+        System.err.println(prefix + "job " + name + " not cancelled cleanly: " + e);
       } finally {
         flink.close();
       }

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 class JarContentsIT {
 
   private static final Path JAR = Path.of(System.getProperty("linerate.jobs.jar", "target/missing.jar"));
-  private static final Path DEMO_JAR = Path.of(System.getProperty("linerate.jobs.demoJar", "target/missing-demo.jar"));
+  static final Path DEMO_JAR = Path.of(System.getProperty("linerate.jobs.demoJar", "target/missing-demo.jar"));
 
   @Test
   void theJobJarHoldsLinerateTheConnectorAndItsLibrariesButNoFlinkRuntimeAndNoBroker() throws IOException {
@@ -239,7 +239,7 @@ class JarContentsIT {
     Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     try {
       // a report table: the job runs, the feeder feeds, and the job's committed output is read back
-      String running = awaitOutput(p, out, Pattern.compile("(?m)^observation point \\d+ +window "),
+      String running = awaitOutput(p, out, err, Pattern.compile("(?m)^observation point \\d+ +window "),
           Duration.ofSeconds(120));
       assumeTrue(!sigintIgnored(p.pid()), "SIGINT is still ignored in the demo's JVM: Ctrl-C cannot be simulated");
       Matcher kafka = Pattern.compile("embedded Kafka broker \\(KRaft\\) \\S+ on 127\\.0\\.0\\.1:(\\d+)").matcher(running);
@@ -299,7 +299,7 @@ class JarContentsIT {
   private static final Duration CTRL_C_BOUND = Duration.ofSeconds(8);
 
   /** Whether SIGINT is ignored ({@code SigIgn} of /proc/pid/status holds bit 2 - 1). False without /proc. */
-  private static boolean sigintIgnored(long pid) throws IOException {
+  static boolean sigintIgnored(long pid) throws IOException {
     Path status = Path.of("/proc", Long.toString(pid), "status");
     if (!Files.isReadable(status)) {
       return false;
@@ -308,15 +308,19 @@ class JarContentsIT {
         .anyMatch(l -> (Long.parseUnsignedLong(l.substring("SigIgn:".length()).trim(), 16) & 0b10) != 0);
   }
 
-  /** The output once {@code pattern} is found in it; fails if the process ends or {@code timeout} passes first. */
-  private static String awaitOutput(Process p, Path out, Pattern pattern, Duration timeout) throws Exception {
+  /**
+   * The output once {@code pattern} is found in it; fails (with stderr) if the process ends or {@code timeout}
+   * passes first.
+   */
+  static String awaitOutput(Process p, Path out, Path err, Pattern pattern, Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       String text = Files.readString(out);
       if (pattern.matcher(text).find()) {
         return text;
       }
-      assertThat(p.isAlive()).as("the demo ended before " + pattern + ":\n" + text).isTrue();
+      assertThat(p.isAlive()).as("the process ended before " + pattern + ":\n" + text + Files.readString(err))
+          .isTrue();
       assertThat(System.nanoTime() < deadline).as("no " + pattern + " within " + timeout + ":\n" + text).isTrue();
       Thread.sleep(200);
     }
@@ -332,7 +336,7 @@ class JarContentsIT {
     }
   }
 
-  private static void deleteTree(Path root) throws IOException {
+  static void deleteTree(Path root) throws IOException {
     try (Stream<Path> paths = Files.walk(root)) {
       for (Path p : paths.sorted(Collections.reverseOrder()).collect(Collectors.toList())) {
         Files.deleteIfExists(p);

@@ -81,9 +81,9 @@ class JobCancelOnShutdownTest {
       JobID id = flink.submit(env, "own-test");
       awaitOpenOutput(admin, topics.output());
 
-      JobEnvironment.cancelling(flink, id, "own-test", sayTo).run();
+      JobEnvironment.cancelling(flink, id, "cmd: ", "own-test", sayTo).run();
 
-      assertThat(said.toString(StandardCharsets.UTF_8)).contains("cancelling job own-test")
+      assertThat(said.toString(StandardCharsets.UTF_8)).contains("cmd: cancelling job own-test")
           .contains("local Flink cluster stopped in");
       assertThat(flink.folder()).doesNotExist();
       assertAborted(admin, topics.output());
