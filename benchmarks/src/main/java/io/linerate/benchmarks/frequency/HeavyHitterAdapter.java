@@ -24,4 +24,12 @@ public interface HeavyHitterAdapter {
 
     /** The tracker object itself, for a heap measurement of its whole object graph. */
     Object unwrap();
+
+    /**
+     * A new tracker summarizing this one's stream and {@code other}'s (same implementation), both left unchanged,
+     * as the library merges; for the libraries that merge.
+     */
+    default Object union(HeavyHitterAdapter other) {
+        throw new UnsupportedOperationException(name() + " does not merge");
+    }
 }

@@ -102,6 +102,14 @@ public final class HeavyHitterTrackers {
         public Object unwrap() {
             return tracker;
         }
+
+        /** {@code copy()}, then {@code merge(other)}, as the heavy-hitter operator builds a sliding window. */
+        @Override
+        public Object union(HeavyHitterAdapter other) {
+            HeavyHitters union = tracker.copy();
+            union.merge(((Linerate) other).tracker);
+            return union;
+        }
     }
 
     /** The purge-based prototype, {@code update(key, 1)}, top-k by upper-bound estimate. */
@@ -191,6 +199,15 @@ public final class HeavyHitterTrackers {
         @Override
         public Object unwrap() {
             return sketch;
+        }
+
+        /** A new {@code LongsSketch(maxMapSize)} that merges both (it has no copy). */
+        @Override
+        public Object union(HeavyHitterAdapter other) {
+            LongsSketch union = new LongsSketch(maxMapSize);
+            union.merge(sketch);
+            union.merge(((DataSketchesLongs) other).sketch);
+            return union;
         }
     }
 

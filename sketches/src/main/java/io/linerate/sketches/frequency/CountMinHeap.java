@@ -6,7 +6,6 @@ import io.linerate.sketches.image.Family;
 import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -263,25 +262,26 @@ public final class CountMinHeap implements HeavyHitters {
         if (k < 0) {
             throw new IllegalArgumentException("k must be ≥ 0, got " + k);
         }
-        List<HeavyHitter> all = refreshed(0);
-        return all.subList(0, Math.min(k, all.size()));
+        return refreshed(candidates.topSlots(k), 0);
     }
 
     @Override
     public List<HeavyHitter> heavyHitters(double phi) {
         TrackerArguments.checkPhi(phi);
-        return refreshed(HeavyHitters.ceilPhiN(phi, sketch.totalWeight())); // exact, as SpaceSaving's
+        long threshold = HeavyHitters.ceilPhiN(phi, sketch.totalWeight()); // exact, as SpaceSaving's
+        // upper bound = min(count, estimate) ≥ threshold needs count ≥ threshold: only those are looked at
+        return refreshed(candidates.slotsWithCountAtLeast(threshold), threshold);
     }
 
     /**
      * Candidates ranked by guaranteed weight, heaviest first, with deterministic bounds: the upper bound is
      * the smaller of the sketch's current estimate and the admission estimate plus the weight counted since;
-     * the lower bound is the weight counted since admission. Items whose upper bound is below
-     * {@code threshold} are left out.
+     * the lower bound is the weight counted since admission. Of {@code slots} (in rank order), those whose
+     * upper bound is below {@code threshold} are left out.
      */
-    private List<HeavyHitter> refreshed(long threshold) {
-        List<HeavyHitter> out = new ArrayList<>();
-        for (int s : candidates.slotsByCountDescending()) {
+    private List<HeavyHitter> refreshed(int[] slots, long threshold) {
+        List<HeavyHitter> out = new ArrayList<>(slots.length);
+        for (int s : slots) {
             long h1 = candidates.keyHash(s);
             long upper = Math.min(candidates.counts[s], sketch.estimate(h1, ItemHasher.h2(h1)));
             long lower = candidates.counts[s] - candidates.errors[s];
@@ -337,20 +337,13 @@ public final class CountMinHeap implements HeavyHitters {
                 count++;
             }
         }
-        Integer[] order = new Integer[count];
-        for (int i = 0; i < count; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, (a, b) -> Long.compare(estimates[b], estimates[a]));
-        long bound = Math.max(unmonitoredBound, o.unmonitoredBound);
-        for (int r = candidates.capacity; r < count; r++) {
-            bound = Math.max(bound, estimates[order[r]]);
-        }
+        int[] kept = Ranking.largest(estimates, count, candidates.capacity);
+        long bound = Math.max(Math.max(unmonitoredBound, o.unmonitoredBound),
+                Ranking.largestLeftOut(estimates, count, kept));
         // sized for the items it will hold, not the capacity (see SpaceSaving.merge)
         MonitoredItems merged = MonitoredItems.forEntries(candidates.kind, candidates.capacity, true,
-                sketch.hasher(), Math.min(count, candidates.capacity));
-        for (int r = 0; r < Math.min(count, candidates.capacity); r++) {
-            int i = order[r];
+                sketch.hasher(), kept.length);
+        for (int i : kept) {
             System.arraycopy(keys, i * w, merged.probe, 0, w);
             merged.add(hashes[i], estimates[i], estimates[i]); // merged: only the sketch's bound is known
         }

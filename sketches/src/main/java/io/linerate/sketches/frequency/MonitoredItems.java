@@ -418,23 +418,104 @@ final class MonitoredItems {
     }
 
     /**
-     * Slots ordered by guaranteed weight (count − error), then by count, heaviest first: an item that just
-     * displaced another carries the other's count as error and ranks by what it has certainly seen.
+     * Whether slot {@code a} ranks before slot {@code b}: the larger guaranteed weight (count − error) first, an
+     * item that just displaced another carrying the other's count as error and ranking by what it has certainly
+     * seen; then the larger count; then the lower slot, so that the order is total and every ranking deterministic.
      */
-    int[] slotsByCountDescending() {
-        Integer[] order = new Integer[size];
-        for (int i = 0; i < size; i++) {
-            order[i] = i;
+    private boolean ranksBefore(int a, int b) {
+        long la = counts[a] - (errors != null ? errors[a] : 0);
+        long lb = counts[b] - (errors != null ? errors[b] : 0);
+        if (la != lb) {
+            return la > lb;
         }
-        Arrays.sort(order, (a, b) -> {
-            long la = counts[a] - (errors != null ? errors[a] : 0);
-            long lb = counts[b] - (errors != null ? errors[b] : 0);
-            return la != lb ? Long.compare(lb, la) : Long.compare(counts[b], counts[a]);
-        });
-        int[] out = new int[size];
-        for (int i = 0; i < size; i++) {
-            out[i] = order[i];
+        return counts[a] != counts[b] ? counts[a] > counts[b] : a < b;
+    }
+
+    /**
+     * The first {@code k} slots in rank order ({@link #ranksBefore}), all of them if k ≥ size: a selection over a
+     * heap of k slots, O(size · log k), then a heap sort of those k; allocates only the k ints returned. (A sort of
+     * every slot, boxed for a comparator, took about 0.3 ms at 4,096 slots for a top 10.)
+     */
+    int[] topSlots(int k) {
+        return ranked(null, size, Math.min(k, size));
+    }
+
+    /** The slots whose count is at least {@code threshold}, in rank order ({@link #ranksBefore}). */
+    int[] slotsWithCountAtLeast(long threshold) {
+        int n = 0;
+        for (int s = 0; s < size; s++) {
+            n += counts[s] >= threshold ? 1 : 0;
         }
-        return out;
+        int[] chosen = new int[n];
+        for (int s = 0, i = 0; i < n; s++) {
+            if (counts[s] >= threshold) {
+                chosen[i++] = s;
+            }
+        }
+        return ranked(chosen, n, n);
+    }
+
+    /**
+     * The first k of {@code slots[0..n)} (slot i itself when {@code slots} is null) in rank order. A binary heap
+     * keeps the k best so far with the last-ranked of them at the root; each slot that ranks before the root
+     * replaces it. Taking the root off k times then fills the array from its end, best first.
+     */
+    private int[] ranked(int[] slots, int n, int k) {
+        int[] heap = new int[k];
+        if (k == 0) {
+            return heap;
+        }
+        int filled = 0;
+        for (int i = 0; i < n; i++) {
+            int s = slots == null ? i : slots[i];
+            if (filled < k) {
+                heap[filled] = s;
+                lastRankedUp(heap, filled++);
+            } else if (ranksBefore(s, heap[0])) {
+                heap[0] = s;
+                lastRankedDown(heap, 0, k);
+            }
+        }
+        for (int end = k - 1; end > 0; end--) {
+            int last = heap[0];
+            heap[0] = heap[end];
+            heap[end] = last;
+            lastRankedDown(heap, 0, end);
+        }
+        return heap;
+    }
+
+    /** Restores the heap of {@link #ranked} (every parent ranks after its children) above position i. */
+    private void lastRankedUp(int[] heap, int i) {
+        int s = heap[i];
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            if (!ranksBefore(heap[parent], s)) {
+                break;
+            }
+            heap[i] = heap[parent];
+            i = parent;
+        }
+        heap[i] = s;
+    }
+
+    /** Restores the heap of {@link #ranked} below position i, within its first n entries. */
+    private void lastRankedDown(int[] heap, int i, int n) {
+        int s = heap[i];
+        while (true) {
+            int child = 2 * i + 1;
+            if (child >= n) {
+                break;
+            }
+            if (child + 1 < n && ranksBefore(heap[child], heap[child + 1])) {
+                child++; // the right child ranks after the left: it is the one to compare
+            }
+            if (!ranksBefore(s, heap[child])) {
+                break;
+            }
+            heap[i] = heap[child];
+            i = child;
+        }
+        heap[i] = s;
     }
 }

@@ -214,11 +214,9 @@ public final class SpaceSaving implements HeavyHitters {
         if (k < 0) {
             throw new IllegalArgumentException("k must be ≥ 0, got " + k);
         }
-        List<HeavyHitter> out = new ArrayList<>();
-        for (int s : items.slotsByCountDescending()) {
-            if (out.size() == k) {
-                break;
-            }
+        int[] slots = items.topSlots(k);
+        List<HeavyHitter> out = new ArrayList<>(slots.length);
+        for (int s : slots) {
             out.add(report(s));
         }
         return out;
@@ -228,11 +226,11 @@ public final class SpaceSaving implements HeavyHitters {
     public List<HeavyHitter> heavyHitters(double phi) {
         TrackerArguments.checkPhi(phi);
         long threshold = HeavyHitters.ceilPhiN(phi, totalWeight); // exact: c ≥ threshold ⇔ c ≥ φN
-        List<HeavyHitter> out = new ArrayList<>();
-        for (int s : items.slotsByCountDescending()) {
-            if (items.counts[s] >= threshold) {
-                out.add(report(s)); // upper bound ≥ φN: nothing heavier than c_min is left out
-            }
+        // upper bound ≥ φN: nothing heavier than c_min is left out
+        int[] slots = items.slotsWithCountAtLeast(threshold);
+        List<HeavyHitter> out = new ArrayList<>(slots.length);
+        for (int s : slots) {
+            out.add(report(s));
         }
         return out;
     }
@@ -304,24 +302,15 @@ public final class SpaceSaving implements HeavyHitters {
             lower[count] = c - o.items.errors[t];
             count++;
         }
-        Integer[] order = new Integer[count];
-        for (int i = 0; i < count; i++) {
-            order[i] = i;
-        }
-        java.util.Arrays.sort(order, (a, b) -> Long.compare(upper[b], upper[a]));
-        long newFloor = add(myBound, theirBound);
+        int[] kept = Ranking.largest(upper, count, items.capacity);
+        // the largest upper bound of the items left out bounds every unmonitored item
+        long newFloor = Math.max(add(myBound, theirBound), Ranking.largestLeftOut(upper, count, kept));
         // sized for the items it will hold, not the capacity: merging two trackers read from small images of a
         // large declared capacity must not allocate that capacity
-        MonitoredItems merged = MonitoredItems.forEntries(items.kind, items.capacity, true, hasher,
-                Math.min(count, items.capacity));
-        for (int r = 0; r < count; r++) {
-            int i = order[r];
-            if (r < items.capacity) {
-                System.arraycopy(keys, i * w, merged.probe, 0, w);
-                merged.add(hashes[i], upper[i], upper[i] - lower[i]);
-            } else {
-                newFloor = Math.max(newFloor, upper[i]);
-            }
+        MonitoredItems merged = MonitoredItems.forEntries(items.kind, items.capacity, true, hasher, kept.length);
+        for (int i : kept) {
+            System.arraycopy(keys, i * w, merged.probe, 0, w);
+            merged.add(hashes[i], upper[i], upper[i] - lower[i]);
         }
         items.copyFrom(merged);
         floor = newFloor;
