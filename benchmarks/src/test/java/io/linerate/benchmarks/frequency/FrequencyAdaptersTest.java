@@ -3,9 +3,12 @@ package io.linerate.benchmarks.frequency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.linerate.sketches.frequency.HeavyHitters;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.datasketches.frequencies.ErrorType;
+import org.apache.datasketches.frequencies.LongsSketch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -75,6 +78,38 @@ class FrequencyAdaptersTest {
             assertThat(reported).contains(SMALL.key(byCount[i]));
         }
         assertThat(tracker.memoryBasis()).isNotBlank();
+    }
+
+    /** HeavyHittersUnionBenchmark's unions: of two halves of the stream, the top ten of the whole, inputs unchanged. */
+    @ParameterizedTest
+    @MethodSource("trackers")
+    void theUnionOfTwoHalvesFindsTheTopTenOfTheWhole(String impl) {
+        HeavyHitterAdapter first = HeavyHitterTrackers.create(impl);
+        HeavyHitterAdapter second = HeavyHitterTrackers.create(impl);
+        long[] keys = SMALL.stream();
+        for (int i = 0; i < keys.length; i++) {
+            (i < keys.length / 2 ? first : second).update(keys[i]);
+        }
+        if (impl.startsWith("streamsummary") || impl.startsWith("purge")) {
+            assertThatThrownBy(() -> first.union(second)).isInstanceOf(UnsupportedOperationException.class);
+            return;
+        }
+        List<long[]> firstTop = first.top(10);
+        Object union = first.union(second);
+        assertThat(union).isNotSameAs(first.unwrap()).isNotSameAs(second.unwrap());
+        assertThat(first.top(10)).usingRecursiveComparison().as("the first input unchanged").isEqualTo(firstTop);
+        Set<Long> reported = new HashSet<>();
+        if (union instanceof HeavyHitters h) {
+            h.topK(10).forEach(x -> reported.add((Long) x.item()));
+        } else {
+            for (LongsSketch.Row row : ((LongsSketch) union).getFrequentItems(ErrorType.NO_FALSE_NEGATIVES)) {
+                reported.add(row.getItem());
+            }
+        }
+        int[] byCount = SMALL.ranksByCount();
+        for (int i = 0; i < 10; i++) {
+            assertThat(reported).contains(SMALL.key(byCount[i]));
+        }
     }
 
     @Test
