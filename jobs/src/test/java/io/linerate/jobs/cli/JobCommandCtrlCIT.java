@@ -106,8 +106,14 @@ class JobCommandCtrlCIT {
       assertThat(stderr).doesNotContain("not cancelled cleanly")
           .as("Pekko's routine warning on a stop during the JVM's shutdown (off in the demo jar's logging)")
           .doesNotContain("Could not addJvmShutdownHook");
-      assertThat(OutputVisibility.openTransactions(admin, Set.of("int-out"))).as("aborted by the cancelled sink")
-          .isEmpty();
+      // the coordinator writes the abort markers after it answered the producer's abort: wait for them a little
+      long markers = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      List<String> open = OutputVisibility.openTransactions(admin, Set.of("int-out"));
+      while (!open.isEmpty() && System.nanoTime() < markers) {
+        Thread.sleep(100);
+        open = OutputVisibility.openTransactions(admin, Set.of("int-out"));
+      }
+      assertThat(open).as("aborted by the cancelled sink (10 s for the abort markers)").isEmpty();
       assertThat(TopicReader.readAll(KAFKA.bootstrapServers(), "int-out", true)).as("the open transaction's "
           + "records are not committed").hasSizeLessThan(sent);
       assertThat(Path.of(folder.group(1))).as("the cluster's folder").doesNotExist();

@@ -34,7 +34,7 @@ class DocOptionTablesTest {
 
     /** Options of other programs the docs name (Kafka's tools, tcpdump, the JVM, Flink's CLI, coreutils' env). */
     static final Set<String> FOREIGN = Set.of("--command-config", "--immediate-mode", "--nano", "--add-opens",
-            "--add-exports", "--configDir", "--drain", "--default-signal");
+            "--add-exports", "--configDir", "--drain", "--default-signal", "--sun-misc-unsafe-memory-access");
 
     static final List<String> JOBS = List.of("heavy-hitters", "flow-meter", "dedup");
 

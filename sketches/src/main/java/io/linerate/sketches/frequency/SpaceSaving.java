@@ -273,10 +273,14 @@ public final class SpaceSaving implements HeavyHitters {
         long myBound = unmonitoredBound();
         long theirBound = o.unmonitoredBound();
         int count = 0;
+        boolean[] matched = new boolean[o.items.size]; // their items found among ours: not looked up again below
         for (int s = 0; s < items.size; s++) {
             System.arraycopy(items.keys, s * w, items.probe, 0, w);
             long h1 = items.keyHash(s);
             int t = o.items.findKey(h1, items.probe);
+            if (t >= 0) {
+                matched[t] = true;
+            }
             long c = items.counts[s];
             long low = c - items.errors[s];
             long up = add(c, t >= 0 ? o.items.counts[t] : theirBound);
@@ -290,11 +294,10 @@ public final class SpaceSaving implements HeavyHitters {
             count++;
         }
         for (int t = 0; t < o.items.size; t++) {
-            System.arraycopy(o.items.keys, t * w, items.probe, 0, w);
-            long h1 = o.items.keyHash(t);
-            if (items.find(h1) >= 0) {
+            if (matched[t]) {
                 continue; // merged above
             }
+            long h1 = o.items.keyHash(t);
             long c = o.items.counts[t];
             System.arraycopy(o.items.keys, t * w, keys, count * w, w);
             hashes[count] = h1;
