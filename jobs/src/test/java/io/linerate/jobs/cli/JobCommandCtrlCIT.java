@@ -89,16 +89,12 @@ class JobCommandCtrlCIT {
       Matcher folder = Pattern.compile("files in (\\S+) \\(started in").matcher(running);
       assertThat(folder.find()).as("the cluster's folder is printed:\n" + running).isTrue();
 
-      long begin = System.nanoTime();
-      Process kill = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).inheritIO().start();
-      assertThat(kill.waitFor()).as("kill -INT").isZero();
-      boolean ended = p.waitFor(CTRL_C_BOUND.toMillis(), TimeUnit.MILLISECONDS);
-      double seconds = (System.nanoTime() - begin) / 1e9;
+      double seconds = JarContentsIT.interrupt(p, CTRL_C_BOUND);
       String output = Files.readString(out);
       String stderr = Files.readString(err);
-      System.out.printf(Locale.ROOT, "Ctrl-C: the job command's process ended %.1f s after SIGINT%n--- stdout%n%s"
-          + "--- stderr%n%s---%n", seconds, output, stderr);
-      assertThat(ended).as("the command ends within " + CTRL_C_BOUND + " of SIGINT").isTrue();
+      System.out.printf(Locale.ROOT, "Ctrl-C: the job command's process %s %.1f s after SIGINT%n--- stdout%n%s"
+          + "--- stderr%n%s---%n", p.isAlive() ? "still ran" : "ended", seconds, output, stderr);
+      assertThat(p.isAlive()).as("the command ends within " + CTRL_C_BOUND + " of SIGINT").isFalse();
       assertThat(p.exitValue()).as("exit code after SIGINT (128 + 2)").isEqualTo(130);
       assertThat(output).as("the teardown's order, the closing line last").containsSubsequence(
           "dedup: cancelling job dedup (its sinks abort their open transactions)",
