@@ -326,28 +326,28 @@ public final class CountMinHeap implements HeavyHitters {
                 // looked up in this set's index, as SpaceSaving.merge does (a scan made the merge O(C²));
                 // by side, not by identity, so that merging a heap with itself still drops the repeats
                 if (side == 1) {
-                    System.arraycopy(set.keys, s * w, candidates.probe, 0, w);
+                    MonitoredItems.copyKey(set.keys, s * w, candidates.probe, 0, w);
                     if (candidates.find(h1) >= 0) {
                         continue;
                     }
                 }
-                System.arraycopy(set.keys, s * w, keys, count * w, w);
+                MonitoredItems.copyKey(set.keys, s * w, keys, count * w, w);
                 hashes[count] = h1;
                 estimates[count] = sketch.estimate(h1, ItemHasher.h2(h1));
                 count++;
             }
         }
-        int[] kept = Ranking.largest(estimates, count, candidates.capacity);
+        int[] ranked = Ranking.descending(estimates, count);
+        int kept = Math.min(count, candidates.capacity);
         long bound = Math.max(Math.max(unmonitoredBound, o.unmonitoredBound),
-                Ranking.largestLeftOut(estimates, count, kept));
-        // sized for the items it will hold, not the capacity (see SpaceSaving.merge)
-        MonitoredItems merged = MonitoredItems.forEntries(candidates.kind, candidates.capacity, true,
-                sketch.hasher(), kept.length);
-        for (int i : kept) {
-            System.arraycopy(keys, i * w, merged.probe, 0, w);
-            merged.add(hashes[i], estimates[i], estimates[i]); // merged: only the sketch's bound is known
+                kept < count ? estimates[ranked[kept]] : Long.MIN_VALUE);
+        // refilled in place, sized for the items it keeps, not the capacity (see SpaceSaving.merge)
+        candidates.clearFor(kept);
+        for (int r = 0; r < kept; r++) {
+            int i = ranked[r];
+            MonitoredItems.copyKey(keys, i * w, candidates.probe, 0, w);
+            candidates.add(hashes[i], estimates[i], estimates[i]); // merged: only the sketch's bound is known
         }
-        candidates.copyFrom(merged);
         // an item outside both sets may have weight up to the sum of both bounds
         unmonitoredBound = Math.max(bound, add(unmonitoredBound, o.unmonitoredBound)); // saturating, never wrapping
     }

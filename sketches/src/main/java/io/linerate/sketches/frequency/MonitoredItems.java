@@ -12,9 +12,10 @@ import java.util.Arrays;
  * <p><b>Allocated slots.</b> The arrays hold {@link #allocated()} slots, at most {@code capacity}, sized by
  * {@link #forEntries}. A set for a new tracker is asked for its whole capacity: it allocates it at construction
  * and never again, so its memory is fixed, and adding a new item costs one extra int compare (replacing the
- * lightest item, the steady state of a full set, costs nothing extra). A set read from a byte image or built by a
- * merge allocates only for the items it is given and half as many again (at least {@link #INITIAL_SLOTS}, at most
- * the capacity) and grows as new items arrive: the slot arrays double, capped at the capacity, and the index is
+ * lightest item, the steady state of a full set, costs nothing extra). A set read from a byte image allocates only
+ * for the items it is given and half as many again (at least {@link #INITIAL_SLOTS}, at most the capacity), a merge
+ * keeps its set's arrays or allocates exactly the items it keeps ({@link #clearFor}), and either grows as new items
+ * arrive: the slot arrays double, capped at the capacity, and the index is
  * rebuilt at the size for the new slot count (slots keep their numbers, each slot's hash is recomputed with
  * {@link #keyHash}), until the capacity is reached. Why: an image holds only the monitored entries while its
  * capacity field may declare up to {@link SpaceSaving#MAX_CAPACITY} counters, so allocating the capacity on read
@@ -92,8 +93,7 @@ final class MonitoredItems {
     /**
      * A set of {@code capacity} items that allocates for {@code entries} of them and half as many again (at least
      * {@link #INITIAL_SLOTS}, at most {@code capacity}) and grows as more arrive: for sets read from an image,
-     * whose allocation must be bounded by the image's length rather than by the capacity it declares, and for
-     * the temporary set of a merge. The headroom spares a tracker that is read and then takes a few new items (on
+     * whose allocation must be bounded by the image's length rather than by the capacity it declares. The headroom spares a tracker that is read and then takes a few new items (on
      * RocksDB, every access reads the state) a regrowth and rehash of all its keys each time.
      *
      * @param entries the items the caller is about to add, in [0, capacity]; {@code capacity} for a new tracker,
@@ -199,6 +199,16 @@ final class MonitoredItems {
         return true;
     }
 
+    /**
+     * Copies one key of {@code width} longs. A plain loop: for keys of one to five longs the JIT makes it a few
+     * moves, where {@code System.arraycopy} paid its checks and call for every key (measured in the merges).
+     */
+    static void copyKey(long[] from, int fromIndex, long[] to, int toIndex, int width) {
+        for (int i = 0; i < width; i++) {
+            to[toIndex + i] = from[fromIndex + i];
+        }
+    }
+
     /** The slot holding the item in {@link #probe} with hash {@code h1}, or −1. */
     int find(long h1) {
         for (int i = home(h1) & mask; ; i = (i + 1) & mask) {
@@ -215,34 +225,26 @@ final class MonitoredItems {
 
     /** The slot of the item whose key is {@code key} (width longs) and hash {@code h1}, or −1. */
     int findKey(long h1, long[] key) {
-        System.arraycopy(key, 0, probe, 0, width);
+        copyKey(key, 0, probe, 0, width);
         return find(h1);
     }
 
     /**
-     * Replaces this set's content with {@code other}'s (same kind, capacity and hasher): the same slots, counts,
-     * errors and heap. Keeps this set's arrays when they have room for {@code other}'s items (so a set created with
-     * its whole capacity allocated keeps it), otherwise allocates exactly {@code other.size} slots.
+     * Empties the set for the {@code entries} items a merge is about to {@link #add}: keeps its arrays when they
+     * have room for them (so a set created with its whole capacity keeps it), otherwise allocates exactly
+     * {@code entries} slots. The merges add their kept items straight into their own set this way; before, they
+     * filled a temporary set and copied it over, allocating and copying every array once more.
      */
-    void copyFrom(MonitoredItems other) {
-        int n = other.size;
-        if (n > counts.length) {
-            allocate(n, errors != null);
+    void clearFor(int entries) {
+        if (entries < 0 || entries > capacity) {
+            throw new IllegalArgumentException("entries must be in [0, capacity=" + capacity + "], got " + entries);
         }
-        System.arraycopy(other.keys, 0, keys, 0, n * width);
-        System.arraycopy(other.counts, 0, counts, 0, n);
-        if (errors != null) {
-            System.arraycopy(other.errors, 0, errors, 0, n);
-        }
-        System.arraycopy(other.heap, 0, heap, 0, n);
-        System.arraycopy(other.pos, 0, pos, 0, n);
-        size = n;
-        if (other.index.length == index.length) {
-            System.arraycopy(other.index, 0, index, 0, index.length);
+        if (entries > counts.length) {
+            allocate(entries, errors != null);
         } else {
             Arrays.fill(index, 0);
-            rebuildIndex();
         }
+        size = 0;
     }
 
     /**
@@ -339,7 +341,7 @@ final class MonitoredItems {
     }
 
     private void store(int s, long h1, long count, long error) {
-        System.arraycopy(probe, 0, keys, s * width, width);
+        copyKey(probe, 0, keys, s * width, width);
         counts[s] = count;
         if (errors != null) {
             errors[s] = error;

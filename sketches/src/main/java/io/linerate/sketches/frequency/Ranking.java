@@ -2,15 +2,14 @@ package io.linerate.sketches.frequency;
 
 /**
  * Rankings of ints (slots, indexes) without boxing: the first k of n in a given total order, through a heap of k,
- * in O(n · log k). The trackers' {@code topK} and {@code heavyHitters} rank their slots with it
- * ({@link MonitoredItems#topSlots}), and their merges rank the combined items by a {@code long} key
- * ({@link #largest}); before, each sorted every index, boxed, with a comparator.
+ * in O(n · log k), for the trackers' {@code topK} and {@code heavyHitters} ({@link MonitoredItems#topSlots}); and
+ * every index of n by a {@code long} key, for the merges ({@link #descending}), in a few linear passes. Before, each sorted
+ * every index, boxed, with a comparator.
  */
 final class Ranking {
 
-    /** Bits of an index in a packed (key, index) pair; keys below 2^(63 − INDEX_BITS) fit beside it. */
-    private static final int INDEX_BITS = 26;
-    private static final long MAX_PACKED_KEY = (1L << (63 - INDEX_BITS)) - 1;
+    /** Most bits of the keys' distances sorted per pass of {@link #descending}: 2,048 buckets, 8 KiB of counts. */
+    private static final int MAX_DIGIT_BITS = 11;
 
     private Ranking() {
     }
@@ -51,58 +50,78 @@ final class Ranking {
     }
 
     /**
-     * The indexes of the {@code k} largest of {@code keys[0..n)} (all n if k ≥ n), largest first, the lower index
-     * first among equal keys: what a stable sort of the indexes by descending key gives, cut to its first k.
+     * Every index of {@code keys[0..n)}, largest key first, the lower index first among equal keys: what a stable
+     * sort of the indexes by descending key gives. The merges take its first {@code capacity} entries as the items
+     * they keep, and the key of the next entry as the largest one they leave out.
+     *
+     * <p>A stable least-significant-digit radix sort of the distances {@code max − key}: only as many passes as
+     * the spread of the keys (max − min) needs at most {@link #MAX_DIGIT_BITS} bits each (two for the counts of a
+     * window up to 2^22), the histograms of every pass counted in one read, a pass skipped where all its digits are
+     * equal. Stability is what puts equal keys in index order. It replaced a sort of packed (key, index) pairs that
+     * took about 40% of a Space-Saving union's time (JFR, 64 KiB trackers).
      */
-    static int[] largest(long[] keys, int n, int k) {
-        int size = Math.min(k, n);
-        if (size > 0 && n <= 1 << INDEX_BITS && allPacked(keys, n)) {
-            return bySortedPairs(keys, n, size);
-        }
-        return first(null, n, size, (a, b) -> keys[a] != keys[b] ? keys[a] > keys[b] : a < b);
-    }
-
-    private static boolean allPacked(long[] keys, int n) {
+    static int[] descending(long[] keys, int n) {
+        int[] order = new int[n];
         for (int i = 0; i < n; i++) {
-            if (keys[i] < 0 || keys[i] > MAX_PACKED_KEY) {
-                return false;
+            order[i] = i;
+        }
+        if (n < 2) {
+            return order;
+        }
+        long max = keys[0];
+        long min = keys[0];
+        for (int i = 1; i < n; i++) {
+            max = Math.max(max, keys[i]);
+            min = Math.min(min, keys[i]);
+        }
+        // max − key as an unsigned value: in [0, max − min] even where the subtraction wraps
+        int bits = 64 - Long.numberOfLeadingZeros(max - min);
+        if (bits == 0) {
+            return order;
+        }
+        int passes = (bits + MAX_DIGIT_BITS - 1) / MAX_DIGIT_BITS;
+        int digitBits = (bits + passes - 1) / passes;
+        int radix = 1 << digitBits;
+        long[] distance = new long[n];
+        int[] next = new int[passes * radix];
+        for (int i = 0; i < n; i++) {
+            long d = max - keys[i];
+            distance[i] = d;
+            for (int p = 0; p < passes; p++) {
+                next[p * radix + digit(d, p * digitBits, radix)]++;
             }
         }
-        return true;
-    }
-
-    /**
-     * The common case of {@link #largest}, every key in [0, 2^37) (weights up to 137·10^9): each (key, index)
-     * packed in one non-negative {@code long} that orders as the ranking does, (MAX − key) above the index, and
-     * sorted as primitives, which the merges measured faster than the heap.
-     */
-    private static int[] bySortedPairs(long[] keys, int n, int size) {
-        long[] pairs = new long[n];
-        for (int i = 0; i < n; i++) {
-            pairs[i] = (MAX_PACKED_KEY - keys[i]) << INDEX_BITS | i;
-        }
-        java.util.Arrays.sort(pairs);
-        int[] out = new int[size];
-        long mask = (1L << INDEX_BITS) - 1;
-        for (int r = 0; r < size; r++) {
-            out[r] = (int) (pairs[r] & mask);
-        }
-        return out;
-    }
-
-    /** The largest key among the indexes of [0, n) not in {@code chosen}, or {@code Long.MIN_VALUE} if none. */
-    static long largestLeftOut(long[] keys, int n, int[] chosen) {
-        boolean[] in = new boolean[n];
-        for (int i : chosen) {
-            in[i] = true;
-        }
-        long max = Long.MIN_VALUE;
-        for (int i = 0; i < n; i++) {
-            if (!in[i]) {
-                max = Math.max(max, keys[i]);
+        long[] sortedDistance = new long[n];
+        int[] sorted = new int[n];
+        for (int p = 0; p < passes; p++) {
+            int base = p * radix;
+            int shift = p * digitBits;
+            if (next[base + digit(distance[0], shift, radix)] == n) {
+                continue; // one digit for all: the order stays as it is
             }
+            for (int d = base, start = 0; d < base + radix; d++) {
+                int count = next[d];
+                next[d] = start;
+                start += count;
+            }
+            for (int i = 0; i < n; i++) {
+                long d = distance[i];
+                int to = next[base + digit(d, shift, radix)]++;
+                sorted[to] = order[i];
+                sortedDistance[to] = d;
+            }
+            int[] swapOrder = order;
+            order = sorted;
+            sorted = swapOrder;
+            long[] swapDistance = distance;
+            distance = sortedDistance;
+            sortedDistance = swapDistance;
         }
-        return max;
+        return order;
+    }
+
+    private static int digit(long distance, int shift, int radix) {
+        return (int) (distance >>> shift) & (radix - 1);
     }
 
     /** Restores the heap (every parent ranks after its children) above position i. */

@@ -275,7 +275,7 @@ public final class SpaceSaving implements HeavyHitters {
         int count = 0;
         boolean[] matched = new boolean[o.items.size]; // their items found among ours: not looked up again below
         for (int s = 0; s < items.size; s++) {
-            System.arraycopy(items.keys, s * w, items.probe, 0, w);
+            MonitoredItems.copyKey(items.keys, s * w, items.probe, 0, w);
             long h1 = items.keyHash(s);
             int t = o.items.findKey(h1, items.probe);
             if (t >= 0) {
@@ -287,7 +287,7 @@ public final class SpaceSaving implements HeavyHitters {
             if (t >= 0) {
                 low = add(low, o.items.counts[t] - o.items.errors[t]);
             }
-            System.arraycopy(items.keys, s * w, keys, count * w, w);
+            MonitoredItems.copyKey(items.keys, s * w, keys, count * w, w);
             hashes[count] = h1;
             upper[count] = up;
             lower[count] = low;
@@ -299,23 +299,24 @@ public final class SpaceSaving implements HeavyHitters {
             }
             long h1 = o.items.keyHash(t);
             long c = o.items.counts[t];
-            System.arraycopy(o.items.keys, t * w, keys, count * w, w);
+            MonitoredItems.copyKey(o.items.keys, t * w, keys, count * w, w);
             hashes[count] = h1;
             upper[count] = add(c, myBound);
             lower[count] = c - o.items.errors[t];
             count++;
         }
-        int[] kept = Ranking.largest(upper, count, items.capacity);
+        int[] ranked = Ranking.descending(upper, count);
+        int kept = Math.min(count, items.capacity);
         // the largest upper bound of the items left out bounds every unmonitored item
-        long newFloor = Math.max(add(myBound, theirBound), Ranking.largestLeftOut(upper, count, kept));
-        // sized for the items it will hold, not the capacity: merging two trackers read from small images of a
-        // large declared capacity must not allocate that capacity
-        MonitoredItems merged = MonitoredItems.forEntries(items.kind, items.capacity, true, hasher, kept.length);
-        for (int i : kept) {
-            System.arraycopy(keys, i * w, merged.probe, 0, w);
-            merged.add(hashes[i], upper[i], upper[i] - lower[i]);
+        long newFloor = Math.max(add(myBound, theirBound), kept < count ? upper[ranked[kept]] : Long.MIN_VALUE);
+        // the kept items are in keys, hashes, upper and lower now, so the set can be refilled in place; a set
+        // read from a small image of a large declared capacity allocates for the items it keeps, not the capacity
+        items.clearFor(kept);
+        for (int r = 0; r < kept; r++) {
+            int i = ranked[r];
+            MonitoredItems.copyKey(keys, i * w, items.probe, 0, w);
+            items.add(hashes[i], upper[i], upper[i] - lower[i]);
         }
-        items.copyFrom(merged);
         floor = newFloor;
         totalWeight = add(totalWeight, o.totalWeight);
     }

@@ -49,32 +49,27 @@ class RankedSlotsTest {
     }
 
     /**
-     * The merges' ranking ({@link Ranking}): by key descending, ties by index, as the stable sort it replaced; both
-     * of its ways, keys in [0, 2^37) (packed pairs sorted as primitives) and keys beyond (the heap).
+     * The merges' ranking ({@link Ranking#descending}): by key descending, ties by index, as the stable sort it
+     * replaced. Keys full of ties; small spreads (one radix pass), spreads past 2^40 (six passes), and keys from
+     * Long.MIN_VALUE to Long.MAX_VALUE, whose spread does not fit a signed long.
      */
     @Test
     void theMergesRankingIsTheStableSortByDescendingKey() {
-        for (int seed = 1; seed <= 100; seed++) {
+        for (int seed = 1; seed <= 150; seed++) {
             SplittableRandom rnd = new SplittableRandom(seed);
             int n = rnd.nextInt(300);
-            boolean wide = seed % 2 == 0;
+            int spread = seed % 3;
             long[] keys = new long[n + 3]; // entries past n are not looked at
             for (int i = 0; i < keys.length; i++) {
                 long small = rnd.nextInt(6);
-                keys[i] = i >= n ? Long.MAX_VALUE : !wide ? small
-                        : i == 0 ? Long.MAX_VALUE - small : small * (1L << 40) - 2; // past the packed range, and < 0
+                keys[i] = i >= n ? Long.MAX_VALUE : spread == 0 ? small
+                        : spread == 1 ? small * (1L << 40) - 2
+                        : small == 0 ? Long.MIN_VALUE : small == 5 ? Long.MAX_VALUE : small - 3;
             }
             List<Integer> reference = new ArrayList<>(IntStream.range(0, n).boxed().toList());
             reference.sort((a, b) -> Long.compare(keys[b], keys[a]));
-            for (int k : new int[] {0, 1, 5, n / 2, n, n + 1}) {
-                int[] chosen = Ranking.largest(keys, n, k);
-                List<Integer> want = reference.subList(0, Math.min(k, n));
-                assertThat(IntStream.of(chosen).boxed().toList()).as("seed %d, n %d, k %d", seed, n, k)
-                        .isEqualTo(want);
-                long leftOut = reference.subList(want.size(), n).stream().mapToLong(i -> keys[i]).max()
-                        .orElse(Long.MIN_VALUE);
-                assertThat(Ranking.largestLeftOut(keys, n, chosen)).isEqualTo(leftOut);
-            }
+            assertThat(IntStream.of(Ranking.descending(keys, n)).boxed().toList()).as("seed %d, n %d", seed, n)
+                    .isEqualTo(reference);
         }
     }
 
