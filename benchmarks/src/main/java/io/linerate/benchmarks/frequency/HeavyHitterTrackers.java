@@ -103,12 +103,13 @@ public final class HeavyHitterTrackers {
             return tracker;
         }
 
-        /** {@code copy()}, then {@code merge(other)}, as the heavy-hitter operator builds a sliding window. */
+        /**
+         * {@code union(other)}, a new tracker of both, as the heavy-hitter operator builds a sliding window; before
+         * the method existed, {@code copy()} then {@code merge(other)}, which gives the same tracker.
+         */
         @Override
         public Object union(HeavyHitterAdapter other) {
-            HeavyHitters union = tracker.copy();
-            union.merge(((Linerate) other).tracker);
-            return union;
+            return tracker.union(((Linerate) other).tracker);
         }
     }
 

@@ -18,8 +18,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The union of two heavy-hitter trackers ({@link HeavyHitterTrackers}, 64 KiB each for linerate's), one fed the
  * first half of {@link ZipfKeys#standard()} and one the second (5,000,000 keys each), as a sliding window's report
- * unites its sub-windows: µs per union, both inputs unchanged. linerate: {@code copy()} then {@code merge};
- * DataSketches: a new {@code LongsSketch} merging both (it has no copy). stream-lib's {@code StreamSummary} does
+ * unites its sub-windows: µs per union, both inputs unchanged. linerate: {@code union} (a new tracker; before it
+ * existed, {@code copy()} then {@code merge}); DataSketches: a new {@code LongsSketch} merging both (it has no copy). stream-lib's {@code StreamSummary} does
  * not merge.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar HeavyHittersUnionBenchmark}.

@@ -749,8 +749,10 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         }
         HeavyHitters window = ring.tracker(slots.get(0));
         if (slots.size() > 1) {
-            window = copyOf(window);
-            for (int j = 1; j < slots.size(); j++) {
+            // a new tracker sized for the items it keeps, the sub-windows left as they are (a copy through the
+            // byte image, which took about 90 µs at 64 KiB, came first before)
+            window = window.union(ring.tracker(slots.get(1)));
+            for (int j = 2; j < slots.size(); j++) {
                 window.merge(ring.tracker(slots.get(j)));
             }
         }
@@ -797,11 +799,6 @@ public class HeavyHittersBatchOperator<B, T, K> extends AbstractStreamOperator<H
         }
         slots.sort(Comparator.comparingLong(ring::subWindow));
         return slots;
-    }
-
-    private static HeavyHitters copyOf(HeavyHitters tracker) {
-        return tracker instanceof SpaceSaving ? SpaceSaving.fromByteArray(tracker.toByteArray())
-                : CountMinHeap.fromByteArray(tracker.toByteArray());
     }
 
     private static long unmonitoredBound(HeavyHitters tracker) {

@@ -301,6 +301,29 @@ public final class CountMinHeap implements HeavyHitters {
     /** Merges the sketches, then keeps the C heaviest of both candidate sets by merged estimate. */
     @Override
     public void merge(HeavyHitters other) {
+        CountMinHeap o = compatible(other);
+        sketch.merge(o.sketch); // checks shape and seed
+        combineCandidates(this, o);
+    }
+
+    /**
+     * A new tracker holding what {@link #merge} would make of this one and {@code other}, both left unchanged:
+     * the same answers, image and later updates as {@code copy()} then {@code merge(other)}, without copying the
+     * candidates first (the sketch is copied: the union needs its own). Its candidates are allocated for the items
+     * it keeps, as a tracker read from an image does, and grow as items arrive. No update has reached it yet: its
+     * {@link #lastEstimate()} and {@link #lastItemHash()} are 0.
+     */
+    @Override
+    public CountMinHeap union(HeavyHitters other) {
+        CountMinHeap o = compatible(other);
+        CountMinSketch merged = sketch.copy();
+        merged.merge(o.sketch); // checks shape and seed
+        CountMinHeap union = new CountMinHeap(candidates.kind, candidates.capacity, merged, 0);
+        union.combineCandidates(this, o);
+        return union;
+    }
+
+    private CountMinHeap compatible(HeavyHitters other) {
         if (!(other instanceof CountMinHeap)) {
             throw new IllegalArgumentException("cannot merge a CountMinHeap with "
                     + (other == null ? "null" : "a " + other.getClass().getSimpleName()));
@@ -311,23 +334,31 @@ public final class CountMinHeap implements HeavyHitters {
                     + candidates.kind + "/" + candidates.capacity + " vs " + o.candidates.kind + "/"
                     + o.candidates.capacity);
         }
-        sketch.merge(o.sketch); // checks shape and seed
-        int w = candidates.width;
-        int n = candidates.size + o.candidates.size;
+        return o;
+    }
+
+    /**
+     * Sets this tracker's candidates to the C heaviest of {@code a}'s and {@code b}'s by this tracker's sketch,
+     * which already holds the merge of theirs (either may be this tracker): both sets are read into the arrays of
+     * the combined items before this tracker's set is refilled.
+     */
+    private void combineCandidates(CountMinHeap a, CountMinHeap b) {
+        int w = a.candidates.width;
+        int n = a.candidates.size + b.candidates.size;
         long[] keys = new long[n * w];
         long[] hashes = new long[n];
         long[] estimates = new long[n];
         int count = 0;
         for (int side = 0; side < 2; side++) {
-            MonitoredItems set = side == 0 ? candidates : o.candidates;
+            MonitoredItems set = side == 0 ? a.candidates : b.candidates;
             for (int s = 0; s < set.size; s++) {
                 long h1 = set.keyHash(s);
-                // a set holds no item twice, so only the other side's items can repeat one of this set's:
-                // looked up in this set's index, as SpaceSaving.merge does (a scan made the merge O(C²));
+                // a set holds no item twice, so only b's items can repeat one of a's: looked up in a's index,
+                // as SpaceSaving.merge does (a scan made the merge O(C²));
                 // by side, not by identity, so that merging a heap with itself still drops the repeats
                 if (side == 1) {
-                    MonitoredItems.copyKey(set.keys, s * w, candidates.probe, 0, w);
-                    if (candidates.find(h1) >= 0) {
+                    MonitoredItems.copyKey(set.keys, s * w, a.candidates.probe, 0, w);
+                    if (a.candidates.find(h1) >= 0) {
                         continue;
                     }
                 }
@@ -339,7 +370,7 @@ public final class CountMinHeap implements HeavyHitters {
         }
         int[] ranked = Ranking.descending(estimates, count);
         int kept = Math.min(count, candidates.capacity);
-        long bound = Math.max(Math.max(unmonitoredBound, o.unmonitoredBound),
+        long bound = Math.max(Math.max(a.unmonitoredBound, b.unmonitoredBound),
                 kept < count ? estimates[ranked[kept]] : Long.MIN_VALUE);
         // refilled in place, sized for the items it keeps, not the capacity (see SpaceSaving.merge)
         candidates.clearFor(kept);
@@ -349,7 +380,7 @@ public final class CountMinHeap implements HeavyHitters {
             candidates.add(hashes[i], estimates[i], estimates[i]); // merged: only the sketch's bound is known
         }
         // an item outside both sets may have weight up to the sum of both bounds
-        unmonitoredBound = Math.max(bound, add(unmonitoredBound, o.unmonitoredBound)); // saturating, never wrapping
+        unmonitoredBound = Math.max(bound, add(a.unmonitoredBound, b.unmonitoredBound)); // saturating, never wrapping
     }
 
     /**

@@ -62,6 +62,14 @@ public interface HeavyHitters {
     void merge(HeavyHitters other);
 
     /**
+     * A new tracker holding the merge of this one and {@code other} (same kind, capacity and seed), both left
+     * unchanged: what {@code copy()} then {@code merge(other)} gives (answers, image, later updates), without the
+     * copy, and allocated for the items it keeps rather than for its capacity. Its {@link #lastEstimate()} and
+     * {@link #lastItemHash()} are 0.
+     */
+    HeavyHitters union(HeavyHitters other);
+
+    /**
      * Exact bytes of the primitive arrays holding the state now. Fixed for a tracker created new; a tracker read
      * from an image allocates for what the image holds and grows, reporting at most what a tracker of the same
      * shape created new reports.

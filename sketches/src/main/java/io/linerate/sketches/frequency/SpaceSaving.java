@@ -45,6 +45,12 @@ public final class SpaceSaving implements HeavyHitters {
         this.items = MonitoredItems.forEntries(kind, capacity, true, hasher, entries);
     }
 
+    /** An empty tracker for {@link #union} that allocates as a tracker read from an image does. */
+    private SpaceSaving(ItemHasher hasher, KeyKind kind, int capacity) {
+        this.hasher = hasher;
+        this.items = MonitoredItems.forEntries(kind, capacity, true, hasher, 0);
+    }
+
     private SpaceSaving(SpaceSaving other) {
         this.hasher = other.hasher;
         this.items = other.items.copy();
@@ -253,6 +259,26 @@ public final class SpaceSaving implements HeavyHitters {
      */
     @Override
     public void merge(HeavyHitters other) {
+        combine(this, compatible(other));
+    }
+
+    /**
+     * A new tracker holding what {@link #merge} would make of this one and {@code other}, both left unchanged:
+     * the same answers, image and later updates as {@code copy()} then {@code merge(other)}, without the copy. It
+     * allocates for the items it keeps, as a tracker read from an image does, so uniting sparse trackers of a large
+     * capacity does not allocate that capacity; it grows as items arrive. No update has reached it yet: its
+     * {@link #lastEstimate()} and {@link #lastItemHash()} are 0. A sliding window's report unites its sub-windows
+     * this way.
+     */
+    @Override
+    public SpaceSaving union(HeavyHitters other) {
+        SpaceSaving o = compatible(other);
+        SpaceSaving union = new SpaceSaving(hasher, items.kind, items.capacity);
+        union.combine(this, o);
+        return union;
+    }
+
+    private SpaceSaving compatible(HeavyHitters other) {
         if (!(other instanceof SpaceSaving)) {
             throw new IllegalArgumentException("cannot merge a SpaceSaving with "
                     + (other == null ? "null" : "a " + other.getClass().getSimpleName()));
@@ -264,53 +290,63 @@ public final class SpaceSaving implements HeavyHitters {
                     + items.kind + "/" + items.capacity + "/" + hasher.seed() + " vs " + o.items.kind + "/"
                     + o.items.capacity + "/" + o.hasher.seed());
         }
-        int w = items.width;
-        int n = items.size + o.items.size;
+        return o;
+    }
+
+    /**
+     * Sets this tracker to the merge of {@code a} and {@code b} (checked compatible with it; either may be this
+     * tracker): both are read into the arrays of the combined items before this tracker's set is refilled.
+     */
+    private void combine(SpaceSaving a, SpaceSaving b) {
+        MonitoredItems mine = a.items;
+        MonitoredItems theirs = b.items;
+        int w = mine.width;
+        int n = mine.size + theirs.size;
         long[] keys = new long[n * w];
         long[] hashes = new long[n];
         long[] upper = new long[n];
         long[] lower = new long[n];
-        long myBound = unmonitoredBound();
-        long theirBound = o.unmonitoredBound();
+        long myBound = a.unmonitoredBound();
+        long theirBound = b.unmonitoredBound();
         int count = 0;
-        boolean[] matched = new boolean[o.items.size]; // their items found among ours: not looked up again below
-        for (int s = 0; s < items.size; s++) {
-            MonitoredItems.copyKey(items.keys, s * w, items.probe, 0, w);
-            long h1 = items.keyHash(s);
-            int t = o.items.findKey(h1, items.probe);
+        boolean[] matched = new boolean[theirs.size]; // their items found among ours: not looked up again below
+        for (int s = 0; s < mine.size; s++) {
+            MonitoredItems.copyKey(mine.keys, s * w, mine.probe, 0, w);
+            long h1 = mine.keyHash(s);
+            int t = theirs.findKey(h1, mine.probe);
             if (t >= 0) {
                 matched[t] = true;
             }
-            long c = items.counts[s];
-            long low = c - items.errors[s];
-            long up = add(c, t >= 0 ? o.items.counts[t] : theirBound);
+            long c = mine.counts[s];
+            long low = c - mine.errors[s];
+            long up = add(c, t >= 0 ? theirs.counts[t] : theirBound);
             if (t >= 0) {
-                low = add(low, o.items.counts[t] - o.items.errors[t]);
+                low = add(low, theirs.counts[t] - theirs.errors[t]);
             }
-            MonitoredItems.copyKey(items.keys, s * w, keys, count * w, w);
+            MonitoredItems.copyKey(mine.keys, s * w, keys, count * w, w);
             hashes[count] = h1;
             upper[count] = up;
             lower[count] = low;
             count++;
         }
-        for (int t = 0; t < o.items.size; t++) {
+        for (int t = 0; t < theirs.size; t++) {
             if (matched[t]) {
                 continue; // merged above
             }
-            long h1 = o.items.keyHash(t);
-            long c = o.items.counts[t];
-            MonitoredItems.copyKey(o.items.keys, t * w, keys, count * w, w);
+            long h1 = theirs.keyHash(t);
+            long c = theirs.counts[t];
+            MonitoredItems.copyKey(theirs.keys, t * w, keys, count * w, w);
             hashes[count] = h1;
             upper[count] = add(c, myBound);
-            lower[count] = c - o.items.errors[t];
+            lower[count] = c - theirs.errors[t];
             count++;
         }
         int[] ranked = Ranking.descending(upper, count);
-        int kept = Math.min(count, items.capacity);
+        int kept = Math.min(count, mine.capacity);
         // the largest upper bound of the items left out bounds every unmonitored item
         long newFloor = Math.max(add(myBound, theirBound), kept < count ? upper[ranked[kept]] : Long.MIN_VALUE);
-        // the kept items are in keys, hashes, upper and lower now, so the set can be refilled in place; a set
-        // read from a small image of a large declared capacity allocates for the items it keeps, not the capacity
+        // the kept items are in keys, hashes, upper and lower now, so this set can be refilled (it may be a's); a
+        // set read from a small image of a large declared capacity allocates for the items it keeps, not the capacity
         items.clearFor(kept);
         for (int r = 0; r < kept; r++) {
             int i = ranked[r];
@@ -318,7 +354,7 @@ public final class SpaceSaving implements HeavyHitters {
             items.add(hashes[i], upper[i], upper[i] - lower[i]);
         }
         floor = newFloor;
-        totalWeight = add(totalWeight, o.totalWeight);
+        totalWeight = add(a.totalWeight, b.totalWeight);
     }
 
     /**

@@ -49,6 +49,10 @@ class HeavyHittersDefaultImageTest {
             d.merge(other);
         }
 
+        public HeavyHitters union(HeavyHitters other) {
+            return new Outside(d.union(other));
+        }
+
         public long memoryBytes() {
             return d.memoryBytes();
         }

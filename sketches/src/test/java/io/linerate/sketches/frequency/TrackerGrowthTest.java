@@ -31,7 +31,7 @@ class TrackerGrowthTest {
     }
 
     /** Feeds the item that {@code key} stands for in {@code kind}: the long, a 5-tuple or a byte string of it. */
-    private static void feed(HeavyHitters t, KeyKind kind, long key, long weight) {
+    static void feed(HeavyHitters t, KeyKind kind, long key, long weight) {
         switch (kind.type()) {
             case LONG:
                 t.update(key, weight);
@@ -50,12 +50,12 @@ class TrackerGrowthTest {
         }
     }
 
-    private static HeavyHitters create(boolean spaceSaving, KeyKind kind, int capacity, long seed) {
+    static HeavyHitters create(boolean spaceSaving, KeyKind kind, int capacity, long seed) {
         return spaceSaving ? SpaceSaving.withCapacity(kind, capacity, seed)
                 : CountMinHeap.create(kind, capacity, 211, 3, true, seed);
     }
 
-    private static HeavyHitters read(HeavyHitters t, byte[] image) {
+    static HeavyHitters read(HeavyHitters t, byte[] image) {
         return t instanceof SpaceSaving ? SpaceSaving.fromByteArray(image) : CountMinHeap.fromByteArray(image);
     }
 
