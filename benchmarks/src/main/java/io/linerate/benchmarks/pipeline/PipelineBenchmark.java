@@ -30,7 +30,21 @@ public final class PipelineBenchmark {
     private PipelineBenchmark() {
     }
 
+    /**
+     * First thing, what the {@code linerate} command does (jobs' {@code CommonPool.prepare}, which this module does
+     * not depend on): on Java 25 and later a local Flink cluster in a JVM whose common pool has parallelism 1 can
+     * hang while it starts or stops (README, "Java versions"), so the pool gets 4 unless set or given by the cores.
+     */
+    private static void sizeCommonPool() {
+        String property = "java.util.concurrent.ForkJoinPool.common.parallelism";
+        if (Runtime.version().feature() >= 25 && System.getProperty(property) == null
+                && Runtime.getRuntime().availableProcessors() - 1 < 4) {
+            System.setProperty(property, "4");
+        }
+    }
+
     public static void main(String[] args) throws Exception {
+        sizeCommonPool();
         Options options;
         try {
             options = Options.parse(args);
