@@ -30,6 +30,14 @@ public interface HeavyHitterAdapter {
      * as the library merges; for the libraries that merge.
      */
     default Object union(HeavyHitterAdapter other) {
+        return union(List.of(other));
+    }
+
+    /**
+     * A new tracker summarizing this one's stream and all of {@code others}' (same implementation), all left
+     * unchanged, as the library unites several (a sliding window's sub-windows); for the libraries that merge.
+     */
+    default Object union(List<HeavyHitterAdapter> others) {
         throw new UnsupportedOperationException(name() + " does not merge");
     }
 }

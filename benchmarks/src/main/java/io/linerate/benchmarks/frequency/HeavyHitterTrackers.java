@@ -104,12 +104,16 @@ public final class HeavyHitterTrackers {
         }
 
         /**
-         * {@code union(other)}, a new tracker of both, as the heavy-hitter operator builds a sliding window; before
-         * the method existed, {@code copy()} then {@code merge(other)}, which gives the same tracker.
+         * {@code union(others)}, a new tracker of all at once, as the heavy-hitter operator builds a sliding window
+         * (for one other, {@code union(other)}, which gives what {@code copy()} then {@code merge(other)} gives).
          */
         @Override
-        public Object union(HeavyHitterAdapter other) {
-            return tracker.union(((Linerate) other).tracker);
+        public Object union(List<HeavyHitterAdapter> others) {
+            List<HeavyHitters> trackers = new ArrayList<>(others.size());
+            for (HeavyHitterAdapter other : others) {
+                trackers.add(((Linerate) other).tracker);
+            }
+            return tracker.union(trackers);
         }
     }
 
@@ -202,12 +206,14 @@ public final class HeavyHitterTrackers {
             return sketch;
         }
 
-        /** A new {@code LongsSketch(maxMapSize)} that merges both (it has no copy). */
+        /** A new {@code LongsSketch(maxMapSize)} that merges this one and each other in turn (it has no copy). */
         @Override
-        public Object union(HeavyHitterAdapter other) {
+        public Object union(List<HeavyHitterAdapter> others) {
             LongsSketch union = new LongsSketch(maxMapSize);
             union.merge(sketch);
-            union.merge(((DataSketchesLongs) other).sketch);
+            for (HeavyHitterAdapter other : others) {
+                union.merge(((DataSketchesLongs) other).sketch);
+            }
             return union;
         }
     }

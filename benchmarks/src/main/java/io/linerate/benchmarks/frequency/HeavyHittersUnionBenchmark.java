@@ -1,6 +1,7 @@
 package io.linerate.benchmarks.frequency;
 
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -16,11 +17,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The union of two heavy-hitter trackers ({@link HeavyHitterTrackers}, 64 KiB each for linerate's), one fed the
- * first half of {@link ZipfKeys#standard()} and one the second (5,000,000 keys each), as a sliding window's report
- * unites its sub-windows: µs per union, both inputs unchanged. linerate: {@code union} (a new tracker; before it
- * existed, {@code copy()} then {@code merge}); DataSketches: a new {@code LongsSketch} merging both (it has no copy). stream-lib's {@code StreamSummary} does
- * not merge.
+ * The union of heavy-hitter trackers ({@link HeavyHitterTrackers}, 64 KiB each for linerate's), as a sliding
+ * window's report unites its sub-windows: {@link ZipfKeys#standard()} (10,000,000 keys) cut into {@code subWindows}
+ * consecutive parts, one tracker fed each; µs per union of all of them, all inputs unchanged. linerate:
+ * {@code first.union(others)}, a new tracker of all at once (for one other, what {@code copy()} then {@code merge}
+ * gives); DataSketches: a new {@code LongsSketch} merging each in turn (it has no copy). stream-lib's
+ * {@code StreamSummary} does not merge.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar HeavyHittersUnionBenchmark}.
  */
@@ -32,29 +34,36 @@ import org.openjdk.jmh.annotations.Warmup;
 public class HeavyHittersUnionBenchmark {
 
     @State(Scope.Thread)
-    public static class FedPair {
+    public static class FedSubWindows {
         @Param({"spacesaving", "cmheap", "longs-2048", "longs-4096"})
         public String impl;
 
+        /** Trackers united: 2 (the stream's halves), or 60 (a one-minute window sliding every second). */
+        @Param({"2", "60"})
+        public int subWindows;
+
         HeavyHitterAdapter first;
-        HeavyHitterAdapter second;
+        List<HeavyHitterAdapter> others;
 
         @Setup(Level.Trial)
         public void feed() {
             long[] keys = ZipfKeys.standard().stream();
-            first = HeavyHitterTrackers.create(impl);
-            second = HeavyHitterTrackers.create(impl);
-            for (long key : Arrays.copyOfRange(keys, 0, keys.length / 2)) {
-                first.update(key);
+            List<HeavyHitterAdapter> all = new ArrayList<>();
+            for (int w = 0; w < subWindows; w++) {
+                HeavyHitterAdapter tracker = HeavyHitterTrackers.create(impl);
+                int end = (int) ((long) keys.length * (w + 1) / subWindows);
+                for (int i = (int) ((long) keys.length * w / subWindows); i < end; i++) {
+                    tracker.update(keys[i]);
+                }
+                all.add(tracker);
             }
-            for (long key : Arrays.copyOfRange(keys, keys.length / 2, keys.length)) {
-                second.update(key);
-            }
+            first = all.get(0);
+            others = all.subList(1, subWindows);
         }
     }
 
     @Benchmark
-    public Object union(FedPair s) {
-        return s.first.union(s.second);
+    public Object union(FedSubWindows s) {
+        return s.first.union(s.others);
     }
 }

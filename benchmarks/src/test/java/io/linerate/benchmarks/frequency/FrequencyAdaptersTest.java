@@ -80,22 +80,35 @@ class FrequencyAdaptersTest {
         assertThat(tracker.memoryBasis()).isNotBlank();
     }
 
-    /** HeavyHittersUnionBenchmark's unions: of two halves of the stream, the top ten of the whole, inputs unchanged. */
+    /**
+     * HeavyHittersUnionBenchmark's unions: of the stream's two halves, and of eight parts of it, the top ten of the
+     * whole, inputs unchanged.
+     */
     @ParameterizedTest
     @MethodSource("trackers")
-    void theUnionOfTwoHalvesFindsTheTopTenOfTheWhole(String impl) {
-        HeavyHitterAdapter first = HeavyHitterTrackers.create(impl);
-        HeavyHitterAdapter second = HeavyHitterTrackers.create(impl);
+    void theUnionOfTheStreamsPartsFindsTheTopTenOfTheWhole(String impl) {
+        theUnionOfPartsFindsTheTopTen(impl, 2);
+        theUnionOfPartsFindsTheTopTen(impl, 8);
+    }
+
+    private static void theUnionOfPartsFindsTheTopTen(String impl, int parts) {
+        List<HeavyHitterAdapter> all = new java.util.ArrayList<>();
+        for (int p = 0; p < parts; p++) {
+            all.add(HeavyHitterTrackers.create(impl));
+        }
         long[] keys = SMALL.stream();
         for (int i = 0; i < keys.length; i++) {
-            (i < keys.length / 2 ? first : second).update(keys[i]);
+            all.get((int) ((long) i * parts / keys.length)).update(keys[i]);
         }
+        HeavyHitterAdapter first = all.get(0);
+        List<HeavyHitterAdapter> others = all.subList(1, parts);
         if (impl.startsWith("streamsummary") || impl.startsWith("purge")) {
-            assertThatThrownBy(() -> first.union(second)).isInstanceOf(UnsupportedOperationException.class);
+            assertThatThrownBy(() -> first.union(others)).isInstanceOf(UnsupportedOperationException.class);
             return;
         }
         List<long[]> firstTop = first.top(10);
-        Object union = first.union(second);
+        Object union = first.union(others);
+        HeavyHitterAdapter second = others.get(0);
         assertThat(union).isNotSameAs(first.unwrap()).isNotSameAs(second.unwrap());
         assertThat(first.top(10)).usingRecursiveComparison().as("the first input unchanged").isEqualTo(firstTop);
         Set<Long> reported = new HashSet<>();

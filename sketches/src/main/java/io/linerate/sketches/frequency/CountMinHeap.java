@@ -7,6 +7,7 @@ import io.linerate.sketches.image.ImageReader;
 import io.linerate.sketches.image.ImageWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The "CM-heap" of network measurement (Cormode &amp; Muthukrishnan; research notes part 2 §2.7): a
@@ -321,6 +322,70 @@ public final class CountMinHeap implements HeavyHitters {
         CountMinHeap union = new CountMinHeap(candidates.kind, candidates.capacity, merged, 0);
         union.combineCandidates(this, o);
         return union;
+    }
+
+    /**
+     * A new tracker holding the merge of this one and all of {@code others} at once, all left unchanged: the sum
+     * of the sketches, and the C candidates of all the sets with the largest estimates in that sum (ties: the item
+     * seen first, trackers in order, each in slot order); the largest dropped estimate, or the sum of the trackers'
+     * {@link #unmonitoredBound()}s if larger, bounds every other item. With one other tracker that is
+     * {@link #union(HeavyHitters)}. With more, a chain of pairwise merges keeps after each the C heaviest by the
+     * partial sum, and may drop an item that the whole sum would keep; at once, candidates are ranked once, by the
+     * whole sum. Its candidates are allocated for the items it keeps.
+     *
+     * @throws IllegalArgumentException naming the first tracker of another key kind, capacity, shape or seed
+     */
+    @Override
+    public CountMinHeap union(List<? extends HeavyHitters> others) {
+        if (Objects.requireNonNull(others, "others").size() == 1) {
+            return union(others.get(0));
+        }
+        List<CountMinHeap> all = new ArrayList<>(others.size() + 1);
+        all.add(this);
+        for (HeavyHitters other : others) {
+            all.add(compatible(other));
+        }
+        CountMinSketch merged = sketch.copy();
+        for (int i = 1; i < all.size(); i++) {
+            merged.merge(all.get(i).sketch); // checks shape and seed
+        }
+        CountMinHeap union = new CountMinHeap(candidates.kind, candidates.capacity, merged, 0);
+        union.combineAllCandidates(all);
+        return union;
+    }
+
+    /** Sets this (new) tracker's candidates from {@code all}'s by its sketch, which holds the sum of theirs. */
+    void combineAllCandidates(List<CountMinHeap> all) {
+        int w = candidates.width;
+        int entries = 0;
+        long bounds = 0;
+        for (CountMinHeap t : all) {
+            entries += t.candidates.size;
+            bounds = add(bounds, t.unmonitoredBound);
+        }
+        CombinedItems combined = new CombinedItems(w, entries);
+        for (CountMinHeap t : all) {
+            MonitoredItems set = t.candidates;
+            for (int s = 0; s < set.size; s++) {
+                combined.addOrFind(set.keys, s * w, set.keyHash(s));
+            }
+        }
+        int n = combined.size;
+        long[] estimates = new long[n];
+        for (int p = 0; p < n; p++) {
+            long h1 = combined.hashes[p];
+            estimates[p] = sketch.estimate(h1, ItemHasher.h2(h1));
+        }
+        int[] ranked = Ranking.descending(estimates, n);
+        int kept = Math.min(n, candidates.capacity);
+        long dropped = kept < n ? estimates[ranked[kept]] : Long.MIN_VALUE;
+        candidates.clearFor(kept);
+        for (int r = 0; r < kept; r++) {
+            int p = ranked[r];
+            MonitoredItems.copyKey(combined.keys, p * w, candidates.probe, 0, w);
+            candidates.add(combined.hashes[p], estimates[p], estimates[p]); // only the sketch's bound is known
+        }
+        unmonitoredBound = Math.max(dropped, bounds);
     }
 
     private CountMinHeap compatible(HeavyHitters other) {

@@ -70,6 +70,14 @@ public interface HeavyHitters {
     HeavyHitters union(HeavyHitters other);
 
     /**
+     * A new tracker holding the merge of this one and all of {@code others} at once (same kind, capacity and seed),
+     * all left unchanged: every item's bounds are summed over all the trackers and the capacity applied once, where
+     * a chain of pairwise merges applies it after each merge. With one other tracker, {@link #union(HeavyHitters)}.
+     * Each tracker's Javadoc says what it sums and keeps.
+     */
+    HeavyHitters union(java.util.List<? extends HeavyHitters> others);
+
+    /**
      * Exact bytes of the primitive arrays holding the state now. Fixed for a tracker created new; a tracker read
      * from an image allocates for what the image holds and grows, reporting at most what a tracker of the same
      * shape created new reports.

@@ -185,7 +185,7 @@ final class MonitoredItems {
         return kind.hash(hasher, keys, s * width, scratchBytes);
     }
 
-    private static int home(long h1) {
+    static int home(long h1) {
         return (int) ((h1 ^ (h1 >>> 31)) * 0x9E3779B97F4A7C15L >>> 33);
     }
 

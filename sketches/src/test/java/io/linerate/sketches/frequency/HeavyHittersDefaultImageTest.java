@@ -53,6 +53,10 @@ class HeavyHittersDefaultImageTest {
             return new Outside(d.union(other));
         }
 
+        public HeavyHitters union(java.util.List<? extends HeavyHitters> others) {
+            return new Outside(d.union(others));
+        }
+
         public long memoryBytes() {
             return d.memoryBytes();
         }

@@ -111,8 +111,110 @@ class TrackerUnionTest {
                 .hasMessageContaining("cannot merge a SpaceSaving with a CountMinHeap");
         assertThatThrownBy(() -> c.union(CountMinHeap.create(KeyKind.longs(), 8, 211, 3, false, 2)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed");
-        assertThatThrownBy(() -> c.union(null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> c.union((HeavyHitters) null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("null");
+        assertThatThrownBy(() -> a.union((List<HeavyHitters>) null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("others");
+        // the first tracker of another seed, among others, is named as the pairwise union names it
+        assertThatThrownBy(() -> c.union(List.of(CountMinHeap.create(KeyKind.longs(), 8, 211, 3, false, 1),
+                CountMinHeap.create(KeyKind.longs(), 8, 211, 3, false, 2)))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("seed");
+        assertThatThrownBy(() -> a.union(List.of(SpaceSaving.withCapacity(KeyKind.longs(), 8, 1),
+                SpaceSaving.withCapacity(KeyKind.longs(), 9, 1)))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("capacity");
+    }
+
+    /**
+     * The union of many at once ({@link HeavyHitters#union(List)}) runs its own code for three trackers or more: with
+     * an empty third tracker (no items, bound 0, weight 0) it must give exactly the pairwise union of the other two.
+     */
+    @Test
+    void aUnionAtOnceWithAnEmptyThirdIsThePairwiseUnion() {
+        for (int seed = 1; seed <= 40; seed++) {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            boolean spaceSaving = seed % 2 == 0;
+            KeyKind kind = KINDS.get(seed % 3);
+            int capacity = 1 + rnd.nextInt(120);
+            HeavyHitters a = filled(spaceSaving, kind, capacity, rnd);
+            HeavyHitters b = filled(spaceSaving, kind, capacity, rnd);
+            HeavyHitters empty = create(spaceSaving, kind, capacity, 5);
+            String what = "seed " + seed + ", " + kind + ", " + (spaceSaving ? "Space-Saving" : "CM-heap");
+            assertThat(a.union(List.of(b, empty)).toByteArray()).as(what).isEqualTo(a.union(b).toByteArray());
+            assertThat(a.union(List.of(empty, b)).topK(capacity)).as(what).isEqualTo(a.union(b).topK(capacity));
+            assertThat(a.union(List.of(b)).toByteArray()).as(what).isEqualTo(a.union(b).toByteArray());
+        }
+    }
+
+    /**
+     * Many sub-windows at once, against the exact weights: every kept item's lower bound ≤ its weight ≤ its upper
+     * bound, every other item's weight ≤ the unmonitored bound, the total the sum; and, for Space-Saving, against a
+     * chain of pairwise unions of the same trackers, the kept items' bounds and the unmonitored bound as tight or
+     * tighter (its Javadoc's claim). Inputs unchanged.
+     */
+    @Test
+    void aUnionOfManyAtOnceHoldsItsBoundsAndIsNoLooserThanAChain() {
+        for (int seed = 1; seed <= 30; seed++) {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            boolean spaceSaving = seed % 2 == 0;
+            int capacity = 5 + rnd.nextInt(60);
+            int trackers = 3 + rnd.nextInt(8);
+            List<HeavyHitters> subs = new java.util.ArrayList<>();
+            java.util.Map<Long, Long> exact = new java.util.HashMap<>();
+            for (int t = 0; t < trackers; t++) {
+                HeavyHitters sub = create(spaceSaving, KeyKind.longs(), capacity, 5);
+                int n = rnd.nextInt(8 * capacity);
+                for (int i = 0; i < n; i++) {
+                    long key = Math.min(rnd.nextInt(6 * capacity), rnd.nextInt(6 * capacity)); // skewed
+                    long weight = 1 + rnd.nextInt(3);
+                    sub.update(key, weight);
+                    exact.merge(key, weight, Long::sum);
+                }
+                subs.add(sub);
+            }
+            List<byte[]> images = subs.stream().map(HeavyHitters::toByteArray).toList();
+            HeavyHitters atOnce = subs.get(0).union(subs.subList(1, trackers));
+            HeavyHitters chain = subs.get(0).union(subs.get(1));
+            for (int t = 2; t < trackers; t++) {
+                chain.merge(subs.get(t));
+            }
+            String what = "seed " + seed + ", " + trackers + " trackers, " + (spaceSaving ? "Space-Saving" : "CM-heap");
+            long bound = spaceSaving ? ((SpaceSaving) atOnce).unmonitoredBound()
+                    : ((CountMinHeap) atOnce).unmonitoredBound();
+            assertThat(atOnce.totalWeight()).as(what).isEqualTo(exact.values().stream().mapToLong(Long::longValue).sum());
+            java.util.Map<Long, HeavyHitter> kept = new java.util.HashMap<>();
+            for (HeavyHitter h : atOnce.topK(capacity)) {
+                kept.put((Long) h.item(), h);
+            }
+            assertThat(kept).as(what).hasSizeLessThanOrEqualTo(capacity);
+            for (var e : exact.entrySet()) {
+                HeavyHitter h = kept.get(e.getKey());
+                if (h == null) {
+                    assertThat(e.getValue()).as(what + ", unmonitored item " + e.getKey()).isLessThanOrEqualTo(bound);
+                } else {
+                    assertThat(e.getValue()).as(what + ", item " + e.getKey())
+                            .isBetween(h.lowerBound(), h.upperBound());
+                }
+            }
+            if (spaceSaving) {
+                SpaceSaving c = (SpaceSaving) chain;
+                assertThat(bound).as(what + ", unmonitored bound").isLessThanOrEqualTo(c.unmonitoredBound());
+                java.util.Map<Long, HeavyHitter> chained = new java.util.HashMap<>();
+                for (HeavyHitter h : c.topK(capacity)) {
+                    chained.put((Long) h.item(), h);
+                }
+                for (HeavyHitter h : kept.values()) {
+                    HeavyHitter other = chained.get((Long) h.item());
+                    long otherUpper = other != null ? other.upperBound() : c.unmonitoredBound();
+                    long otherLower = other != null ? other.lowerBound() : 0;
+                    assertThat(h.upperBound()).as(what + ", upper bound of " + h.item()).isLessThanOrEqualTo(otherUpper);
+                    assertThat(h.lowerBound()).as(what + ", lower bound of " + h.item())
+                            .isGreaterThanOrEqualTo(otherLower);
+                }
+            }
+            for (int t = 0; t < trackers; t++) {
+                assertThat(subs.get(t).toByteArray()).as(what + ": tracker " + t + " unchanged").isEqualTo(images.get(t));
+            }
+        }
     }
 
     /** A tracker fed a stream of few distinct weights, so that many counts tie. */
