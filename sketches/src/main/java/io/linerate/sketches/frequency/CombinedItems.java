@@ -9,6 +9,14 @@ package io.linerate.sketches.frequency;
  */
 final class CombinedItems {
 
+    /**
+     * The most items a union takes at once (trackers holding more are united in groups): temporary arrays of about
+     * 90 bytes per item for {@code long} keys and 120 for 5-tuples (keys, hashes, bounds, index, ranking), so about
+     * 45–60 MB at most, where a window of 1,024 sub-windows of 100,000 counters would take 9 GB at once. 2^19 items
+     * are 320 Space-Saving trackers of 64 KiB.
+     */
+    static final int MAX_ENTRIES = 1 << 19;
+
     final int width;
     final long[] keys;
     final long[] hashes;

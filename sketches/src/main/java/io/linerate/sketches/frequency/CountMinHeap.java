@@ -331,7 +331,9 @@ public final class CountMinHeap implements HeavyHitters {
      * {@link #unmonitoredBound()}s if larger, bounds every other item. With one other tracker that is
      * {@link #union(HeavyHitters)}. With more, a chain of pairwise merges keeps after each the C heaviest by the
      * partial sum, and may drop an item that the whole sum would keep; at once, candidates are ranked once, by the
-     * whole sum. Its candidates are allocated for the items it keeps.
+     * whole sum. Its candidates are allocated for the items it keeps; its temporary arrays hold at most
+     * {@link CombinedItems#MAX_ENTRIES} candidates (more are taken in groups: the same items kept, but for ties at
+     * the cut).
      *
      * @throws IllegalArgumentException naming the first tracker of another key kind, capacity, shape or seed
      */
@@ -345,27 +347,60 @@ public final class CountMinHeap implements HeavyHitters {
         for (HeavyHitters other : others) {
             all.add(compatible(other));
         }
-        CountMinSketch merged = sketch.copy();
+        return unionInGroups(all, CombinedItems.MAX_ENTRIES);
+    }
+
+    /** The union of {@code all} (checked compatible), their candidates taken at most {@code maxEntries} at once. */
+    static CountMinHeap unionInGroups(List<CountMinHeap> all, int maxEntries) {
+        CountMinHeap first = all.get(0);
+        CountMinSketch merged = first.sketch.copy();
         for (int i = 1; i < all.size(); i++) {
             merged.merge(all.get(i).sketch); // checks shape and seed
         }
-        CountMinHeap union = new CountMinHeap(candidates.kind, candidates.capacity, merged, 0);
-        union.combineAllCandidates(all);
+        CountMinHeap union = new CountMinHeap(first.candidates.kind, first.candidates.capacity, merged, 0);
+        union.combineAllCandidates(all, maxEntries);
         return union;
     }
 
-    /** Sets this (new) tracker's candidates from {@code all}'s by its sketch, which holds the sum of theirs. */
-    void combineAllCandidates(List<CountMinHeap> all) {
-        int w = candidates.width;
-        int entries = 0;
+    /**
+     * Sets this (new) tracker's candidates from {@code all}'s by its sketch, which holds the sum of theirs: at once
+     * while they number at most {@code maxEntries} ({@link CombinedItems#MAX_ENTRIES}), else in groups that fit, each
+     * joined by the candidates kept so far. Ranked by the same (whole) sum every time, the groups keep the same items
+     * (but for ties at the cut, ranked in another order).
+     */
+    void combineAllCandidates(List<CountMinHeap> all, int maxEntries) {
         long bounds = 0;
         for (CountMinHeap t : all) {
-            entries += t.candidates.size;
             bounds = add(bounds, t.unmonitoredBound);
         }
+        long dropped = Long.MIN_VALUE;
+        int next = 0;
+        boolean first = true;
+        while (next < all.size()) {
+            List<MonitoredItems> group = new ArrayList<>();
+            long entries = 0;
+            if (!first) {
+                group.add(candidates);
+                entries = candidates.size;
+            }
+            while (next < all.size() && (group.size() < 2 || entries + all.get(next).candidates.size <= maxEntries)) {
+                entries += all.get(next).candidates.size;
+                group.add(all.get(next++).candidates);
+            }
+            dropped = Math.max(dropped, keepHeaviest(group, (int) entries));
+            first = false;
+        }
+        unmonitoredBound = Math.max(dropped, bounds);
+    }
+
+    /**
+     * Refills the candidates with the C heaviest by the sketch of the items of {@code sets} (this tracker's own
+     * among them, read before the refill); returns the largest estimate left out, or Long.MIN_VALUE.
+     */
+    private long keepHeaviest(List<MonitoredItems> sets, int entries) {
+        int w = candidates.width;
         CombinedItems combined = new CombinedItems(w, entries);
-        for (CountMinHeap t : all) {
-            MonitoredItems set = t.candidates;
+        for (MonitoredItems set : sets) {
             for (int s = 0; s < set.size; s++) {
                 combined.addOrFind(set.keys, s * w, set.keyHash(s));
             }
@@ -385,7 +420,7 @@ public final class CountMinHeap implements HeavyHitters {
             MonitoredItems.copyKey(combined.keys, p * w, candidates.probe, 0, w);
             candidates.add(combined.hashes[p], estimates[p], estimates[p]); // only the sketch's bound is known
         }
-        unmonitoredBound = Math.max(dropped, bounds);
+        return dropped;
     }
 
     private CountMinHeap compatible(HeavyHitters other) {

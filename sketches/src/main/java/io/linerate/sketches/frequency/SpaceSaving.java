@@ -288,7 +288,9 @@ public final class SpaceSaving implements HeavyHitters {
      * {@link #union(HeavyHitters)}. With more, a chain of pairwise merges truncates to m after each, adding the
      * dropped items' bounds as it goes; at once, the kept items' bounds and the bound of every other item are as
      * tight or tighter (never looser), and the items are ranked once instead of once per tracker: the report of a sliding window of 60 sub-windows at 64 KiB took
-     * about 3× less (docs/BENCHMARKS.md). Allocated for the items it keeps, as {@link #union(HeavyHitters)}.
+     * about 3× less (docs/BENCHMARKS.md). Allocated for the items it keeps, as {@link #union(HeavyHitters)}. Its
+     * temporary arrays hold the trackers' items, at most {@link CombinedItems#MAX_ENTRIES} of them: trackers holding
+     * more are united in groups that fit, each group's union joining the next group.
      *
      * @throws IllegalArgumentException naming the first tracker of another kind, capacity or seed
      */
@@ -302,8 +304,33 @@ public final class SpaceSaving implements HeavyHitters {
         for (HeavyHitters other : others) {
             all.add(compatible(other));
         }
-        SpaceSaving union = new SpaceSaving(hasher, items.kind, items.capacity);
-        union.combineAll(all);
+        return unionInGroups(all, CombinedItems.MAX_ENTRIES);
+    }
+
+    /**
+     * The union of {@code all}, at once while their items number at most {@code maxEntries} (the temporary arrays'
+     * bound, {@link CombinedItems#MAX_ENTRIES}); beyond that, as many trackers at once as fit (at least two), and the
+     * result united with the next ones likewise: a merge tree, whose bounds hold as any merge's do.
+     */
+    static SpaceSaving unionInGroups(List<SpaceSaving> all, int maxEntries) {
+        SpaceSaving first = all.get(0);
+        SpaceSaving union = null;
+        int next = 0;
+        while (next < all.size()) {
+            List<SpaceSaving> group = new ArrayList<>();
+            long entries = 0;
+            if (union != null) {
+                group.add(union);
+                entries = union.items.size;
+            }
+            while (next < all.size()
+                    && (group.size() < 2 || entries + all.get(next).items.size <= maxEntries)) {
+                entries += all.get(next).items.size;
+                group.add(all.get(next++));
+            }
+            union = new SpaceSaving(first.hasher, first.items.kind, first.items.capacity);
+            union.combineAll(group);
+        }
         return union;
     }
 

@@ -217,6 +217,66 @@ class TrackerUnionTest {
         }
     }
 
+    /**
+     * Past {@link CombinedItems#MAX_ENTRIES} items a union goes in groups (a merge tree): with a limit lowered to a
+     * little more than one tracker's items, so that every group is two trackers, the bounds still hold against the
+     * exact weights; with a limit of every item, it is the union at once byte for byte. CM-heap's groups keep the
+     * same items as at once, ranked by the same whole sum (the streams' weights are distinct enough here that no tie
+     * falls at the cut).
+     */
+    @Test
+    void aUnionInGroupsHoldsItsBounds() {
+        for (int seed = 1; seed <= 20; seed++) {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            int capacity = 10 + rnd.nextInt(40);
+            List<SpaceSaving> spaceSaving = new java.util.ArrayList<>();
+            List<CountMinHeap> cmHeap = new java.util.ArrayList<>();
+            java.util.Map<Long, Long> exact = new java.util.HashMap<>();
+            for (int t = 0; t < 6; t++) {
+                SpaceSaving ss = SpaceSaving.withCapacity(KeyKind.longs(), capacity, 5);
+                CountMinHeap cm = CountMinHeap.create(KeyKind.longs(), capacity, 211, 3, false, 5);
+                for (int i = 0; i < 8 * capacity; i++) {
+                    long key = Math.min(rnd.nextInt(6 * capacity), rnd.nextInt(6 * capacity));
+                    long weight = 1 + rnd.nextInt(100);
+                    ss.update(key, weight);
+                    cm.update(key, weight);
+                    exact.merge(key, weight, Long::sum);
+                }
+                spaceSaving.add(ss);
+                cmHeap.add(cm);
+            }
+            String what = "seed " + seed;
+            SpaceSaving grouped = SpaceSaving.unionInGroups(spaceSaving, capacity + 1);
+            checkBounds(what + ", Space-Saving in groups", grouped, grouped.unmonitoredBound(), capacity, exact);
+            assertThat(SpaceSaving.unionInGroups(spaceSaving, 6 * capacity).toByteArray()).as(what)
+                    .isEqualTo(spaceSaving.get(0).union(spaceSaving.subList(1, 6)).toByteArray());
+            CountMinHeap cmGrouped = CountMinHeap.unionInGroups(cmHeap, capacity + 1);
+            CountMinHeap cmAtOnce = cmHeap.get(0).union(cmHeap.subList(1, 6));
+            checkBounds(what + ", CM-heap in groups", cmGrouped, cmGrouped.unmonitoredBound(), capacity, exact);
+            assertThat(cmGrouped.unmonitoredBound()).as(what).isEqualTo(cmAtOnce.unmonitoredBound());
+            assertThat(cmGrouped.topK(capacity).stream().map(HeavyHitter::item).collect(java.util.stream.Collectors.toSet()))
+                    .as(what).isEqualTo(cmAtOnce.topK(capacity).stream().map(HeavyHitter::item)
+                            .collect(java.util.stream.Collectors.toSet()));
+        }
+    }
+
+    private static void checkBounds(String what, HeavyHitters union, long bound, int capacity,
+                                    java.util.Map<Long, Long> exact) {
+        java.util.Map<Long, HeavyHitter> kept = new java.util.HashMap<>();
+        for (HeavyHitter h : union.topK(capacity)) {
+            kept.put((Long) h.item(), h);
+        }
+        assertThat(union.totalWeight()).as(what).isEqualTo(exact.values().stream().mapToLong(Long::longValue).sum());
+        for (var e : exact.entrySet()) {
+            HeavyHitter h = kept.get(e.getKey());
+            if (h == null) {
+                assertThat(e.getValue()).as(what + ", unmonitored item " + e.getKey()).isLessThanOrEqualTo(bound);
+            } else {
+                assertThat(e.getValue()).as(what + ", item " + e.getKey()).isBetween(h.lowerBound(), h.upperBound());
+            }
+        }
+    }
+
     /** A tracker fed a stream of few distinct weights, so that many counts tie. */
     private static HeavyHitters filled(boolean spaceSaving, KeyKind kind, int capacity, SplittableRandom rnd) {
         HeavyHitters t = create(spaceSaving, kind, capacity, 5);
