@@ -24,12 +24,12 @@ class TrackerUnionTest {
     void aUnionIsACopyMergedWithTheOtherAndLeavesBothAsTheyWere() {
         int cases = 0;
         for (int seed = 1; seed <= 60; seed++) {
-            SplittableRandom rnd = new SplittableRandom(seed);
-            boolean spaceSaving = seed % 2 == 0;
-            KeyKind kind = KINDS.get(seed % 3);
-            int capacity = 1 + rnd.nextInt(120);
-            HeavyHitters a = filled(spaceSaving, kind, capacity, rnd);
-            HeavyHitters b = filled(spaceSaving, kind, capacity, rnd);
+            Pair pair = Pair.of(seed);
+            SplittableRandom rnd = pair.rnd;
+            KeyKind kind = pair.kind;
+            int capacity = pair.capacity;
+            HeavyHitters a = pair.a;
+            HeavyHitters b = pair.b;
             if (seed % 5 == 0) {
                 a = read(a, a.toByteArray());
             }
@@ -39,7 +39,7 @@ class TrackerUnionTest {
             HeavyHitters union = a.union(b);
             HeavyHitters merged = a.copy();
             merged.merge(b);
-            String what = "seed " + seed + ", " + kind + ", " + (spaceSaving ? "Space-Saving" : "CM-heap");
+            String what = pair.what;
             assertThat(union.getClass()).isEqualTo(a.getClass());
             assertThat(union.toByteArray()).as(what).isEqualTo(merged.toByteArray());
             assertThat(union.topK(capacity)).as(what).isEqualTo(merged.topK(capacity));
@@ -131,14 +131,12 @@ class TrackerUnionTest {
     @Test
     void aUnionAtOnceWithAnEmptyThirdIsThePairwiseUnion() {
         for (int seed = 1; seed <= 40; seed++) {
-            SplittableRandom rnd = new SplittableRandom(seed);
-            boolean spaceSaving = seed % 2 == 0;
-            KeyKind kind = KINDS.get(seed % 3);
-            int capacity = 1 + rnd.nextInt(120);
-            HeavyHitters a = filled(spaceSaving, kind, capacity, rnd);
-            HeavyHitters b = filled(spaceSaving, kind, capacity, rnd);
-            HeavyHitters empty = create(spaceSaving, kind, capacity, 5);
-            String what = "seed " + seed + ", " + kind + ", " + (spaceSaving ? "Space-Saving" : "CM-heap");
+            Pair pair = Pair.of(seed);
+            int capacity = pair.capacity;
+            HeavyHitters a = pair.a;
+            HeavyHitters b = pair.b;
+            HeavyHitters empty = create(pair.spaceSaving, pair.kind, capacity, 5);
+            String what = pair.what;
             assertThat(a.union(List.of(b, empty)).toByteArray()).as(what).isEqualTo(a.union(b).toByteArray());
             assertThat(a.union(List.of(empty, b)).topK(capacity)).as(what).isEqualTo(a.union(b).topK(capacity));
             assertThat(a.union(List.of(b)).toByteArray()).as(what).isEqualTo(a.union(b).toByteArray());
@@ -274,6 +272,24 @@ class TrackerUnionTest {
             } else {
                 assertThat(e.getValue()).as(what + ", item " + e.getKey()).isBetween(h.lowerBound(), h.upperBound());
             }
+        }
+    }
+
+    /**
+     * Two trackers of one kind for a seed: Space-Saving for even seeds, CM-heap for odd ones, the key kinds in turn,
+     * a capacity in [1, 120], each fed its own stream of ties ({@link #filled}); {@code rnd} continues the seed's draws.
+     */
+    private record Pair(boolean spaceSaving, KeyKind kind, int capacity, HeavyHitters a, HeavyHitters b,
+                        SplittableRandom rnd, String what) {
+        static Pair of(int seed) {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            boolean spaceSaving = seed % 2 == 0;
+            KeyKind kind = KINDS.get(seed % 3);
+            int capacity = 1 + rnd.nextInt(120);
+            HeavyHitters a = filled(spaceSaving, kind, capacity, rnd);
+            HeavyHitters b = filled(spaceSaving, kind, capacity, rnd);
+            return new Pair(spaceSaving, kind, capacity, a, b, rnd,
+                    "seed " + seed + ", " + kind + ", " + (spaceSaving ? "Space-Saving" : "CM-heap"));
         }
     }
 
