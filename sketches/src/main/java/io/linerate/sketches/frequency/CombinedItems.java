@@ -1,10 +1,10 @@
 package io.linerate.sketches.frequency;
 
 /**
- * The distinct items of several trackers' sets, for a union of many at once ({@link SpaceSaving#union(java.util.List)},
- * {@link CountMinHeap#union(java.util.List)}): keys in fixed-width runs of longs in first-seen order, each with its
- * hash, behind an open-addressing index (linear probing, at most {@link MonitoredItems#MAX_LOAD} full). Sized once
- * for the sum of the sets' sizes; nothing is removed. (Index entries packing 32 bits of the hash beside the position,
+ * The distinct items of several trackers' sets, for their merge or union ({@link SpaceSaving#union(java.util.List)},
+ * {@link CountMinHeap#union(java.util.List)}, and the merge of two): keys in fixed-width runs of longs in first-seen
+ * order, each with its hash, behind an open-addressing index (linear probing, at most {@link MonitoredItems#MAX_LOAD}
+ * full). Sized once for the sum of the sets' sizes; nothing is removed. (Index entries packing 32 bits of the hash beside the position,
  * so that a probe meeting another key need not read it, made a union of 60 trackers slower: a table twice the size.)
  */
 final class CombinedItems {

@@ -304,7 +304,7 @@ public final class CountMinHeap implements HeavyHitters {
     public void merge(HeavyHitters other) {
         CountMinHeap o = compatible(other);
         sketch.merge(o.sketch); // checks shape and seed
-        combineCandidates(this, o);
+        combineAllCandidates(List.of(this, o), CombinedItems.MAX_ENTRIES);
     }
 
     /**
@@ -320,7 +320,7 @@ public final class CountMinHeap implements HeavyHitters {
         CountMinSketch merged = sketch.copy();
         merged.merge(o.sketch); // checks shape and seed
         CountMinHeap union = new CountMinHeap(candidates.kind, candidates.capacity, merged, 0);
-        union.combineCandidates(this, o);
+        union.combineAllCandidates(List.of(this, o), CombinedItems.MAX_ENTRIES);
         return union;
     }
 
@@ -363,7 +363,8 @@ public final class CountMinHeap implements HeavyHitters {
     }
 
     /**
-     * Sets this (new) tracker's candidates from {@code all}'s by its sketch, which holds the sum of theirs: at once
+     * Sets this tracker's candidates from {@code all}'s (this tracker may be among them) by its sketch, which holds
+     * the sum of theirs; {@link #merge} and {@link #union(HeavyHitters)} come here with two trackers. At once
      * while they number at most {@code maxEntries} ({@link CombinedItems#MAX_ENTRIES}), else in groups that fit, each
      * joined by the candidates kept so far. Ranked by the same (whole) sum every time, the groups keep the same items
      * (but for ties at the cut, ranked in another order).
@@ -435,52 +436,6 @@ public final class CountMinHeap implements HeavyHitters {
                     + o.candidates.capacity);
         }
         return o;
-    }
-
-    /**
-     * Sets this tracker's candidates to the C heaviest of {@code a}'s and {@code b}'s by this tracker's sketch,
-     * which already holds the merge of theirs (either may be this tracker): both sets are read into the arrays of
-     * the combined items before this tracker's set is refilled.
-     */
-    private void combineCandidates(CountMinHeap a, CountMinHeap b) {
-        int w = a.candidates.width;
-        int n = a.candidates.size + b.candidates.size;
-        long[] keys = new long[n * w];
-        long[] hashes = new long[n];
-        long[] estimates = new long[n];
-        int count = 0;
-        for (int side = 0; side < 2; side++) {
-            MonitoredItems set = side == 0 ? a.candidates : b.candidates;
-            for (int s = 0; s < set.size; s++) {
-                long h1 = set.keyHash(s);
-                // a set holds no item twice, so only b's items can repeat one of a's: looked up in a's index,
-                // as SpaceSaving.merge does (a scan made the merge O(C²));
-                // by side, not by identity, so that merging a heap with itself still drops the repeats
-                if (side == 1) {
-                    MonitoredItems.copyKey(set.keys, s * w, a.candidates.probe, 0, w);
-                    if (a.candidates.find(h1) >= 0) {
-                        continue;
-                    }
-                }
-                MonitoredItems.copyKey(set.keys, s * w, keys, count * w, w);
-                hashes[count] = h1;
-                estimates[count] = sketch.estimate(h1, ItemHasher.h2(h1));
-                count++;
-            }
-        }
-        int[] ranked = Ranking.descending(estimates, count);
-        int kept = Math.min(count, candidates.capacity);
-        long bound = Math.max(Math.max(a.unmonitoredBound, b.unmonitoredBound),
-                kept < count ? estimates[ranked[kept]] : Long.MIN_VALUE);
-        // refilled in place, sized for the items it keeps, not the capacity (see SpaceSaving.merge)
-        candidates.clearFor(kept);
-        for (int r = 0; r < kept; r++) {
-            int i = ranked[r];
-            MonitoredItems.copyKey(keys, i * w, candidates.probe, 0, w);
-            candidates.add(hashes[i], estimates[i], estimates[i]); // merged: only the sketch's bound is known
-        }
-        // an item outside both sets may have weight up to the sum of both bounds
-        unmonitoredBound = Math.max(bound, add(a.unmonitoredBound, b.unmonitoredBound)); // saturating, never wrapping
     }
 
     /**

@@ -260,7 +260,7 @@ public final class SpaceSaving implements HeavyHitters {
      */
     @Override
     public void merge(HeavyHitters other) {
-        combine(this, compatible(other));
+        combineAll(List.of(this, compatible(other)));
     }
 
     /**
@@ -275,7 +275,7 @@ public final class SpaceSaving implements HeavyHitters {
     public SpaceSaving union(HeavyHitters other) {
         SpaceSaving o = compatible(other);
         SpaceSaving union = new SpaceSaving(hasher, items.kind, items.capacity);
-        union.combine(this, o);
+        union.combineAll(List.of(this, o));
         return union;
     }
 
@@ -334,7 +334,11 @@ public final class SpaceSaving implements HeavyHitters {
         return union;
     }
 
-    /** Sets this (new, empty) tracker to the merge at once of {@code all} (checked compatible with it). */
+    /**
+     * Sets this tracker to the merge at once of {@code all} (checked compatible with it; this tracker may be among
+     * them: every set is read into the combined items before this one's is refilled). The merge of two is its
+     * smallest case: {@link #merge} and {@link #union(HeavyHitters)} come here too.
+     */
     void combineAll(List<SpaceSaving> all) {
         int w = items.width;
         int entries = 0;
@@ -404,70 +408,6 @@ public final class SpaceSaving implements HeavyHitters {
                     + o.items.capacity + "/" + o.hasher.seed());
         }
         return o;
-    }
-
-    /**
-     * Sets this tracker to the merge of {@code a} and {@code b} (checked compatible with it; either may be this
-     * tracker): both are read into the arrays of the combined items before this tracker's set is refilled.
-     */
-    private void combine(SpaceSaving a, SpaceSaving b) {
-        MonitoredItems mine = a.items;
-        MonitoredItems theirs = b.items;
-        int w = mine.width;
-        int n = mine.size + theirs.size;
-        long[] keys = new long[n * w];
-        long[] hashes = new long[n];
-        long[] upper = new long[n];
-        long[] lower = new long[n];
-        long myBound = a.unmonitoredBound();
-        long theirBound = b.unmonitoredBound();
-        int count = 0;
-        boolean[] matched = new boolean[theirs.size]; // their items found among ours: not looked up again below
-        for (int s = 0; s < mine.size; s++) {
-            MonitoredItems.copyKey(mine.keys, s * w, mine.probe, 0, w);
-            long h1 = mine.keyHash(s);
-            int t = theirs.findKey(h1, mine.probe);
-            if (t >= 0) {
-                matched[t] = true;
-            }
-            long c = mine.counts[s];
-            long low = c - mine.errors[s];
-            long up = add(c, t >= 0 ? theirs.counts[t] : theirBound);
-            if (t >= 0) {
-                low = add(low, theirs.counts[t] - theirs.errors[t]);
-            }
-            MonitoredItems.copyKey(mine.keys, s * w, keys, count * w, w);
-            hashes[count] = h1;
-            upper[count] = up;
-            lower[count] = low;
-            count++;
-        }
-        for (int t = 0; t < theirs.size; t++) {
-            if (matched[t]) {
-                continue; // merged above
-            }
-            long h1 = theirs.keyHash(t);
-            long c = theirs.counts[t];
-            MonitoredItems.copyKey(theirs.keys, t * w, keys, count * w, w);
-            hashes[count] = h1;
-            upper[count] = add(c, myBound);
-            lower[count] = c - theirs.errors[t];
-            count++;
-        }
-        int[] ranked = Ranking.descending(upper, count);
-        int kept = Math.min(count, mine.capacity);
-        // the largest upper bound of the items left out bounds every unmonitored item
-        long newFloor = Math.max(add(myBound, theirBound), kept < count ? upper[ranked[kept]] : Long.MIN_VALUE);
-        // the kept items are in keys, hashes, upper and lower now, so this set can be refilled (it may be a's); a
-        // set read from a small image of a large declared capacity allocates for the items it keeps, not the capacity
-        items.clearFor(kept);
-        for (int r = 0; r < kept; r++) {
-            int i = ranked[r];
-            MonitoredItems.copyKey(keys, i * w, items.probe, 0, w);
-            items.add(hashes[i], upper[i], upper[i] - lower[i]);
-        }
-        floor = newFloor;
-        totalWeight = add(a.totalWeight, b.totalWeight);
     }
 
     /**
