@@ -287,10 +287,11 @@ public final class SpaceSaving implements HeavyHitters {
      * the trackers' bounds if larger, bounds every unmonitored item. With one other tracker that is
      * {@link #union(HeavyHitters)}. With more, a chain of pairwise merges truncates to m after each, adding the
      * dropped items' bounds as it goes; at once, the kept items' bounds and the bound of every other item are as
-     * tight or tighter (never looser), and the items are ranked once instead of once per tracker: the report of a sliding window of 60 sub-windows at 64 KiB took
-     * about 3× less (docs/BENCHMARKS.md). Allocated for the items it keeps, as {@link #union(HeavyHitters)}. Its
-     * temporary arrays hold the trackers' items, at most {@link CombinedItems#MAX_ENTRIES} of them: trackers holding
-     * more are united in groups that fit, each group's union joining the next group.
+     * tight or tighter (never looser), and the items are ranked once instead of once per tracker: the report of a
+     * sliding window of 60 sub-windows at 64 KiB took 2–2.7× less (docs/BENCHMARKS.md). Allocated for the items it
+     * keeps, as {@link #union(HeavyHitters)}. Its temporary arrays hold the trackers' items, at most
+     * {@link CombinedItems#MAX_ENTRIES} of them: trackers holding more are united in groups that fit, each group's
+     * union joining the next group.
      *
      * @throws IllegalArgumentException naming the first tracker of another kind, capacity or seed
      */
@@ -314,12 +315,12 @@ public final class SpaceSaving implements HeavyHitters {
      */
     static SpaceSaving unionInGroups(List<SpaceSaving> all, int maxEntries) {
         SpaceSaving first = all.get(0);
-        SpaceSaving union = null;
+        SpaceSaving union = new SpaceSaving(first.hasher, first.items.kind, first.items.capacity);
         int next = 0;
-        while (next < all.size()) {
+        do {
             List<SpaceSaving> group = new ArrayList<>();
             long entries = 0;
-            if (union != null) {
+            if (next > 0) { // the union so far joins the next group
                 group.add(union);
                 entries = union.items.size;
             }
@@ -328,9 +329,8 @@ public final class SpaceSaving implements HeavyHitters {
                 entries += all.get(next).items.size;
                 group.add(all.get(next++));
             }
-            union = new SpaceSaving(first.hasher, first.items.kind, first.items.capacity);
             union.combineAll(group);
-        }
+        } while (next < all.size());
         return union;
     }
 
