@@ -8,7 +8,7 @@ import java.util.Locale;
  */
 public enum Scale {
   /** A few hundred thousand packets per job: the whole module within the default build's budget on 2 cores. */
-  REDUCED(300_000, 150_000, 12),
+  REDUCED(300_000, 150_000, 8),
   /** At least 5M packets (and 5M events) per job. */
   FULL(5_000_000, 5_000_000, 40);
 
