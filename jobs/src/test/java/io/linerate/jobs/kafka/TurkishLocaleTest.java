@@ -50,6 +50,8 @@ class TurkishLocaleTest {
   @Timeout(300)
   void theBrokerAndAJobRunUnderATurkishDefaultLocale() throws Exception {
     List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        // C1 only, as in this module's test JVMs (jobs/pom.xml): the child mostly starts a broker and a cluster
+        "-XX:TieredStopAtLevel=1",
         "-Duser.language=tr", "-Duser.country=TR", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
         "-cp", System.getProperty("java.class.path"), InTurkish.class.getName());
     Path output = Files.createTempFile("turkish-locale-", ".out");
