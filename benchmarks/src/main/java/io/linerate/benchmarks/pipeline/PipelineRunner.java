@@ -81,8 +81,12 @@ public final class PipelineRunner {
     public RunResult run(Pipeline pipeline, PipelineSettings settings) throws Exception {
         Workload workload = settings.workload();
         String runId = pipeline.name() + "-" + UUID.randomUUID();
-        Path checkpoints = Files.createTempDirectory("linerate-pipeline-checkpoints");
+        // one folder per run for what the run writes, removed after it: the checkpoints, and the REST endpoint's
+        // web.tmpdir (its flink-web-upload folder stayed behind in java.io.tmpdir otherwise)
+        Path runFolder = Files.createTempDirectory("linerate-pipeline-");
+        Path checkpoints = Files.createDirectory(runFolder.resolve("checkpoints"));
         Configuration conf = new Configuration();
+        conf.set(WebOptions.TMP_DIR, Files.createDirectory(runFolder.resolve("web")).toString());
         conf.set(StateBackendOptions.STATE_BACKEND, setup.stateBackend());
         // a failing job fails the run (with checkpointing on, Flink would otherwise restart it without end)
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
@@ -143,7 +147,7 @@ public final class PipelineRunner {
             }
         } finally {
             RunProbe.remove(runId);
-            deleteRecursively(checkpoints);
+            deleteRecursively(runFolder);
         }
     }
 

@@ -6,6 +6,8 @@ import io.linerate.benchmarks.flowtable.FlowKey;
 import io.linerate.benchmarks.pipeline.linerate.LinerateDedup;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,6 +19,8 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -78,6 +82,25 @@ class PipelineRunnerTest {
         String report = Report.markdown("### test", results, Pipelines.ALL);
         for (Pipeline p : Pipelines.ALL) {
             assertThat(report).contains("| " + p.name() + " | 60,000 |");
+        }
+    }
+
+    /**
+     * The REST endpoint's upload folder goes into the run's own folder, removed after the run: before, every run
+     * left an empty {@code flink-web-upload} in {@code java.io.tmpdir} (this module's {@code target/} in tests).
+     */
+    private static final Path UPLOAD_FOLDER = Path.of(System.getProperty("java.io.tmpdir")).resolve("flink-web-upload");
+    private static boolean uploadFolderBefore;
+
+    @BeforeAll
+    static void noteWhetherAnUploadFolderIsThereAlready() {
+        uploadFolderBefore = Files.exists(UPLOAD_FOLDER); // left by a run before this fix, in an old target/
+    }
+
+    @AfterAll
+    static void noRunLeftFlinksUploadFolderInTheTemporaryFolder() {
+        if (!uploadFolderBefore) {
+            assertThat(UPLOAD_FOLDER).doesNotExist();
         }
     }
 
