@@ -66,10 +66,9 @@ class HeavyHittersAccuracyTest {
             trueTop.add(stream.key(byWeight[i]));
         }
 
-        Quality ss0 = quality(topOf(spaceSaving), trueTop, exact, rankOfKey);
-        Quality cm0 = quality(topOf(cmHeap), trueTop, exact, rankOfKey);
-        Quality ds0 = quality(topOf(longsSketch), trueTop, exact, rankOfKey);
-        System.out.println("s=" + s + " SS " + ss0 + " CM " + cm0 + " DS " + ds0 + " bounds " + spaceSaving.unmonitoredBound() + " " + cmHeap.unmonitoredBound());
+        // the top-100 before the φ queries below, to check that queries leave the trackers' answers as they were
+        List<long[]> ssBefore = topOf(spaceSaving);
+        List<long[]> cmBefore = topOf(cmHeap);
         // φ = 1e-3: recall 1.0 for both trackers
         double phi = 1e-3;
         assertThat(cmHeap.isComplete(phi)).as("CM-heap answer provably complete at phi").isTrue();
@@ -88,12 +87,17 @@ class HeavyHittersAccuracyTest {
                         .contains(stream.key(byWeight[i]));
             }
         }
-        Quality ss = quality(topOf(spaceSaving), trueTop, exact, rankOfKey);
-        Quality cm = quality(topOf(cmHeap), trueTop, exact, rankOfKey);
+        assertThat(topOf(spaceSaving)).as("SpaceSaving's top-100 after the queries")
+                .usingElementComparator(Arrays::compare).containsExactlyElementsOf(ssBefore);
+        assertThat(topOf(cmHeap)).as("CountMinHeap's top-100 after the queries")
+                .usingElementComparator(Arrays::compare).containsExactlyElementsOf(cmBefore);
+        Quality ss = quality(ssBefore, trueTop, exact, rankOfKey);
+        Quality cm = quality(cmBefore, trueTop, exact, rankOfKey);
         Quality ds = quality(topOf(longsSketch), trueTop, exact, rankOfKey);
         String report = String.format(Locale.ROOT,
                 "s=%.1f top-100 recall/precision/ARE: SpaceSaving %s, CountMinHeap %s,"
-                + " LongsSketch %s", s, ss, cm, ds);
+                + " LongsSketch %s; unmonitored bounds %d, %d", s, ss, cm, ds, spaceSaving.unmonitoredBound(),
+                cmHeap.unmonitoredBound());
         System.out.println(report);
         for (Quality q : new Quality[] {ss, cm}) {
             assertThat(q.recall()).as(report).isGreaterThanOrEqualTo(ds.recall());
