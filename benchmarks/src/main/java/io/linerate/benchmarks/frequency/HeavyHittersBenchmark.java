@@ -17,9 +17,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Update throughput of heavy-hitter trackers ({@link HeavyHitterTrackers}) on the whole of
- * {@link ZipfKeys#standard()}: one invocation feeds the 10,000,000 keys (Zipf 1.1 over 1M keys, pre-generated,
- * in stream order, weight 1) to a new, empty tracker, created outside the timed part. The score is ns per
- * update.
+ * {@link ZipfKeys#standard()} (or another exponent, {@code skew}): one invocation feeds the 10,000,000 keys (Zipf
+ * 1.1 over 1M keys, pre-generated, in stream order, weight 1) to a new, empty tracker, created outside the timed
+ * part. The score is ns per update.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar HeavyHittersBenchmark}.
  */
@@ -35,12 +35,20 @@ public class HeavyHittersBenchmark {
         @Param({"spacesaving", "cmheap", "longs-2048", "longs-4096", "streamsummary-460", "streamsummary-4096"})
         public String impl;
 
+        /**
+         * The Zipf exponent of the stream: 1.1 ({@link ZipfKeys#standard()}) unless set, e.g. {@code -p
+         * skew=0.8,1.0,1.1}; the lower, the more updates miss the monitored items and replace one.
+         */
+        @Param({"1.1"})
+        public double skew;
+
         long[] keys;
         HeavyHitterAdapter tracker;
 
         @Setup(Level.Trial)
         public void generate() {
-            keys = ZipfKeys.standard().stream();
+            keys = skew == ZipfKeys.S ? ZipfKeys.standard().stream()
+                    : ZipfKeys.generate(ZipfKeys.KEYS, skew, ZipfKeys.LENGTH, ZipfKeys.SEED).stream();
         }
 
         /** One invocation takes 0.1–1 s, so a per-invocation setup is safe here. */
