@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -469,6 +470,9 @@ class HeavyHittersJobTest {
    * 0, 20 % of window 2 at point 1), and garbage records (bad magic, unknown version, null value) every 25 batches.
    */
   private void produceWindows(KafkaProducer<Integer, byte[]> producer, String topic) throws Exception {
+    // sent without waiting for each acknowledgement (the producer keeps a partition's order), then flushed: waiting
+    // for each of the 250 records took 1.5-2 s per call
+    List<Future<RecordMetadata>> garbage = new ArrayList<>();
     for (int op = 0; op < 2; op++) {
       SplittableRandom rnd = new SplittableRandom(op + 1);
       double[] cdf = zipfCdf(FLOWS, SKEW);
@@ -482,14 +486,19 @@ class HeavyHittersJobTest {
           int flow = heavy ? 10_000 + op : sample(cdf, rnd);
           addPacket(batch, op, start, t, flow, rnd.nextInt(40, 1500));
           if (batch.size() == BATCH) {
-            send(producer, topic, op, PacketBatchCodec.encode(batch));
+            producer.send(new ProducerRecord<>(topic, op, op, PacketBatchCodec.encode(batch)));
             batch.clear(op);
             if (++batches % 25 == 0) {
-              sendGarbage(producer, topic, op, batches / 25);
+              garbage.add(sendGarbage(producer, topic, op, batches / 25));
             }
           }
         }
       }
+    }
+    producer.flush();
+    for (Future<RecordMetadata> f : garbage) {
+      RecordMetadata md = f.get();
+      garbagePositions.add(md.partition() + "@" + md.offset());
     }
   }
 
@@ -520,7 +529,8 @@ class HeavyHittersJobTest {
     producer.send(new ProducerRecord<>(topic, op, op, value)).get();
   }
 
-  private void sendGarbage(KafkaProducer<Integer, byte[]> producer, String topic, int op, int n) throws Exception {
+  private static Future<RecordMetadata> sendGarbage(KafkaProducer<Integer, byte[]> producer, String topic, int op,
+      int n) {
     byte[] value;
     switch (n % 3) {
       case 0:
@@ -535,8 +545,7 @@ class HeavyHittersJobTest {
       default:
         value = null;
     }
-    RecordMetadata md = producer.send(new ProducerRecord<>(topic, op, op, value)).get();
-    garbagePositions.add(md.partition() + "@" + md.offset());
+    return producer.send(new ProducerRecord<>(topic, op, op, value));
   }
 
   static double[] zipfCdf(int n, double s) {
