@@ -82,10 +82,10 @@ import org.junit.jupiter.api.io.TempDir;
  * (the issue's 2×) is printed, not asserted, because the job
  * does not meet it reliably: measured on the 2-core machine (docs/integration-tests.md), 1.6–2.4× at the reduced
  * scale and 2.5–2.6× at the full scale, where normal traffic's fixed costs weigh less. (In the default build this
- * class shares the machine with a second test JVM (integration-tests/pom.xml), which makes the printed ratio noisier:
- * 1.4–3.1× on 2026-11-29, 0.30–0.67× per unit of work; run the class alone for the measurement.) Each attack test alternates one
- * more run of normal and of attack traffic and compares the fastest of
- * each (other builds share this machine). A distinct flow costs more than a known one twice over: in the table a
+ * class shares the machine with a second test JVM (integration-tests/pom.xml), which makes the printed ratio
+ * noisier: 1.4–3.1× on 2026-11-29, 0.30–0.67× per unit of work; run the class alone for the measurement.) Each
+ * attack test alternates one more run of normal and of attack traffic and compares the fastest of each (other
+ * builds share this machine). A distinct flow costs more than a known one twice over: in the table a
  * miss reads d buckets and the whole stash, then evicts (reads them again) and places, where a known flow is one
  * bucket read; and every attack packet becomes an output flow record (JSON, transactional Kafka sink), where normal
  * traffic has 4.5 packets per record. Both rates are printed.

@@ -33,6 +33,9 @@ class PipelineRunnerTest {
     // 1,024 packets per subtask, 2,048 of the stream, spans 51 ms of event time: batches straddle the boundary)
     private static final Workload WORKLOAD = new Workload(60_000, 5_000, 1.1, 7, 40_000, 4, 64);
 
+    private static final Path UPLOAD_FOLDER = Path.of(System.getProperty("java.io.tmpdir")).resolve("flink-web-upload");
+    private static boolean uploadFolderBefore;
+
     @Test
     void everyPipelineRunsAndItsSinkSeesWhatTheJobMustEmit() throws Exception {
         PacketGenerator generator = new PacketGenerator(WORKLOAD);
@@ -85,18 +88,15 @@ class PipelineRunnerTest {
         }
     }
 
-    /**
-     * The REST endpoint's upload folder goes into the run's own folder, removed after the run: before, every run
-     * left an empty {@code flink-web-upload} in {@code java.io.tmpdir} (this module's {@code target/} in tests).
-     */
-    private static final Path UPLOAD_FOLDER = Path.of(System.getProperty("java.io.tmpdir")).resolve("flink-web-upload");
-    private static boolean uploadFolderBefore;
-
     @BeforeAll
     static void noteWhetherAnUploadFolderIsThereAlready() {
         uploadFolderBefore = Files.exists(UPLOAD_FOLDER); // left by a run before this fix, in an old target/
     }
 
+    /**
+     * The REST endpoint's upload folder goes into the run's own folder, removed after the run: before, every run
+     * left an empty {@code flink-web-upload} in {@code java.io.tmpdir} (this module's {@code target/} in tests).
+     */
     @AfterAll
     static void noRunLeftFlinksUploadFolderInTheTemporaryFolder() {
         if (!uploadFolderBefore) {
